@@ -1,0 +1,50 @@
+"""Token counting with real tiktoken vocabularies, offline."""
+
+from thrift_fp.tokens._count import TokenCount, count_tokens, count_tokens_batch
+from thrift_fp.tokens._encoding import (
+    Estimator,
+    Precision,
+    TokenEncoding,
+    builtin_encoding_names,
+    estimate_by_length,
+    get_encoding,
+    known_encoding_names,
+    register_token_estimator,
+    unregister_token_estimator,
+)
+from thrift_fp.tokens._errors import (
+    EncodingUnavailable,
+    EstimatorFailed,
+    EstimatorNameTaken,
+    EvaluatorFailed,
+    InvalidEstimatorName,
+    TokenError,
+    UnknownEncoding,
+    VocabularyCorrupt,
+)
+from thrift_fp.tokens._tokenizable import Evaluator, Tokenizable
+
+__all__ = [
+    "EncodingUnavailable",
+    "Estimator",
+    "EstimatorFailed",
+    "EstimatorNameTaken",
+    "Evaluator",
+    "EvaluatorFailed",
+    "InvalidEstimatorName",
+    "Precision",
+    "TokenCount",
+    "TokenEncoding",
+    "TokenError",
+    "Tokenizable",
+    "UnknownEncoding",
+    "VocabularyCorrupt",
+    "builtin_encoding_names",
+    "count_tokens",
+    "count_tokens_batch",
+    "estimate_by_length",
+    "get_encoding",
+    "known_encoding_names",
+    "register_token_estimator",
+    "unregister_token_estimator",
+]

@@ -1,0 +1,58 @@
+"""Counting text: one text or a batch, with the count's precision stated."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from returns.result import Result
+
+from thrift_fp.tokens._encoding import Precision, TokenEncoding, get_encoding
+from thrift_fp.tokens._errors import TokenError
+
+
+@dataclass(frozen=True, slots=True)
+class TokenCount:
+    """A token count, the encoding that produced it, and whether it is exact."""
+
+    tokens: int
+    encoding: str
+    precision: Precision
+
+    @property
+    def exact(self) -> bool:
+        return self.precision == "exact"
+
+
+def _resolve(encoding: str | TokenEncoding) -> Result[TokenEncoding, TokenError]:
+    if isinstance(encoding, TokenEncoding):
+        return Result.from_value(encoding)
+    return get_encoding(encoding)
+
+
+def count_tokens(text: str, encoding: str | TokenEncoding = "cl100k_base") -> Result[TokenCount, TokenError]:
+    """Count ``text`` with ``encoding``; special-token text is ordinary text.
+
+    >>> count_tokens("hello world").unwrap()
+    TokenCount(tokens=2, encoding='cl100k_base', precision='exact')
+    >>> count_tokens("<|endoftext|>", "o200k_base").unwrap().tokens > 1
+    True
+    """
+    def counted(enc: TokenEncoding) -> Result[TokenCount, TokenError]:
+        return enc.count(text).map(lambda tokens: TokenCount(tokens, enc.name, enc.precision))
+
+    return _resolve(encoding).bind(counted)
+
+
+def count_tokens_batch(
+    texts: Sequence[str], encoding: str | TokenEncoding = "cl100k_base"
+) -> Result[tuple[int, ...], TokenError]:
+    """Counts for many texts at once, using tiktoken's threaded batch encoder.
+
+    >>> count_tokens_batch(["hello world", "", "a b c"]).unwrap()
+    (2, 0, 3)
+    """
+    def counted(enc: TokenEncoding) -> Result[tuple[int, ...], TokenError]:
+        return enc.count_many(texts)
+
+    return _resolve(encoding).bind(counted)

@@ -1,0 +1,104 @@
+"""The closed union of errors the tokens layer returns as values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownEncoding:
+    """No tiktoken encoding or registered estimator has this name."""
+
+    name: str
+    known: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        return f"unknown encoding {self.name!r}; known encodings: {', '.join(self.known)}"
+
+
+@dataclass(frozen=True, slots=True)
+class EncodingUnavailable:
+    """A real tiktoken encoding whose vocabulary is not available offline."""
+
+    name: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"encoding {self.name!r} is unavailable offline: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class VocabularyCorrupt:
+    """Bundled vocabulary bytes did not match the official SHA-256."""
+
+    name: str
+    expected_sha256: str
+    actual_sha256: str
+
+    @property
+    def message(self) -> str:
+        return (
+            f"vocabulary for {self.name!r} failed verification: expected sha256 "
+            f"{self.expected_sha256}, got {self.actual_sha256}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EstimatorNameTaken:
+    """A custom estimator may not shadow a built-in encoding name."""
+
+    name: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.name!r} is a built-in encoding; a custom estimator cannot shadow it"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidEstimatorName:
+    """Estimator names must be non-empty strings without surrounding whitespace."""
+
+    name: str
+
+    @property
+    def message(self) -> str:
+        return f"invalid estimator name {self.name!r}: use a non-empty name without surrounding spaces"
+
+
+@dataclass(frozen=True, slots=True)
+class EstimatorFailed:
+    """A custom estimator raised, or returned something other than a non-negative int."""
+
+    name: str
+    reason: str
+    cause: BaseException | None = None
+
+    @property
+    def message(self) -> str:
+        return f"estimator {self.name!r} failed: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluatorFailed:
+    """A dynamic `Tokenizable` evaluator raised, or returned a non-string."""
+
+    reason: str
+    cause: BaseException | None = None
+
+    @property
+    def message(self) -> str:
+        return f"dynamic value could not be rendered: {self.reason}"
+
+
+TokenError = (
+    UnknownEncoding
+    | EncodingUnavailable
+    | VocabularyCorrupt
+    | EstimatorNameTaken
+    | InvalidEstimatorName
+    | EstimatorFailed
+    | EvaluatorFailed
+)
