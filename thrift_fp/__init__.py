@@ -18,5 +18,22 @@ beartype_this_package(
 
 from thrift_fp.tokens import *  # noqa: E402,F403
 from thrift_fp.tokens import __all__ as _tokens_all  # noqa: E402
+from thrift_fp.records import *  # noqa: E402,F403
+from thrift_fp.records import __all__ as _records_all  # noqa: E402
+from thrift_fp.retrieval import *  # noqa: E402,F403
+from thrift_fp.retrieval import __all__ as _retrieval_all  # noqa: E402
+from thrift_fp.thrift import *  # noqa: E402,F403
+from thrift_fp.thrift import __all__ as _thrift_all  # noqa: E402
+from thrift_fp.render import *  # noqa: E402,F403
+from thrift_fp.render import __all__ as _render_all  # noqa: E402
+from thrift_fp.sources import *  # noqa: E402,F403
+from thrift_fp.sources import __all__ as _sources_all  # noqa: E402
 
-__all__ = [*_tokens_all]
+__all__ = [
+    *_tokens_all,
+    *_records_all,
+    *_retrieval_all,
+    *_thrift_all,
+    *_render_all,
+    *_sources_all,
+]

@@ -1,0 +1,3 @@
+"""records layer."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""render layer."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""retrieval layer."""
+
+__all__: list[str] = []

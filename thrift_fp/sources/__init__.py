@@ -1,0 +1,3 @@
+"""sources layer."""
+
+__all__: list[str] = []

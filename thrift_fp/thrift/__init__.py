@@ -1,0 +1,3 @@
+"""thrift layer."""
+
+__all__: list[str] = []
