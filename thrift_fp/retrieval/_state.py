@@ -1,0 +1,26 @@
+"""Request-owned retrieval state, as a value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+_Source = TypeVar("_Source")
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalState(Generic[_Source]):
+    """What one request has retrieved so far.
+
+    ``query_count`` counts successes (compared against the limit); ``seen`` holds
+    every key that reached execute, so retries are duplicates; ``sources`` are the
+    accepted sources in acceptance order. ``run_retrieval`` returns the next state.
+
+    >>> state: RetrievalState[str] = RetrievalState()
+    >>> state.query_count, state.seen, state.sources
+    (0, frozenset(), ())
+    """
+
+    query_count: int = 0
+    seen: frozenset[str] = frozenset()
+    sources: tuple[_Source, ...] = ()
