@@ -4,17 +4,11 @@ Every public name is importable from here. Each layer keeps its own ``__all__``;
 this module re-exports them in data-flow order (tokens first).
 """
 
-from beartype import BeartypeConf, BeartypeDecorPlace
 from beartype.claw import beartype_this_package
 
-# FIRST: returns' decorators (@safe, @curry, ...) wrap already-checked functions;
-# beartype outermost would check the wrapper's signature and break them.
-beartype_this_package(
-    conf=BeartypeConf(
-        claw_decor_place_func=BeartypeDecorPlace.FIRST,
-        warning_cls_on_decorator_exception=None,
-    )
-)
+from thrift_fp._beartype import CLAW_CONF
+
+beartype_this_package(conf=CLAW_CONF)
 
 from thrift_fp.tokens import *  # noqa: E402,F403
 from thrift_fp.tokens import __all__ as _tokens_all  # noqa: E402

@@ -21,6 +21,7 @@ from thrift_fp.tokens._errors import (
     UnknownEncoding,
 )
 from thrift_fp.tokens._offline import without_network
+from thrift_fp.tokens._tiktoken_cache import missing_vocabulary_files
 from thrift_fp.tokens._vocabulary import BUNDLED, build_bundled_encoding
 
 Precision = Literal["exact", "estimated"]
@@ -141,15 +142,18 @@ def _build(name: str) -> Result[TokenEncoding, TokenError]:
         )
     if name not in tiktoken.registry.list_encoding_names():
         return Failure(UnknownEncoding(name, (*builtin_encoding_names(), *sorted(_custom))))
+    not_cached = (
+        "its vocabulary is not in tiktoken's cache and thrift_fp never downloads"
+        f" (bundled offline: {', '.join(BUNDLED)})"
+    )
+    if missing_vocabulary_files(name):
+        return Failure(EncodingUnavailable(name, not_cached))
+    # Cached files can still fail tiktoken's hash check, which would re-download:
+    # the guard turns that into the same error value.
     encoding, error, network = without_network(lambda: tiktoken.get_encoding(name))
     if encoding is not None:
         return Success(TokenEncoding(name, "exact", _tiktoken=encoding))
-    reason = (
-        "its vocabulary is not in tiktoken's cache and thrift_fp never downloads"
-        " (bundled offline: " + ", ".join(BUNDLED) + ")"
-        if network
-        else f"tiktoken could not load it: {error!r}"
-    )
+    reason = not_cached if network else f"tiktoken could not load it: {error!r}"
     return Failure(EncodingUnavailable(name, reason))
 
 

@@ -1,0 +1,93 @@
+"""Counting works with every socket blocked, and equals tiktoken's own encoders."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests._offline_vocab import seed_tiktoken_cache
+
+# Runs in a fresh interpreter so no encoder is prebuilt: every socket call raises
+# before thrift_fp is even imported.
+_SCRIPT = textwrap.dedent(
+    """
+    import json, socket, sys
+
+    def refuse(*args, **kwargs):
+        raise OSError("network blocked by test")
+
+    socket.socket.connect = refuse
+    socket.socket.connect_ex = refuse
+    socket.create_connection = refuse
+    socket.getaddrinfo = refuse
+
+    def audit(event, args):
+        if event.startswith("socket.") and event != "socket.__new__":
+            raise OSError("network blocked by test: " + event)
+
+    sys.addaudithook(audit)
+
+    import tiktoken
+    import thrift_fp
+
+    big = ("The quick brown fox, 12345 — jumps! <|endoftext|>\\n" * 20000)[: 1 << 20]
+    out = {}
+    for name in ("cl100k_base", "o200k_base"):
+        reference = tiktoken.get_encoding(name)  # from the seeded cache, hash-checked
+        for label, text in (("hello", "hello world"), ("big", big)):
+            ours = thrift_fp.count_tokens(text, name).unwrap()
+            out[f"{name}/{label}"] = [ours.tokens, len(reference.encode_ordinary(text)), ours.exact]
+    print(json.dumps(out))
+    """
+)
+
+
+def test_counts_offline_equal_tiktoken(tmp_path: Path) -> None:
+    cache = seed_tiktoken_cache(tmp_path / "tiktoken-cache")
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    assert set(results) == {
+        "cl100k_base/hello",
+        "cl100k_base/big",
+        "o200k_base/hello",
+        "o200k_base/big",
+    }
+    for key, (ours, reference, exact) in results.items():
+        assert ours == reference, key
+        assert exact is True
+    assert results["cl100k_base/hello"][0] == 2
+    assert results["o200k_base/hello"][0] == 2
+
+
+def test_uncached_encoding_is_an_error_without_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from thrift_fp import EncodingUnavailable, get_encoding
+
+    attempts: list[object] = []
+
+    def record(*args: object, **kwargs: object) -> object:
+        attempts.append(args)
+        raise OSError("network blocked by test")
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr(socket, "getaddrinfo", record)
+    monkeypatch.setattr(socket, "create_connection", record)
+    result = get_encoding("p50k_base")
+    error = result.failure()
+    assert isinstance(error, EncodingUnavailable)
+    assert error.name == "p50k_base"
+    assert "never downloads" in error.message
+    assert attempts == []  # the guard refused before any resolver call
