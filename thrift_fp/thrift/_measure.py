@@ -1,0 +1,441 @@
+"""Measure a working set once: every item's tokens in one batch, into immutable entries.
+
+The passes then do arithmetic on these entries only; nothing is measured twice in a fit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Generic, TypeVar
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.thrift._errors import (
+    CountingFailed,
+    EstimatorRaised,
+    InvalidItemField,
+    ThriftError,
+    UnmeasurableContent,
+)
+from thrift_fp.thrift._shapes import (
+    ImageLike,
+    MemoryLike,
+    MessageLike,
+    RetrievableLike,
+    ThoughtLike,
+    ToolCallLike,
+    ToolLike,
+)
+from thrift_fp.thrift._working_set import WorkingSet
+from thrift_fp.tokens import TokenCount, TokenEncoding
+
+_Item = TypeVar("_Item")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry(Generic[_Item]):
+    """An item with its measured tokens and the attributes the passes sort on."""
+
+    item: _Item
+    key: str
+    tokens: int
+    index: int
+    # Age (messages, thoughts, tool calls), score, importance or shed_rank, by bucket.
+    rank: float
+    this_turn: bool = False
+    summary: bool = False
+    ephemeral: bool = False
+    pair: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sized:
+    """A working set and its measured entries; ``total`` is the tokens of everything visible."""
+
+    working_set: WorkingSet
+    fixed_tokens: int
+    messages: tuple[Entry[MessageLike], ...]
+    memories: tuple[Entry[MemoryLike], ...]
+    retrievables: tuple[Entry[RetrievableLike], ...]
+    thoughts: tuple[Entry[ThoughtLike], ...]
+    tools: tuple[Entry[ToolLike], ...]
+    tool_calls: tuple[Entry[ToolCallLike], ...]
+    image: Entry[ImageLike] | None
+    total: int
+
+
+def anonymous_key(bucket: str, index: int) -> str:
+    """The trace id of an item without an id: its bucket and input position."""
+    return f"{bucket}[{index}]"
+
+
+def item_key(item: object, bucket: str, index: int) -> str:
+    """An item's ``id`` when it has a str one, else `anonymous_key`."""
+    ident = getattr(item, "id", None)
+    return ident if isinstance(ident, str) else anonymous_key(bucket, index)
+
+
+def _bad(bucket: str, key: str, field: str, value: object, reason: str) -> Failure[ThriftError]:
+    return Failure(InvalidItemField(bucket, key, field, value, reason))
+
+
+def _real(bucket: str, key: str, field: str, value: object) -> Result[float, ThriftError]:
+    if value is None:
+        return Success(0.0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return _bad(bucket, key, field, value, "expected a finite number")
+    return Success(float(value))
+
+
+def flag(bucket: str, key: str, field: str, value: object, default: bool) -> Result[bool, ThriftError]:
+    """A boolean attribute; ``None`` takes the default, anything but a bool is an error."""
+    if value is None:
+        return Success(default)
+    if not isinstance(value, bool):
+        return _bad(bucket, key, field, value, "expected a bool")
+    return Success(value)
+
+
+def _cost(bucket: str, key: str, value: object) -> Result[int, ThriftError]:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return _bad(bucket, key, "token_cost", value, "expected an int >= 0")
+    return Success(value)
+
+
+def _age(bucket: str, key: str, field: str, value: object) -> Result[float, ThriftError]:
+    if isinstance(value, datetime):
+        # Naive datetimes are read as UTC so mixed inputs still sort instead of raising.
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+        return Success(aware.timestamp())
+    return _real(bucket, key, field, value)
+
+
+def _text(bucket: str, key: str, content: object, owner: object = None) -> Result[str, ThriftError]:
+    if isinstance(content, str):
+        return Success(content)
+    # A Retrievable-like owner with its own __str__ knows its rendered body better than its content.
+    holder = owner if owner is not None and type(owner).__str__ is not object.__str__ else content
+    kind = type(holder)
+    if kind.__str__ is object.__str__ and kind.__repr__ is object.__repr__:
+        return Failure(
+            UnmeasurableContent(bucket, key, f"{kind.__name__} has no string form but object.__str__")
+        )
+    try:
+        return Success(str(holder))
+    except Exception as exc:  # noqa: BLE001 - a user __str__ may raise; keep it as the cause
+        return Failure(UnmeasurableContent(bucket, key, f"str() raised {type(exc).__name__}: {exc}", exc))
+
+
+def as_count(value: object) -> int | None:
+    """A self-estimate that counts: an int >= 0, a `TokenCount`, or a ``Success`` of either.
+
+    >>> from returns.result import Success
+    >>> (as_count(3), as_count(True), as_count(Success(4)), as_count("5"))
+    (3, None, 4, None)
+    """
+    if isinstance(value, Success):
+        value = value.unwrap()
+    if isinstance(value, TokenCount):
+        return value.tokens
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def probe_estimates(
+    retrievables: Sequence[RetrievableLike], keys: Sequence[str], encoding: str
+) -> Result[tuple[object, ...], ThriftError]:
+    """Call each retrievable's own ``estimate_tokens(encoding)`` once; ``None`` when it has none."""
+    raw: list[object] = []
+    for item, key in zip(retrievables, keys, strict=True):
+        estimate = getattr(item, "estimate_tokens", None)
+        if not callable(estimate):
+            raw.append(None)
+            continue
+        try:
+            raw.append(estimate(encoding))
+        except Exception as exc:  # noqa: BLE001 - user estimator boundary; keep the cause
+            _close_all(raw)
+            return Failure(EstimatorRaised(key, exc))
+    return Success(tuple(raw))
+
+
+def _close_all(raw: Sequence[object]) -> None:
+    # An estimate we will never await must be closed, or Python warns it was never awaited.
+    for value in raw:
+        if inspect.iscoroutine(value):
+            value.close()
+
+
+def settle_sync(raw: Sequence[object]) -> tuple[int | None, ...]:
+    """Counts from synchronous estimates; awaitables are never awaited (their text is measured).
+
+    >>> settle_sync((3, None, "x"))
+    (3, None, None)
+    """
+    _close_all(raw)
+    return tuple(as_count(value) for value in raw)
+
+
+async def settle_async(raw: Sequence[object], keys: Sequence[str]) -> Result[tuple[int | None, ...], ThriftError]:
+    """Counts from estimates, awaiting the awaitable ones concurrently.
+
+    >>> import asyncio
+    >>> async def four() -> int:
+    ...     return 4
+    >>> asyncio.run(settle_async((four(), 2), ("a", "b"))).unwrap()
+    (4, 2)
+    """
+    async def resolve(value: object) -> object:
+        return await value if inspect.isawaitable(value) else value
+
+    async def guarded(value: object, key: str) -> object:
+        try:
+            return await resolve(value)
+        except Exception as exc:  # noqa: BLE001 - user estimator boundary; keep the cause
+            return EstimatorRaised(key, exc)
+
+    settled = await asyncio.gather(*(guarded(value, key) for value, key in zip(raw, keys, strict=True)))
+    for value in settled:
+        if isinstance(value, EstimatorRaised):
+            return Failure(value)
+    return Success(tuple(as_count(value) for value in settled))
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """Texts to count in one batch; each item remembers its text slot or its known count."""
+
+    texts: list[str]
+
+    def slot(self, text: str) -> int:
+        self.texts.append(text)
+        return len(self.texts) - 1
+
+
+def measure(
+    ws: WorkingSet,
+    retrievable_keys: Sequence[str],
+    estimates: Sequence[int | None],
+    encoding: TokenEncoding,
+) -> Result[Sized, ThriftError]:
+    """Measure every item of ``ws`` (with size-unknown retrievables already excluded) in one batch.
+
+    Text: the system prompt and each standing instruction; message, memory and thought content;
+    a retrievable's ``estimate`` when it counts, else its content text; ``name + "\\n" +
+    description`` per visible tool. Tool calls and the image cost their ``token_cost``.
+    """
+    pending = _Pending([])
+    fixed_slots = [pending.slot(ws.system_prompt), *(pending.slot(text) for text in ws.standing_instructions)]
+    built = _collect(ws, retrievable_keys, estimates, pending)
+    if isinstance(built, Failure):
+        return Failure(built.failure())
+    image = _image(ws.image) if ws.image is not None else Success(None)
+    if isinstance(image, Failure):
+        return Failure(image.failure())
+    counted = encoding.count_many(pending.texts)
+    if isinstance(counted, Failure):
+        return Failure(CountingFailed(counted.failure()))
+    counts = counted.unwrap()
+    return Success(
+        _assemble(ws, built.unwrap(), image.unwrap(), counts, sum(counts[slot] for slot in fixed_slots))
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Row(Generic[_Item]):
+    """A validated item waiting for its count: a text ``slot`` in the batch, or ``known`` tokens."""
+
+    item: _Item
+    key: str
+    slot: int
+    known: int
+    rank: float
+    this_turn: bool = False
+    summary: bool = False
+    ephemeral: bool = False
+    pair: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Collected:
+    messages: list[_Row[MessageLike]]
+    memories: list[_Row[MemoryLike]]
+    retrievables: list[_Row[RetrievableLike]]
+    thoughts: list[_Row[ThoughtLike]]
+    tools: list[_Row[ToolLike]]
+    tool_calls: list[_Row[ToolCallLike]]
+
+
+def _collect(
+    ws: WorkingSet,
+    retrievable_keys: Sequence[str],
+    estimates: Sequence[int | None],
+    pending: _Pending,
+) -> Result[_Collected, ThriftError]:
+    out = _Collected([], [], [], [], [], [])
+    steps: tuple[Callable[[], Result[None, ThriftError]], ...] = (
+        lambda: _messages(ws.messages, pending, out.messages),
+        lambda: _memories(ws.memories, pending, out.memories),
+        lambda: _retrievables(ws.retrievables, retrievable_keys, estimates, pending, out.retrievables),
+        lambda: _thoughts(ws.thoughts, pending, out.thoughts),
+        lambda: _tools(ws.tools, pending, out.tools),
+        lambda: _tool_calls(ws.tool_calls, out.tool_calls),
+    )
+    for step in steps:
+        done = step()
+        if isinstance(done, Failure):
+            return Failure(done.failure())
+    return Success(out)
+
+_OK: Success[None] = Success(None)
+
+
+def _messages(items: Sequence[MessageLike], pending: _Pending, out: list[_Row[MessageLike]]) -> Result[None, ThriftError]:
+    for item in items:
+        key = item.id
+        age = _age("messages", key, "created_at", item.created_at)
+        summary = flag("messages", key, "summary", getattr(item, "summary", None), False)
+        ephemeral = flag("messages", key, "ephemeral", getattr(item, "ephemeral", None), False)
+        pair = getattr(item, "pair_id", None)
+        text = _text("messages", key, item.content)
+        for part in (age, summary, ephemeral, text):
+            if isinstance(part, Failure):
+                return Failure(part.failure())
+        if pair is not None and not isinstance(pair, str):
+            return _bad("messages", key, "pair_id", pair, "expected a str or None")
+        out.append(
+            _Row(item, key, pending.slot(text.unwrap()), 0, age.unwrap(), False, summary.unwrap(), ephemeral.unwrap(), pair)
+        )
+    return _OK
+
+
+def _memories(items: Sequence[MemoryLike], pending: _Pending, out: list[_Row[MemoryLike]]) -> Result[None, ThriftError]:
+    for index, item in enumerate(items):
+        key = item_key(item, "memory", index)
+        importance = _real("memories", key, "importance", getattr(item, "importance", None))
+        text = _text("memories", key, item.content)
+        if isinstance(importance, Failure):
+            return Failure(importance.failure())
+        if isinstance(text, Failure):
+            return Failure(text.failure())
+        out.append(_Row(item, key, pending.slot(text.unwrap()), 0, importance.unwrap()))
+    return _OK
+
+
+def _retrievables(
+    items: Sequence[RetrievableLike],
+    keys: Sequence[str],
+    estimates: Sequence[int | None],
+    pending: _Pending,
+    out: list[_Row[RetrievableLike]],
+) -> Result[None, ThriftError]:
+    for item, key, estimate in zip(items, keys, estimates, strict=True):
+        score = _real("retrievables", key, "score", getattr(item, "score", None))
+        if isinstance(score, Failure):
+            return Failure(score.failure())
+        if estimate is not None:
+            out.append(_Row(item, key, -1, estimate, score.unwrap()))
+            continue
+        text = _text("retrievables", key, item.content, owner=item)
+        if isinstance(text, Failure):
+            return Failure(text.failure())
+        out.append(_Row(item, key, pending.slot(text.unwrap()), 0, score.unwrap()))
+    return _OK
+
+
+def _thoughts(items: Sequence[ThoughtLike], pending: _Pending, out: list[_Row[ThoughtLike]]) -> Result[None, ThriftError]:
+    for item in items:
+        key = item.id
+        age = _age("thoughts", key, "created_at", item.created_at)
+        this_turn = flag("thoughts", key, "this_turn", getattr(item, "this_turn", None), False)
+        text = _text("thoughts", key, item.content)
+        for part in (age, this_turn, text):
+            if isinstance(part, Failure):
+                return Failure(part.failure())
+        out.append(_Row(item, key, pending.slot(text.unwrap()), 0, age.unwrap(), this_turn.unwrap()))
+    return _OK
+
+
+def _tools(items: Sequence[ToolLike], pending: _Pending, out: list[_Row[ToolLike]]) -> Result[None, ThriftError]:
+    for item in items:
+        key = item.name
+        rank = _real("tools", key, "shed_rank", item.shed_rank)
+        text = _text("tools", key, item.description)
+        if isinstance(rank, Failure):
+            return Failure(rank.failure())
+        if isinstance(text, Failure):
+            return Failure(text.failure())
+        out.append(_Row(item, key, pending.slot(f"{key}\n{text.unwrap()}"), 0, rank.unwrap()))
+    return _OK
+
+
+def _tool_calls(items: Sequence[ToolCallLike], out: list[_Row[ToolCallLike]]) -> Result[None, ThriftError]:
+    for item in items:
+        key = item.ref
+        cost = _cost("tool-calls", key, item.token_cost)
+        age = _real("tool-calls", key, "created_at_ms", item.created_at_ms)
+        this_turn = flag("tool-calls", key, "this_turn", getattr(item, "this_turn", None), False)
+        for part in (cost, age, this_turn):
+            if isinstance(part, Failure):
+                return Failure(part.failure())
+        out.append(_Row(item, key, -1, cost.unwrap(), age.unwrap(), this_turn.unwrap()))
+    return _OK
+
+
+def _image(item: ImageLike) -> Result[_Row[ImageLike] | None, ThriftError]:
+    key = item.label
+    cost = _cost("image", key, item.token_cost)
+    kept = flag("image", key, "kept", getattr(item, "kept", None), True)
+    if isinstance(cost, Failure):
+        return Failure(cost.failure())
+    if isinstance(kept, Failure):
+        return Failure(kept.failure())
+    # An image already omitted (kept=False) costs nothing and is left alone.
+    return Success(_Row(item, key, -1, cost.unwrap() if kept.unwrap() else 0, 0.0))
+
+
+def _entries(rows: Sequence[_Row[_Item]], counts: Sequence[int]) -> tuple[Entry[_Item], ...]:
+    return tuple(
+        Entry(
+            row.item,
+            row.key,
+            counts[row.slot] if row.slot >= 0 else row.known,
+            index,
+            row.rank,
+            row.this_turn,
+            row.summary,
+            row.ephemeral,
+            row.pair,
+        )
+        for index, row in enumerate(rows)
+    )
+
+
+def _assemble(
+    ws: WorkingSet, rows: _Collected, image_row: _Row[ImageLike] | None, counts: Sequence[int], fixed: int
+) -> Sized:
+    messages = _entries(rows.messages, counts)
+    memories = _entries(rows.memories, counts)
+    retrievables = _entries(rows.retrievables, counts)
+    thoughts = _entries(rows.thoughts, counts)
+    tools = _entries(rows.tools, counts)
+    tool_calls = _entries(rows.tool_calls, counts)
+    image = _entries((image_row,), counts)[0] if image_row is not None else None
+    visible = ws.visible_tool_names
+    total = (
+        fixed
+        + sum(entry.tokens for entry in messages)
+        + sum(entry.tokens for entry in memories)
+        + sum(entry.tokens for entry in retrievables)
+        + sum(entry.tokens for entry in thoughts)
+        + sum(entry.tokens for entry in tool_calls)
+        + sum(entry.tokens for entry in tools if visible is None or entry.key in visible)
+        + (image.tokens if image is not None else 0)
+    )
+    return Sized(ws, fixed, messages, memories, retrievables, thoughts, tools, tool_calls, image, total)

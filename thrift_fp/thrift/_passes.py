@@ -1,0 +1,313 @@
+"""The passes 0-10 of a fit, in DESIGN order; each a pure stage returning the new state and its trace.
+
+Pass 0 works on the raw working set (nothing is measured yet). Passes 1-10 work on `Sized`:
+arithmetic on the measured entries and a running total, never a re-measure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.thrift._errors import ThriftError
+from thrift_fp.thrift._measure import Entry, Sized, anonymous_key, flag, item_key
+from thrift_fp.thrift._options import ThriftOptions
+from thrift_fp.thrift._shapes import MessageLike, RetrievableLike, ToolLike
+from thrift_fp.thrift._trace import Bucket, BucketTrace
+from thrift_fp.thrift._working_set import WorkingSet
+
+_Item = TypeVar("_Item")
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What every pass needs besides the state: the budget and the caller's choices."""
+
+    budget: int
+    options: ThriftOptions
+    relevant_tool_names: tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Unmeasured:
+    """Pass 0's output: the working set without size-unknown retrievables, and the trace ids of
+    the retrievables that stay (input positions for anonymous ones)."""
+
+    working_set: WorkingSet
+    trace: BucketTrace
+    retrievable_keys: tuple[str, ...]
+
+
+def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
+    """Pass 0: drop every ``size_unknown`` retrievable before anything is measured (never calls
+    its estimator); they have no measured size, so the bucket's tokens are 0 before and after."""
+    kept: list[RetrievableLike] = []
+    keys: list[str] = []
+    dropped: list[str] = []
+    for index, item in enumerate(ws.retrievables):
+        key = item_key(item, "retrievable", index)
+        unknown = flag("retrievables", key, "size_unknown", getattr(item, "size_unknown", None), False)
+        if isinstance(unknown, Failure):
+            return Failure(unknown.failure())
+        if unknown.unwrap():
+            dropped.append(key)
+        else:
+            kept.append(item)
+            keys.append(key)
+    trace = BucketTrace(
+        "retrievables-size-unknown", 0, 0, len(dropped), 0,
+        "size unknown: excluded unmeasured, whatever the score or budget", tuple(dropped),
+    )
+    return Success(Unmeasured(replace(ws, retrievables=tuple(kept)), trace, tuple(keys)))
+
+
+Pass = Callable[[Sized, Plan], tuple[Sized, BucketTrace]]
+
+
+def _tokens(entries: Sequence[Entry[_Item]]) -> int:
+    return sum(entry.tokens for entry in entries)
+
+
+def _shed(
+    state: Sized,
+    field: str,
+    kept: Sequence[Entry[_Item]],
+    removed: Sequence[Entry[_Item]],
+    bucket: Bucket,
+    note: str,
+) -> tuple[Sized, BucketTrace]:
+    before: Sequence[Entry[_Item]] = getattr(state, field)
+    gone = _tokens(removed)
+    trace = BucketTrace(
+        bucket, _tokens(before), _tokens(before) - gone, len(before), len(kept), note,
+        tuple(entry.key for entry in removed),
+    )
+    # The field name picks the bucket; both values keep that bucket's item type.
+    items: dict[str, Any] = {field: tuple(entry.item for entry in kept)}
+    entries: dict[str, Any] = {field: tuple(kept)}
+    new_set = replace(state.working_set, **items)
+    return replace(state, working_set=new_set, total=state.total - gone, **entries), trace
+
+
+def _shed_while_over(
+    total: int, budget: int, candidates: Sequence[Entry[_Item]]
+) -> list[Entry[_Item]]:
+    removed: list[Entry[_Item]] = []
+    for entry in candidates:
+        if total <= budget:
+            break
+        removed.append(entry)
+        total -= entry.tokens
+    return removed
+
+
+def _without(entries: Sequence[Entry[_Item]], removed: Sequence[Entry[_Item]]) -> list[Entry[_Item]]:
+    gone = {entry.index for entry in removed}
+    return [entry for entry in entries if entry.index not in gone]
+
+
+def _age(entry: Entry[_Item]) -> tuple[float, int]:
+    return (entry.rank, entry.index)
+
+
+def strip_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
+    """Pass 1: drop prior-turn thoughts not in ``keep_thought_ids`` (unconditional, when enabled)."""
+    options = plan.options
+    removed = [
+        entry for entry in state.thoughts
+        if options.strip_prior_turn_thoughts and not entry.this_turn and entry.key not in options.keep_thought_ids
+    ]
+    return _shed(state, "thoughts", _without(state.thoughts, removed), removed, "thoughts",
+                 "prior-turn thoughts stripped unless kept by id")
+
+
+def _visible(state: Sized) -> frozenset[str]:
+    names = state.working_set.visible_tool_names
+    return frozenset(entry.key for entry in state.tools) if names is None else names
+
+
+def _hide(state: Sized, hidden: Sequence[Entry[ToolLike]], bucket: Bucket, note: str) -> tuple[Sized, BucketTrace]:
+    visible = _visible(state)
+    shown = [entry for entry in state.tools if entry.key in visible]
+    gone = {entry.key for entry in hidden}
+    after = frozenset(entry.key for entry in shown if entry.key not in gone)
+    before_tokens = _tokens(shown)
+    removed_tokens = _tokens(hidden)
+    trace = BucketTrace(
+        bucket, before_tokens, before_tokens - removed_tokens, len(shown), len(after), note,
+        tuple(entry.key for entry in hidden),
+    )
+    new_set = replace(state.working_set, visible_tool_names=after)
+    return replace(state, working_set=new_set, total=state.total - removed_tokens), trace
+
+
+def shortlist_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
+    """Pass 2: only ``relevant_tool_names`` stay visible (``None`` keeps the visible set)."""
+    visible = _visible(state)
+    relevant = plan.relevant_tool_names
+    hidden = [
+        entry for entry in state.tools
+        if entry.key in visible and relevant is not None and entry.key not in relevant
+    ]
+    return _hide(state, hidden, "tools", "tools outside the relevant shortlist hidden (still callable)")
+
+
+def drop_image(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
+    """Pass 3: over budget, the (kept) image is dropped, all or nothing."""
+    image = state.image
+    count = 0 if image is None else 1
+    tokens = 0 if image is None else image.tokens
+    note = "image dropped while over budget, all or nothing"
+    if image is None or state.total <= plan.budget or getattr(image.item, "kept", None) is False:
+        return state, BucketTrace("image", tokens, tokens, count, count, note, ())
+    new_set = replace(state.working_set, image=None)
+    trace = BucketTrace("image", tokens, 0, 1, 0, note, (image.key,))
+    return replace(state, working_set=new_set, image=None, total=state.total - tokens), trace
+
+
+def shed_tool_calls(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
+    """Pass 4: prior-turn calls oldest first, then this-turn calls oldest first, keeping the newest
+    ``this_turn_result_keep`` this-turn calls."""
+    prior = sorted((entry for entry in state.tool_calls if not entry.this_turn), key=_age)
+    current = sorted((entry for entry in state.tool_calls if entry.this_turn), key=_age)
+    sheddable = current[: max(0, len(current) - plan.options.this_turn_result_keep)]
+    removed = _shed_while_over(state.total, plan.budget, [*prior, *sheddable])
+    return _shed(state, "tool_calls", _without(state.tool_calls, removed), removed, "tool-calls",
+                 "prior-turn calls, then this-turn calls beyond the keep, oldest first")
+
+
+def _shed_ranked(state: Sized, plan: Plan, field: str, bucket: Bucket, note: str) -> tuple[Sized, BucketTrace]:
+    entries: Sequence[Entry[object]] = getattr(state, field)
+    # Stable sort: among equal ranks the later input sits nearer the tail, so it sheds first.
+    ranked = sorted(entries, key=lambda entry: -entry.rank)
+    removed = _shed_while_over(state.total, plan.budget, ranked[::-1])
+    return _shed(state, field, ranked[: len(ranked) - len(removed)], removed, bucket, note)
+
+
+def shed_retrievables(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
+    """Pass 5: lowest score first (missing = 0; equal scores: later input first); survivors by score."""
+    return _shed_ranked(state, plan, "retrievables", "retrievables", "lowest score first while over budget")
+
+
+def shed_memories(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
+    """Pass 6: lowest importance first, like retrievables."""
+    return _shed_ranked(state, plan, "memories", "memories", "lowest importance first while over budget")
+
+
+def _groups(entries: Sequence[Entry[MessageLike]]) -> dict[str, list[Entry[MessageLike]]]:
+    groups: dict[str, list[Entry[MessageLike]]] = {}
+    for entry in entries:
+        if entry.pair is not None:
+            groups.setdefault(entry.pair, []).append(entry)
+    return groups
+
+
+def shed_ephemeral(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
+    """Pass 7: ephemeral messages oldest first, each with its pair partners, keeping the latest
+    ephemeral one; a message whose group holds a summary, the newest non-summary message or the
+    latest ephemeral message is skipped."""
+    ordered = sorted(state.messages, key=_age)
+    non_summary = [entry for entry in ordered if not entry.summary]
+    ephemeral = [entry for entry in ordered if entry.ephemeral]
+    protected = {entry.index for entry in ordered if entry.summary}
+    protected |= {group[-1].index for group in (non_summary, ephemeral) if group}
+    groups = _groups(ordered)
+    removed: list[Entry[MessageLike]] = []
+    gone: set[int] = set()
+    total = state.total
+    for entry in ephemeral:
+        if total <= plan.budget:
+            break
+        unit = groups[entry.pair] if entry.pair is not None else [entry]
+        if entry.index in gone or any(member.index in protected for member in unit):
+            continue
+        removed.extend(unit)
+        gone.update(member.index for member in unit)
+        total -= _tokens(unit)
+    return _shed(state, "messages", _without(state.messages, removed), removed, "messages",
+                 "ephemeral messages oldest first (with pair partners), keeping the latest")
+
+
+def shed_oldest_messages(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
+    """Pass 8: the oldest non-summary messages while over budget, never the newest one. Shedding
+    removes the shortest oldest prefix that no pair straddles, so partners leave together and every
+    shed message is older than every kept one; a prefix reaching the newest message or a message
+    paired with a summary stops the pass."""
+    ordered = [entry for entry in sorted(state.messages, key=_age) if not entry.summary]
+    position = {entry.index: at for at, entry in enumerate(ordered)}
+    summary_pairs = {entry.pair for entry in state.messages if entry.summary and entry.pair is not None}
+    reach = {pair: max(position[member.index] for member in group)
+             for pair, group in _groups(ordered).items()}
+    removed: list[Entry[MessageLike]] = []
+    total = state.total
+    start, newest = 0, len(ordered) - 1
+    while total > plan.budget and start < newest:
+        end = _prefix_end(ordered, start, reach, summary_pairs)
+        if end is None or end >= newest:
+            break
+        unit = ordered[start : end + 1]
+        removed.extend(unit)
+        total -= _tokens(unit)
+        start = end + 1
+    return _shed(state, "messages", _without(state.messages, removed), removed, "messages",
+                 "oldest non-summary messages while over budget, pairs together")
+
+
+def _prefix_end(
+    ordered: Sequence[Entry[MessageLike]], start: int, reach: dict[str, int], summary_pairs: set[str]
+) -> int | None:
+    """The last position of the shortest run from ``start`` that closes every pair it opens."""
+    end = at = start
+    while at <= end:
+        pair = ordered[at].pair
+        if pair is not None:
+            if pair in summary_pairs:
+                return None
+            end = max(end, reach[pair])
+        at += 1
+    return end
+
+
+def shed_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
+    """Pass 9: oldest thoughts first; never one in ``keep_thought_ids``, never the newest other one."""
+    sheddable = sorted(
+        (entry for entry in state.thoughts if entry.key not in plan.options.keep_thought_ids), key=_age
+    )[:-1]
+    removed = _shed_while_over(state.total, plan.budget, sheddable)
+    return _shed(state, "thoughts", _without(state.thoughts, removed), removed, "thoughts-shed",
+                 "oldest thoughts while over budget, keeping protected ones and the newest")
+
+
+def shed_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
+    """Pass 10, last resort: hide visible tools by ``shed_rank`` ascending (ties: least relevant
+    first), protected tool names last; this can reach zero visible tools."""
+    visible = _visible(state)
+    names = plan.relevant_tool_names or tuple(entry.key for entry in state.tools)
+    relevance = {name: at for at, name in enumerate(names)}
+    candidates = sorted(
+        (entry for entry in state.tools if entry.key in visible),
+        key=lambda entry: (
+            entry.key in plan.options.protected_tool_names,
+            entry.rank,
+            -relevance.get(entry.key, entry.index),
+        ),
+    )
+    hidden = _shed_while_over(state.total, plan.budget, candidates)
+    return _hide(state, hidden, "tools-shed", "visible tools by shed_rank while over budget, protected last")
+
+
+PASSES: tuple[Pass, ...] = (
+    strip_thoughts,
+    shortlist_tools,
+    drop_image,
+    shed_tool_calls,
+    shed_retrievables,
+    shed_memories,
+    shed_ephemeral,
+    shed_oldest_messages,
+    shed_thoughts,
+    shed_tools,
+)
