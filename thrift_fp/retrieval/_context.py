@@ -10,11 +10,11 @@ from typing import Generic, TypeVar
 
 from thrift_fp.retrieval._signal import CancellationSignal
 
-_App = TypeVar("_App")
+_App_co = TypeVar("_App_co", covariant=True)
 
 
 @dataclass(frozen=True, slots=True)
-class OperationContext(Generic[_App]):
+class OperationContext(Generic[_App_co]):
     """What every callback of a retrieval sees: ``app``, the cancellation ``signal``,
     an optional ``logger`` and optional read-only ``diagnostics``.
 
@@ -25,7 +25,7 @@ class OperationContext(Generic[_App]):
     {'trace': 't-1'}
     """
 
-    app: _App
+    app: _App_co
     signal: CancellationSignal = field(default_factory=CancellationSignal)
     logger: logging.Logger | None = None
     diagnostics: Mapping[str, object] | None = None

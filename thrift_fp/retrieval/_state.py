@@ -15,6 +15,9 @@ class RetrievalState(Generic[_Source]):
     ``query_count`` counts successes (compared against the limit); ``seen`` holds
     every key that reached execute, so retries are duplicates; ``sources`` are the
     accepted sources in acceptance order. ``run_retrieval`` returns the next state.
+    Annotate rather than subscript: on Python 3.11, ``RetrievalState[Doc]()``
+    raises ``TypeError`` for every frozen slotted generic dataclass (typing sets
+    ``__orig_class__`` through the frozen ``__setattr__``).
 
     >>> state: RetrievalState[str] = RetrievalState()
     >>> state.query_count, state.seen, state.sources
