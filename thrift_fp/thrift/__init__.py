@@ -13,6 +13,16 @@ from thrift_fp.thrift._errors import (
 )
 from thrift_fp.thrift._fit import Fitted, fit_async, subtract_to_fit
 from thrift_fp.thrift._options import ThriftOptions
+from thrift_fp.thrift._relevance import (
+    Turn,
+    content_words,
+    group_history_into_turns,
+    scaled_relevance_floor,
+    select_naive_turns,
+    select_relevant_turns,
+    turn_relevance,
+    turn_tokens,
+)
 from thrift_fp.thrift._shapes import (
     Image,
     ImageLike,
@@ -60,9 +70,17 @@ __all__ = [
     "ToolCall",
     "ToolCallLike",
     "ToolLike",
+    "Turn",
     "UnmeasurableContent",
     "WorkingSet",
+    "content_words",
     "fit_async",
+    "group_history_into_turns",
     "resolve_budget",
+    "scaled_relevance_floor",
+    "select_naive_turns",
+    "select_relevant_turns",
     "subtract_to_fit",
+    "turn_relevance",
+    "turn_tokens",
 ]

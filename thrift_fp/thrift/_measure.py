@@ -115,7 +115,9 @@ def _age(bucket: str, key: str, field: str, value: object) -> Result[float, Thri
     return _real(bucket, key, field, value)
 
 
-def _text(bucket: str, key: str, content: object, owner: object = None) -> Result[str, ThriftError]:
+def content_text(bucket: str, key: str, content: object, owner: object = None) -> Result[str, ThriftError]:
+    """The text an item is measured by: a str as is, else ``str()`` of the owner (when it has its own
+    ``__str__``) or of the content; only ``object.__str__``/``__repr__`` available is an error."""
     if isinstance(content, str):
         return Success(content)
     # A Retrievable-like owner with its own __str__ knows its rendered body better than its content.
@@ -303,7 +305,7 @@ def _messages(items: Sequence[MessageLike], pending: _Pending, out: list[_Row[Me
         summary = flag("messages", key, "summary", getattr(item, "summary", None), False)
         ephemeral = flag("messages", key, "ephemeral", getattr(item, "ephemeral", None), False)
         pair = getattr(item, "pair_id", None)
-        text = _text("messages", key, item.content)
+        text = content_text("messages", key, item.content)
         for part in (age, summary, ephemeral, text):
             if isinstance(part, Failure):
                 return Failure(part.failure())
@@ -319,7 +321,7 @@ def _memories(items: Sequence[MemoryLike], pending: _Pending, out: list[_Row[Mem
     for index, item in enumerate(items):
         key = item_key(item, "memory", index)
         importance = _real("memories", key, "importance", getattr(item, "importance", None))
-        text = _text("memories", key, item.content)
+        text = content_text("memories", key, item.content)
         if isinstance(importance, Failure):
             return Failure(importance.failure())
         if isinstance(text, Failure):
@@ -342,7 +344,7 @@ def _retrievables(
         if estimate is not None:
             out.append(_Row(item, key, -1, estimate, score.unwrap()))
             continue
-        text = _text("retrievables", key, item.content, owner=item)
+        text = content_text("retrievables", key, item.content, owner=item)
         if isinstance(text, Failure):
             return Failure(text.failure())
         out.append(_Row(item, key, pending.slot(text.unwrap()), 0, score.unwrap()))
@@ -354,7 +356,7 @@ def _thoughts(items: Sequence[ThoughtLike], pending: _Pending, out: list[_Row[Th
         key = item.id
         age = _age("thoughts", key, "created_at", item.created_at)
         this_turn = flag("thoughts", key, "this_turn", getattr(item, "this_turn", None), False)
-        text = _text("thoughts", key, item.content)
+        text = content_text("thoughts", key, item.content)
         for part in (age, this_turn, text):
             if isinstance(part, Failure):
                 return Failure(part.failure())
@@ -366,7 +368,7 @@ def _tools(items: Sequence[ToolLike], pending: _Pending, out: list[_Row[ToolLike
     for item in items:
         key = item.name
         rank = _real("tools", key, "shed_rank", item.shed_rank)
-        text = _text("tools", key, item.description)
+        text = content_text("tools", key, item.description)
         if isinstance(rank, Failure):
             return Failure(rank.failure())
         if isinstance(text, Failure):
