@@ -1,3 +1,51 @@
-"""sources layer."""
+"""Ready retrieval sources over real stores: SQLite FTS5 first."""
 
-__all__: list[str] = []
+from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS, Passage, chunk_text
+from thrift_fp.sources._documents import DocumentPassage, content_hash, document_passages, kind_of
+from thrift_fp.sources._errors import (
+    CorruptDatabase,
+    DatabaseMissing,
+    Fts5Unavailable,
+    IndexSettingsMismatch,
+    IndexWriteFailed,
+    InvalidChunkBound,
+    InvalidJsonlRecord,
+    InvalidTrustTier,
+    PathNotFound,
+    SourceError,
+    UnreadableFile,
+    UnsplittableText,
+)
+from thrift_fp.sources._index import IndexReport, index_paths
+from thrift_fp.sources._match import bm25_to_score, match_expression
+from thrift_fp.sources._search import Hit, search_index
+from thrift_fp.sources._store import check_fts5
+
+__all__ = [
+    "MIN_PASSAGE_TOKENS",
+    "CorruptDatabase",
+    "DatabaseMissing",
+    "DocumentPassage",
+    "Fts5Unavailable",
+    "Hit",
+    "IndexReport",
+    "IndexSettingsMismatch",
+    "IndexWriteFailed",
+    "InvalidChunkBound",
+    "InvalidJsonlRecord",
+    "InvalidTrustTier",
+    "Passage",
+    "PathNotFound",
+    "SourceError",
+    "UnreadableFile",
+    "UnsplittableText",
+    "bm25_to_score",
+    "check_fts5",
+    "chunk_text",
+    "content_hash",
+    "document_passages",
+    "index_paths",
+    "kind_of",
+    "match_expression",
+    "search_index",
+]

@@ -1,0 +1,148 @@
+"""Indexing: incremental updates, deletions, all-or-nothing failures, and bm25 search."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from returns.result import Failure
+
+from thrift_fp.sources import (
+    CorruptDatabase,
+    DatabaseMissing,
+    IndexSettingsMismatch,
+    InvalidJsonlRecord,
+    InvalidTrustTier,
+    PathNotFound,
+    UnreadableFile,
+    index_paths,
+    search_index,
+)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "shed.md").write_text("# Shedding\n\nShedding drops the lowest score first.\n")
+    (root / "budget.txt").write_text("The budget is the window minus the reserve.\n")
+    (root / "notes.jsonl").write_text(
+        '{"id": "n1", "text": "Quotas cap the queries per request."}\n'
+        '\n{"id": "n2", "text": "Shedding drops the lowest score first.", "metadata": {"trust_tier": "third-party-public"}}\n'
+    )
+    (root / ".hidden.md").write_text("never indexed")
+    (root / "image.png").write_bytes(b"\x89PNG")
+    return root
+
+
+def _bump(path: Path, text: str | None = None) -> None:
+    if text is not None:
+        path.write_text(text)
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+
+
+def test_index_is_incremental(corpus: Path, tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    first = index_paths(db, [corpus]).unwrap()
+    assert len(first.chunked) == 3 and first.passages == 4
+    second = index_paths(db, [corpus]).unwrap()
+    assert second.chunked == () and second.touched == () and len(second.unchanged) == 3
+    _bump(corpus / "budget.txt", "The budget is what is left after the reserve.\n")
+    _bump(corpus / "shed.md")  # same bytes, new mtime: hashed, not chunked again
+    third = index_paths(db, [corpus]).unwrap()
+    assert third.chunked == (str((corpus / "budget.txt").resolve()),)
+    assert third.touched == (str((corpus / "shed.md").resolve()),)
+    hits = search_index(db, "left after reserve").unwrap()
+    assert hits[0].text == "The budget is what is left after the reserve."
+
+
+def test_deleted_files_leave_the_index(corpus: Path, tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    index_paths(db, [corpus]).unwrap()
+    (corpus / "budget.txt").unlink()
+    report = index_paths(db, [corpus]).unwrap()
+    assert report.removed == (str((corpus / "budget.txt").resolve()),)
+    assert search_index(db, "budget window").unwrap() == ()
+
+
+def test_search_deduplicates_by_content_and_filters_tiers(corpus: Path, tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    index_paths(db, [corpus]).unwrap()
+    hits = search_index(db, "shedding lowest score").unwrap()
+    assert [h.text for h in hits].count("Shedding drops the lowest score first.") == 1
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+    public = search_index(db, "shedding lowest score", tiers={"third-party-public"}).unwrap()
+    assert [(h.passage_id, h.trust_tier) for h in public] == [("docs/notes.jsonl#n2/1", "third-party-public")]
+    assert dict(public[0].metadata) == {"record_id": "n2", "trust_tier": "third-party-public"}
+
+
+def test_a_failed_index_leaves_no_database_behind(corpus: Path, tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    (corpus / "zbad.jsonl").write_text('{"id": "x"}\n')
+    failed = index_paths(db, [corpus])
+    assert isinstance(failed.failure(), InvalidJsonlRecord)
+    assert "line 1" in failed.failure().message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]
+
+
+def test_a_failed_update_keeps_the_previous_index(corpus: Path, tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    index_paths(db, [corpus]).unwrap()
+    before = db.read_bytes()
+    (corpus / "zbad.txt").write_bytes(b"\xff\xfe not utf-8")
+    assert isinstance(index_paths(db, [corpus]).failure(), UnreadableFile)
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "index.db"]
+
+
+def test_corrupt_missing_and_mismatched_databases_are_error_values(corpus: Path, tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database" * 100)
+    assert isinstance(search_index(junk, "x").failure(), CorruptDatabase)
+    assert isinstance(index_paths(junk, [corpus]).failure(), CorruptDatabase)
+    assert junk.read_bytes() == b"this is not a database" * 100
+    other = tmp_path / "other.db"
+    connection = sqlite3.connect(other)
+    connection.execute("CREATE TABLE t(x)")
+    connection.commit()
+    connection.close()
+    assert "no such table: meta" in search_index(other, "x").failure().message
+    assert isinstance(search_index(tmp_path / "none.db", "x").failure(), DatabaseMissing)
+    db = tmp_path / "index.db"
+    index_paths(db, [corpus]).unwrap()
+    mismatch = index_paths(db, [corpus], max_tokens=64).failure()
+    assert isinstance(mismatch, IndexSettingsMismatch) and "max_tokens=256" in mismatch.message
+
+
+def test_bad_arguments_are_error_values(corpus: Path, tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    assert isinstance(index_paths(db, [tmp_path / "nope"]).failure(), PathNotFound)
+    assert isinstance(index_paths(db, [corpus], trust_tier="internal").failure(), InvalidTrustTier)
+    assert "unknown encoding" in index_paths(db, [corpus], encoding="nope").failure().message
+    assert "too small" in index_paths(db, [corpus], max_tokens=1).failure().message
+    assert not db.exists()
+
+
+def test_a_raising_progress_callback_is_an_error_value(corpus: Path, tmp_path: Path) -> None:
+    def explode(done: int, total: int, path: str) -> None:
+        raise RuntimeError("boom")
+
+    failed = index_paths(tmp_path / "index.db", [corpus], progress=explode)
+    assert isinstance(failed, Failure) and isinstance(failed.failure().cause, RuntimeError)
+    calls: list[tuple[int, int]] = []
+    index_paths(tmp_path / "index.db", [corpus], progress=lambda d, t, p: calls.append((d, t))).unwrap()
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_same_folder_names_do_not_collide(tmp_path: Path) -> None:
+    for parent in ("a", "b"):
+        (tmp_path / parent / "docs").mkdir(parents=True)
+        (tmp_path / parent / "docs" / "x.md").write_text(f"shared words from {parent}")
+    db = tmp_path / "index.db"
+    index_paths(db, [tmp_path / "a" / "docs", tmp_path / "b" / "docs"]).unwrap()
+    ids = {h.passage_id for h in search_index(db, "shared words").unwrap()}
+    assert len(ids) == 2 and "docs/x.md#1" in ids

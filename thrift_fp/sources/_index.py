@@ -1,0 +1,318 @@
+"""Building or updating an index incrementally, all or nothing.
+
+Only files whose size or modification time changed are read; of those, only files whose
+SHA-256 changed are chunked again. Files that disappeared from an indexed folder leave the
+index. The update is built in a temporary copy of the index and moved over it with one
+atomic rename, so a failed run leaves the previous index (or no file at all) behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.sources._documents import (
+    INDEXED_SUFFIXES,
+    TRUST_TIERS,
+    DocumentPassage,
+    document_passages,
+    kind_of,
+)
+from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS
+from thrift_fp.sources._errors import (
+    IndexSettingsMismatch,
+    IndexWriteFailed,
+    InvalidChunkBound,
+    InvalidTrustTier,
+    PathNotFound,
+    SourceError,
+    UnreadableFile,
+)
+from thrift_fp.sources._store import check_fts5, connect, create_schema, read_settings
+from thrift_fp.tokens import get_encoding
+
+Progress = Callable[[int, int, str], None]
+DEFAULT_MAX_TOKENS: Final = 256
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """What one ``index_paths`` run did, by file: each path lands in exactly one tuple."""
+
+    database: str
+    chunked: tuple[str, ...]
+    touched: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    removed: tuple[str, ...]
+    passages: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    path: Path
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    source: str
+    mtime_ns: int
+    size: int
+    sha256: str
+
+
+def index_paths(
+    database: Path,
+    paths: Sequence[Path],
+    *,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    encoding: str = "cl100k_base",
+    trust_tier: str = "first-party",
+    progress: Progress | None = None,
+) -> Result[IndexReport, SourceError]:
+    """Index files and folders (``.md``, ``.txt``, ``.jsonl`` ... inside folders) into ``database``.
+
+    ``progress(done, total, path)`` is called after each file that had to be read.
+
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.md").write_text("# Budget\\n\\nShed the lowest score first.")
+    >>> report = index_paths(root / "index.db", [root / "a.md"]).unwrap()
+    >>> report.chunked == (str((root / "a.md").resolve()),), report.passages
+    (True, 1)
+    >>> index_paths(root / "index.db", [root / "a.md"]).unwrap().unchanged == report.chunked
+    True
+    >>> index_paths(root / "index.db", [root / "gone.md"]).failure().message
+    'no such file or folder: ...gone.md'
+    """
+    if max_tokens < MIN_PASSAGE_TOKENS:
+        return Failure(InvalidChunkBound(max_tokens, MIN_PASSAGE_TOKENS))
+    if trust_tier not in TRUST_TIERS:
+        return Failure(InvalidTrustTier(trust_tier, TRUST_TIERS))
+    available: Result[None, SourceError] = check_fts5()
+    if isinstance(available, Failure):
+        return available
+    resolved: Result[object, SourceError] = get_encoding(encoding)
+    if isinstance(resolved, Failure):
+        return resolved
+    found = _collect(paths)
+    if isinstance(found, Failure):
+        return found
+    settings = {"encoding": encoding, "max_tokens": str(max_tokens)}
+    return _in_temporary_copy(
+        database,
+        settings,
+        lambda connection: _update(connection, database, paths, found.unwrap(), settings, trust_tier, progress),
+    )
+
+
+def _collect(paths: Sequence[Path]) -> Result[tuple[_Found, ...], SourceError]:
+    found: dict[Path, _Found] = {}
+    for given in paths:
+        if not given.exists():
+            return Failure(PathNotFound(str(given)))
+        root = given.resolve()
+        if root.is_file():
+            found.setdefault(root, _Found(root, root.name))
+            continue
+        for path in sorted(root.rglob("*")):
+            relative = path.relative_to(root)
+            hidden = any(part.startswith(".") for part in relative.parts)
+            if path.is_file() and not hidden and path.suffix.lower() in INDEXED_SUFFIXES:
+                found.setdefault(path, _Found(path, f"{root.name}/{relative.as_posix()}"))
+    return Success(tuple(found.values()))
+
+
+def _in_temporary_copy(
+    database: Path,
+    settings: dict[str, str],
+    update: Callable[[sqlite3.Connection], Result[IndexReport, SourceError]],
+) -> Result[IndexReport, SourceError]:
+    try:
+        database.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary_name = tempfile.mkstemp(prefix=f".{database.name}.", suffix=".tmp", dir=database.parent)
+        os.close(handle)
+    except OSError as exc:
+        return Failure(IndexWriteFailed(str(database), str(exc), exc))
+    temporary = Path(temporary_name)
+    try:
+        result = _build(database, temporary, settings, update)
+        if isinstance(result, Success):
+            os.replace(temporary, database)
+        return result
+    except (OSError, sqlite3.Error) as exc:
+        return Failure(IndexWriteFailed(str(database), str(exc), exc))
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _build(
+    database: Path,
+    temporary: Path,
+    settings: dict[str, str],
+    update: Callable[[sqlite3.Connection], Result[IndexReport, SourceError]],
+) -> Result[IndexReport, SourceError]:
+    connection = connect(temporary)
+    try:
+        if database.exists():
+            previous = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                stored = read_settings(previous, database)
+                if isinstance(stored, Success):
+                    previous.backup(connection)
+            finally:
+                previous.close()
+            if isinstance(stored, Failure):
+                return stored
+            mismatch = _mismatch(database, stored.unwrap(), settings)
+            if mismatch is not None:
+                return Failure(mismatch)
+        else:
+            create_schema(connection, settings)
+        connection.execute("BEGIN")
+        result = update(connection)
+        connection.execute("COMMIT" if isinstance(result, Success) else "ROLLBACK")
+        return result
+    finally:
+        connection.close()
+
+
+def _mismatch(database: Path, stored: dict[str, str], wanted: dict[str, str]) -> IndexSettingsMismatch | None:
+    for key, value in wanted.items():
+        if stored.get(key) != value:
+            return IndexSettingsMismatch(str(database), key, stored.get(key, "?"), value)
+    return None
+
+
+def _update(
+    connection: sqlite3.Connection,
+    database: Path,
+    roots: Sequence[Path],
+    found: tuple[_Found, ...],
+    settings: dict[str, str],
+    trust_tier: str,
+    progress: Progress | None,
+) -> Result[IndexReport, SourceError]:
+    stored = {
+        str(path): _Stored(source, mtime_ns, size, sha)
+        for path, source, mtime_ns, size, sha in connection.execute(
+            "SELECT path, source, mtime_ns, size, sha256 FROM files"
+        )
+    }
+    removed = _remove_missing(connection, roots, {str(item.path) for item in found}, stored)
+    labels = {record.source: path for path, record in stored.items() if path not in removed}
+    chunked: list[str] = []
+    touched: list[str] = []
+    unchanged: list[str] = []
+    to_read = []
+    for item in found:
+        stat = item.path.stat()
+        previous = stored.get(str(item.path))
+        if previous is not None and (previous.mtime_ns, previous.size) == (stat.st_mtime_ns, stat.st_size):
+            unchanged.append(str(item.path))
+        else:
+            to_read.append((item, stat.st_mtime_ns, stat.st_size, previous))
+    for done, (item, mtime_ns, size, previous) in enumerate(to_read, start=1):
+        try:
+            data = item.path.read_bytes()
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return Failure(UnreadableFile(str(item.path), str(exc), exc))
+        sha = hashlib.sha256(data).hexdigest()
+        if previous is not None and previous.sha256 == sha:
+            connection.execute(
+                "UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", (mtime_ns, size, str(item.path))
+            )
+            touched.append(str(item.path))
+        else:
+            label = previous.source if previous is not None else _free_label(labels, item)
+            labels[label] = str(item.path)
+            written = _write_file(connection, item.path, label, mtime_ns, size, sha, text, settings, trust_tier)
+            if isinstance(written, Failure):
+                return written
+            chunked.append(str(item.path))
+        if progress is not None:
+            reported = _report(database, progress, done, len(to_read), str(item.path))
+            if isinstance(reported, Failure):
+                return reported
+    (passages,) = connection.execute("SELECT count(*) FROM passages").fetchone()
+    return Success(
+        IndexReport(str(database), tuple(chunked), tuple(touched), tuple(unchanged), tuple(sorted(removed)), passages)
+    )
+
+
+def _report(database: Path, progress: Progress, done: int, total: int, path: str) -> Result[None, SourceError]:
+    try:
+        progress(done, total, path)
+    except Exception as exc:  # noqa: BLE001 - the caller's progress callback; keep the cause
+        return Failure(IndexWriteFailed(str(database), f"the progress callback raised {exc!r}", exc))
+    return Success(None)
+
+
+def _free_label(labels: dict[str, str], item: _Found) -> str:
+    # Two folders with the same name would give the same label; the later file keeps its full path.
+    owner = labels.get(item.label)
+    return item.label if owner is None or owner == str(item.path) else str(item.path)
+
+
+def _remove_missing(
+    connection: sqlite3.Connection, roots: Sequence[Path], present: set[str], stored: dict[str, _Stored]
+) -> set[str]:
+    resolved = [root.resolve() for root in roots]
+    gone = {
+        path
+        for path in stored
+        if path not in present and any(Path(path) == root or Path(path).is_relative_to(root) for root in resolved)
+    }
+    connection.executemany("DELETE FROM passages WHERE path = ?", [(path,) for path in gone])
+    connection.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in gone])
+    return gone
+
+
+def _write_file(
+    connection: sqlite3.Connection,
+    path: Path,
+    label: str,
+    mtime_ns: int,
+    size: int,
+    sha: str,
+    text: str,
+    settings: dict[str, str],
+    trust_tier: str,
+) -> Result[None, SourceError]:
+    kind = kind_of(path)
+    chunked = document_passages(
+        label, kind, text, max_tokens=int(settings["max_tokens"]), encoding=settings["encoding"], trust_tier=trust_tier
+    )
+    if isinstance(chunked, Failure):
+        return chunked
+    # Files carry no portable creation time; both stamps are the file's modification time.
+    stamp = datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC).isoformat()
+    connection.execute("DELETE FROM passages WHERE path = ?", (str(path),))
+    connection.execute(
+        "INSERT OR REPLACE INTO files(path, source, kind, trust_tier, mtime_ns, size, sha256)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (str(path), label, kind, trust_tier, mtime_ns, size, sha),
+    )
+    connection.executemany(
+        "INSERT INTO passages(passage_id, path, source, ordinal, kind, trust_tier, created_at, updated_at,"
+        " content_hash, tokens, text, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [_row(passage, path, label, kind, stamp) for passage in chunked.unwrap()],
+    )
+    return Success(None)
+
+
+def _row(passage: DocumentPassage, path: Path, label: str, kind: str, stamp: str) -> tuple[object, ...]:
+    return (
+        passage.passage_id, str(path), label, passage.ordinal, kind, passage.trust_tier, stamp, stamp,
+        passage.content_hash, passage.tokens, passage.text, passage.metadata,
+    )
