@@ -1,0 +1,347 @@
+"""subtract_to_fit / fit_async: examples for each shortcoming of the source package we fix."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import gc
+import json
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.thrift import (
+    CountingFailed,
+    DuplicateId,
+    EstimatorRaised,
+    Image,
+    InvalidItemField,
+    InvalidOption,
+    Memory,
+    Message,
+    ThriftOptions,
+    Thought,
+    Tool,
+    ToolCall,
+    UnmeasurableContent,
+    WorkingRetrievable,
+    WorkingSet,
+    fit_async,
+    subtract_to_fit,
+)
+from thrift_fp.tokens import TokenCount, TokenError, UnknownEncoding, count_tokens
+
+AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def at(minutes: int) -> datetime:
+    return AT + timedelta(minutes=minutes)
+
+
+def tokens(text: str) -> int:
+    return count_tokens(text).unwrap().tokens
+
+
+def busy_set() -> WorkingSet:
+    return WorkingSet(
+        system_prompt="You are a careful assistant.",
+        standing_instructions=("Answer in English.",),
+        messages=tuple(Message(f"m{i}", f"message number {i} " * 8, at(i)) for i in range(8)),
+        memories=(Memory("the user likes tea " * 5, 0.2), Memory("the user is called Ada", 0.9)),
+        retrievables=tuple(
+            WorkingRetrievable(f"passage {i} " * 30, id=f"r{i}", score=i / 10) for i in range(6)
+        ),
+        thoughts=(Thought("t-old", "earlier idea " * 5, at(0)), Thought("t-now", "current idea", at(9), True)),
+        tools=(Tool("search", "Search the web for pages " * 3, 1), Tool("calc", "Do arithmetic", 2),
+               Tool("mail", "Send an email", 0)),
+        tool_calls=(ToolCall("c1", 40, 1), ToolCall("c2", 40, 2, True), ToolCall("c3", 40, 3, True)),
+        image=Image("chart.png", 255),
+    )
+
+
+@dataclass
+class CountingEstimate:
+    """A retrievable whose own estimator counts its calls (mutable on purpose, for the test)."""
+
+    content: str
+    id: str
+    score: float = 0.5
+    size_unknown: bool = False
+    calls: list[str] = field(default_factory=list)
+
+    def estimate_tokens(self, encoding: str) -> int:
+        self.calls.append(encoding)
+        return len(self.content.split())
+
+
+def test_input_is_untouched() -> None:
+    ws = busy_set()
+    before = copy.deepcopy(ws)
+    items = (ws.messages, ws.memories, ws.retrievables, ws.thoughts, ws.tools, ws.tool_calls, ws.image)
+    fitted = subtract_to_fit(ws, 700, ["search", "calc"]).unwrap()
+    assert fitted.working_set != ws
+    assert ws == before
+    assert (ws.messages, ws.memories, ws.retrievables, ws.thoughts, ws.tools, ws.tool_calls, ws.image) == items
+
+
+def test_idempotent_including_image_and_tools() -> None:
+    ws = busy_set()
+    for window in (120, 400, 700, 1500, 5000):
+        first = subtract_to_fit(ws, window, ["search", "calc"]).unwrap()
+        again = subtract_to_fit(first.working_set, window, ["search", "calc"]).unwrap()
+        assert again.working_set == first.working_set
+        assert again.working_set.image == first.working_set.image
+        assert again.working_set.visible_tool_names == first.working_set.visible_tool_names
+        assert all(not bucket.ids for bucket in again.trace.buckets)
+
+
+def test_each_item_measured_at_most_once() -> None:
+    items = tuple(CountingEstimate("word " * (i + 1), f"r{i}", score=i / 50) for i in range(50))
+    fitted = subtract_to_fit(WorkingSet(retrievables=items), 60).unwrap()
+    assert fitted.trace.buckets[5].ids  # something was shed, yet:
+    assert all(item.calls == ["cl100k_base"] for item in items)
+
+
+def test_size_unknown_never_measured_nor_kept() -> None:
+    unknown = CountingEstimate("huge " * 10, "u", score=1.0, size_unknown=True)
+    known = CountingEstimate("small", "k", score=0.0)
+    fitted = subtract_to_fit(WorkingSet(retrievables=(unknown, known)), 10**6).unwrap()
+    assert fitted.working_set.retrievables == (known,)
+    assert unknown.calls == []
+    assert fitted.trace.buckets[0].ids == ("u",)
+
+
+def test_pairs_leave_together() -> None:
+    messages = (
+        Message("q", "what is the weather " * 5, at(0), role="user"),
+        Message("call", "calling weather tool " * 5, at(1), role="assistant", pair_id="w"),
+        Message("note", "some note " * 5, at(2), role="assistant"),
+        Message("result", "sunny and warm " * 5, at(3), role="tool", pair_id="w"),
+        Message("answer", "it is sunny", at(4), role="assistant"),
+    )
+    ws = WorkingSet(messages=messages)
+    total = sum(tokens(message.content) for message in messages)
+    fitted = subtract_to_fit(ws, total - tokens(messages[0].content) - 1, None, reserve_none()).unwrap()
+    kept = [message.id for message in fitted.working_set.messages]
+    # Shedding "call" forces its result out too, and "note" between them (older than "result").
+    assert kept == ["answer"]
+    assert fitted.trace.buckets[8].ids == ("q", "call", "note", "result")
+
+
+def test_pair_with_the_newest_message_is_kept() -> None:
+    messages = (
+        Message("old", "old chatter " * 20, at(0)),
+        Message("call", "calling " * 20, at(1), pair_id="p"),
+        Message("result", "result", at(2), pair_id="p"),
+    )
+    fitted = subtract_to_fit(WorkingSet(messages=messages), 1, None, reserve_none()).unwrap()
+    assert [message.id for message in fitted.working_set.messages] == ["call", "result"]
+    assert fitted.trace.refused
+
+
+def reserve_none() -> ThriftOptions:
+    return ThriftOptions(output_reserve=0)
+
+
+@dataclass(frozen=True)
+class AsyncEstimate:
+    content: str
+    id: str
+    awaited: list[str]
+
+    async def estimate_tokens(self, encoding: str) -> int:
+        self.awaited.append(encoding)
+        return 3
+
+
+def test_fit_async_awaits_estimates() -> None:
+    awaited: list[str] = []
+    item = AsyncEstimate("a rather long body " * 50, "a", awaited)
+    fitted = asyncio.run(fit_async(WorkingSet(retrievables=(item,)), 1000)).unwrap()
+    assert awaited == ["cl100k_base"]
+    assert fitted.trace.total_after == 3
+
+
+def test_sync_fit_measures_the_string_and_never_awaits() -> None:
+    awaited: list[str] = []
+    item = AsyncEstimate("a rather long body " * 50, "a", awaited)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fitted = subtract_to_fit(WorkingSet(retrievables=(item,)), 1000).unwrap()
+        gc.collect()
+    assert awaited == []
+    assert fitted.trace.total_after == tokens(item.content)
+    assert not [w for w in caught if "never awaited" in str(w.message)]
+
+
+def test_fit_async_reports_a_raising_awaitable() -> None:
+    class Broken:
+        content = "body"
+
+        async def estimate_tokens(self, encoding: str) -> int:
+            raise OSError("disk gone")
+
+    error = asyncio.run(fit_async(WorkingSet(retrievables=(Broken(),)), 100)).failure()
+    assert isinstance(error, EstimatorRaised)
+    assert isinstance(error.cause, OSError)
+    assert "retrievable[0]" in error.message
+
+
+def test_estimate_results_that_count_and_those_that_fall_back() -> None:
+    class Estimating:
+        def __init__(self, content: str, value: object) -> None:
+            self.content = content
+            self.value = value
+
+        def estimate_tokens(self, encoding: str) -> object:
+            return self.value
+
+    failed: Result[TokenCount, TokenError] = Failure(UnknownEncoding("x", ()))
+    cases: list[tuple[object, int]] = [
+        (7, 7),
+        (TokenCount(8, "cl100k_base", "exact"), 8),
+        (Success(TokenCount(9, "cl100k_base", "exact")), 9),
+        (Success(10), 10),
+        (True, tokens("hello world")),
+        (-1, tokens("hello world")),
+        ("12", tokens("hello world")),
+        (failed, tokens("hello world")),
+    ]
+    for value, expected in cases:
+        ws = WorkingSet(retrievables=(Estimating("hello world", value),))
+        assert subtract_to_fit(ws, 1000).unwrap().trace.total_after == expected, value
+
+
+def test_retrievable_like_item_with_own_str_is_measured_by_it() -> None:
+    class Body:
+        def __str__(self) -> str:
+            return "not what the record renders"
+
+    class RecordLike:
+        content = Body()
+        id = "rec"
+
+        def __str__(self) -> str:
+            return "rendered body of the record"
+
+    fitted = subtract_to_fit(WorkingSet(retrievables=(RecordLike(),)), 1000).unwrap()
+    assert fitted.trace.total_after == tokens("rendered body of the record")
+
+
+def test_content_without_a_string_form_is_an_error_naming_the_item() -> None:
+    class Opaque:
+        pass
+
+    @dataclass(frozen=True)
+    class OpaqueMessage:
+        id: str
+        content: object
+        created_at: datetime
+
+    result = subtract_to_fit(WorkingSet(messages=(OpaqueMessage("m-opaque", Opaque(), AT),)), 100)
+    failure = result.failure()
+    assert isinstance(failure, UnmeasurableContent)
+    assert "m-opaque" in failure.message and "Opaque" in failure.message
+
+
+def test_raising_str_keeps_the_cause() -> None:
+    class Exploding:
+        def __str__(self) -> str:
+            raise ValueError("boom")
+
+    class Passage:
+        content = Exploding()
+        id = "p-x"
+
+    failure = subtract_to_fit(WorkingSet(retrievables=(Passage(),)), 100).failure()
+    assert isinstance(failure, UnmeasurableContent)
+    assert isinstance(failure.cause, ValueError)
+    assert "p-x" in failure.message
+
+
+def test_raising_estimator_is_an_error_with_its_cause() -> None:
+    class Raising:
+        content = "text"
+        id = "bad"
+
+        def estimate_tokens(self, encoding: str) -> int:
+            raise RuntimeError("nope")
+
+    failure = subtract_to_fit(WorkingSet(retrievables=(Raising(),)), 100).failure()
+    assert isinstance(failure, EstimatorRaised)
+    assert isinstance(failure.cause, RuntimeError)
+    assert "'bad'" in failure.message
+
+
+def test_duplicate_ids_name_the_duplicate() -> None:
+    cases = [
+        WorkingSet(messages=(Message("x", "a", AT), Message("x", "b", AT))),
+        WorkingSet(retrievables=(WorkingRetrievable("a", id="x"), WorkingRetrievable("b", id="x"))),
+        WorkingSet(thoughts=(Thought("x", "a", AT), Thought("x", "b", AT))),
+        WorkingSet(tool_calls=(ToolCall("x", 1, 1), ToolCall("x", 1, 2))),
+        WorkingSet(tools=(Tool("x", "a"), Tool("x", "b"))),
+        WorkingSet(memories=(Memory("a", id="x"), Memory("b", id="x"))),
+    ]
+    for ws in cases:
+        failure = subtract_to_fit(ws, 100).failure()
+        assert isinstance(failure, DuplicateId)
+        assert "'x'" in failure.message
+
+
+def test_invalid_fields_and_options_are_errors() -> None:
+    bad_score = WorkingSet(retrievables=(WorkingRetrievable("a", id="r", score=float("nan")),))
+    assert isinstance(subtract_to_fit(bad_score, 100).failure(), InvalidItemField)
+    bad_cost = WorkingSet(tool_calls=(ToolCall("c", -1, 1),))
+    assert isinstance(subtract_to_fit(bad_cost, 100).failure(), InvalidItemField)
+    options = ThriftOptions(this_turn_result_keep=-1)
+    assert isinstance(subtract_to_fit(WorkingSet(), 100, None, options).failure(), InvalidOption)
+    unknown = subtract_to_fit(WorkingSet(), 100, encoding="no-such-encoding").failure()
+    assert isinstance(unknown, CountingFailed)
+    assert "no-such-encoding" in unknown.message
+
+
+def test_bounded_refusal_keeps_the_floor() -> None:
+    ws = WorkingSet(
+        system_prompt="a long system prompt " * 50,
+        messages=(Message("old", "old " * 20, at(0)), Message("new", "new message", at(1))),
+        retrievables=(WorkingRetrievable("passage", id="r"),),
+    )
+    fitted = subtract_to_fit(ws, 50).unwrap()
+    trace = fitted.trace
+    assert (trace.fits, trace.refused) == (False, True)
+    assert fitted.working_set.system_prompt == ws.system_prompt
+    assert [message.id for message in fitted.working_set.messages] == ["new"]
+    assert fitted.working_set.retrievables == ()
+
+
+def test_tools_hidden_by_shed_rank_protected_last() -> None:
+    tools = (Tool("a", "alpha " * 10, 0), Tool("b", "beta " * 10, 0), Tool("c", "gamma " * 10, 5),
+             Tool("keep", "kept " * 10, -1))
+    ws = WorkingSet(tools=tools)
+    options = ThriftOptions(output_reserve=0, protected_tool_names=frozenset({"keep"}))
+    fitted = subtract_to_fit(ws, 1, ["keep", "a", "b", "c"], options).unwrap()
+    # Ties (a, b) go least relevant first; the protected tool is hidden last.
+    assert fitted.trace.buckets[10].ids == ("b", "a", "c", "keep")
+    assert fitted.working_set.visible_tools() == ()
+
+
+def test_tool_shortlist_and_this_turn_keep() -> None:
+    ws = busy_set()
+    fitted = subtract_to_fit(ws, 10**6, ["calc"]).unwrap()
+    assert [tool.name for tool in fitted.working_set.visible_tools()] == ["calc"]
+    assert fitted.trace.buckets[2].ids == ("search", "mail")
+    assert len(fitted.working_set.tools) == 3  # hidden, still callable
+    tight = subtract_to_fit(ws, 1, ["calc"], ThriftOptions(this_turn_result_keep=1)).unwrap()
+    assert [call.ref for call in tight.working_set.tool_calls] == ["c3"]
+
+
+def test_trace_is_json() -> None:
+    fitted = subtract_to_fit(busy_set(), 400, ["search"]).unwrap()
+    decoded = json.loads(fitted.trace.to_json())
+    assert decoded == fitted.trace.as_dict()
+    assert [bucket["bucket"] for bucket in decoded["buckets"]] == [
+        "retrievables-size-unknown", "thoughts", "tools", "image", "tool-calls", "retrievables",
+        "memories", "messages", "messages", "thoughts-shed", "tools-shed",
+    ]
