@@ -108,11 +108,60 @@ def index_paths(
     if isinstance(found, Failure):
         return found
     settings = {"encoding": encoding, "max_tokens": str(max_tokens)}
+    untouched = _nothing_to_do(database, paths, found.unwrap(), settings)
+    if untouched is not None:
+        return Success(untouched)
     return _in_temporary_copy(
         database,
         settings,
         lambda connection: _update(connection, database, paths, found.unwrap(), settings, trust_tier, progress),
     )
+
+
+def _nothing_to_do(
+    database: Path, roots: Sequence[Path], found: tuple[_Found, ...], settings: dict[str, str]
+) -> IndexReport | None:
+    # The common case, nothing changed, needs no copy of the index: answer from a read-only look.
+    if not database.is_file():
+        return None
+    try:
+        connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            stored_settings = read_settings(connection, database)
+            if isinstance(stored_settings, Failure) or _mismatch(database, stored_settings.unwrap(), settings):
+                return None
+            stored = _stored_files(connection)
+            (passages,) = connection.execute("SELECT count(*) FROM passages").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return None  # the full run meets the same problem and reports it as a value
+    for item in found:
+        previous = stored.get(str(item.path))
+        stat = item.path.stat()
+        if previous is None or (previous.mtime_ns, previous.size) != (stat.st_mtime_ns, stat.st_size):
+            return None
+    if _gone(roots, {str(item.path) for item in found}, stored):
+        return None
+    return IndexReport(str(database), (), (), tuple(str(item.path) for item in found), (), passages)
+
+
+def _stored_files(connection: sqlite3.Connection) -> dict[str, _Stored]:
+    return {
+        str(path): _Stored(source, mtime_ns, size, sha)
+        for path, source, mtime_ns, size, sha in connection.execute(
+            "SELECT path, source, mtime_ns, size, sha256 FROM files"
+        )
+    }
+
+
+def _gone(roots: Sequence[Path], present: set[str], stored: dict[str, _Stored]) -> set[str]:
+    resolved = [root.resolve() for root in roots]
+    return {
+        path
+        for path in stored
+        if path not in present and any(Path(path) == root or Path(path).is_relative_to(root) for root in resolved)
+    }
 
 
 def _collect(paths: Sequence[Path]) -> Result[tuple[_Found, ...], SourceError]:
@@ -202,13 +251,10 @@ def _update(
     trust_tier: str,
     progress: Progress | None,
 ) -> Result[IndexReport, SourceError]:
-    stored = {
-        str(path): _Stored(source, mtime_ns, size, sha)
-        for path, source, mtime_ns, size, sha in connection.execute(
-            "SELECT path, source, mtime_ns, size, sha256 FROM files"
-        )
-    }
-    removed = _remove_missing(connection, roots, {str(item.path) for item in found}, stored)
+    stored = _stored_files(connection)
+    removed = _gone(roots, {str(item.path) for item in found}, stored)
+    connection.executemany("DELETE FROM passages WHERE path = ?", [(path,) for path in removed])
+    connection.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in removed])
     labels = {record.source: path for path, record in stored.items() if path not in removed}
     chunked: list[str] = []
     touched: list[str] = []
@@ -262,20 +308,6 @@ def _free_label(labels: dict[str, str], item: _Found) -> str:
     # Two folders with the same name would give the same label; the later file keeps its full path.
     owner = labels.get(item.label)
     return item.label if owner is None or owner == str(item.path) else str(item.path)
-
-
-def _remove_missing(
-    connection: sqlite3.Connection, roots: Sequence[Path], present: set[str], stored: dict[str, _Stored]
-) -> set[str]:
-    resolved = [root.resolve() for root in roots]
-    gone = {
-        path
-        for path in stored
-        if path not in present and any(Path(path) == root or Path(path).is_relative_to(root) for root in resolved)
-    }
-    connection.executemany("DELETE FROM passages WHERE path = ?", [(path,) for path in gone])
-    connection.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in gone])
-    return gone
 
 
 def _write_file(
