@@ -1,0 +1,202 @@
+"""The closed union of errors the records layer returns as values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from thrift_fp.tokens import TokenError
+
+# Long values are cut in messages so a bad multi-megabyte JSON field stays readable.
+_SHOWN_CHARS = 60
+
+
+def shown(value: object) -> str:
+    """A short ``repr`` of ``value`` for error messages.
+
+    >>> shown("x" * 100)[-20:]
+    'xxxxx... (102 chars)'
+    """
+    text = repr(value)
+    if len(text) <= _SHOWN_CHARS:
+        return text
+    return f"{text[:_SHOWN_CHARS]}... ({len(text)} chars)"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldProblem:
+    """One invalid field of a raw retrievable: the field's name and why it is wrong."""
+
+    field: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.field}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidRetrievable:
+    """A raw retrievable broke one or more rules; ``problems`` lists every one."""
+
+    problems: tuple[FieldProblem, ...]
+
+    @property
+    def fields(self) -> frozenset[str]:
+        return frozenset(problem.field for problem in self.problems)
+
+    @property
+    def message(self) -> str:
+        count = len(self.problems)
+        lines = "\n".join(f"  - {problem.message}" for problem in self.problems)
+        return f"invalid retrievable ({count} problem{'s' if count != 1 else ''}):\n{lines}"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidStoreId:
+    """A store id that is empty, contains NUL, or would escape the store's folder."""
+
+    id: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"invalid store id {shown(self.id)}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class ValueNotFound:
+    """Nothing is stored under ``id``."""
+
+    store: str
+    id: str
+
+    @property
+    def message(self) -> str:
+        return f"no value stored under id {shown(self.id)} in {self.store}"
+
+
+@dataclass(frozen=True, slots=True)
+class NotUtf8:
+    """Bytes written to (or found in) a store are not valid UTF-8 text."""
+
+    id: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"value for id {shown(self.id)} is not UTF-8 text: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class StoreFailed:
+    """The file system or database refused an operation, or the caller's byte iterable raised."""
+
+    operation: str
+    id: str
+    reason: str
+    cause: BaseException | None = None
+
+    @property
+    def message(self) -> str:
+        return f"{self.operation} of id {shown(self.id)} failed: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class LineOutOfRange:
+    """``line(i)`` asked for a line the body does not have."""
+
+    id: str
+    index: int
+    line_count: int
+
+    @property
+    def message(self) -> str:
+        return f"line {self.index} of {shown(self.id)} does not exist; it has {self.line_count} lines (0-based)"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidLineRange:
+    """A negative count or range bound passed to head/tail/cat."""
+
+    operation: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.operation}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidPattern:
+    """A grep pattern that is not a valid regular expression."""
+
+    pattern: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"grep pattern {shown(self.pattern)} is not a valid regular expression: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateRetrievableId:
+    """Two retrievables in one batch share an id."""
+
+    id: str
+
+    @property
+    def message(self) -> str:
+        return f"duplicate retrievable id {shown(self.id)} in one batch; ids must be unique"
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotUnsupported:
+    """A retrievable whose content cannot be written to a snapshot faithfully."""
+
+    id: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"retrievable {shown(self.id)} cannot be snapshotted: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidSnapshot:
+    """A snapshot that does not have the shape ``to_snapshot`` writes."""
+
+    field: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"invalid snapshot at {self.field}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class UnresolvableReader:
+    """A reader descriptor that names no store this process can open."""
+
+    store: str
+    location: str
+    id: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"cannot reopen {self.store} store at {shown(self.location)} for id {shown(self.id)}: {self.reason}"
+
+
+StoreError = InvalidStoreId | ValueNotFound | NotUtf8 | StoreFailed | LineOutOfRange
+
+SnapshotError = SnapshotUnsupported | InvalidSnapshot | UnresolvableReader
+
+RecordError = (
+    InvalidRetrievable
+    | StoreError
+    | SnapshotError
+    | InvalidLineRange
+    | InvalidPattern
+    | DuplicateRetrievableId
+    | TokenError
+)

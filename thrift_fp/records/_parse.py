@@ -1,0 +1,183 @@
+"""Turning untrusted input (often decoded JSON) into a ``Retrievable``, reporting every problem."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Final, Required, TypedDict, TypeVar
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.records._artifact import SpooledArtifact
+from thrift_fp.records._errors import FieldProblem, InvalidRetrievable, shown
+from thrift_fp.records._retrievable import Retrievable
+from thrift_fp.records._tier import TRUST_TIERS, TrustTier
+from thrift_fp.records._timestamps import parse_timestamp
+from thrift_fp.tokens import Tokenizable
+
+
+class RawRetrievable(TypedDict, total=False):
+    """The input ``parse_retrievable`` expects (field names are snake_case)."""
+
+    id: Required[str]
+    content: Required[str | Tokenizable | SpooledArtifact]
+    trust_tier: Required[TrustTier]
+    created_at: Required[str | int | float | datetime]
+    updated_at: Required[str | int | float | datetime]
+    source: str | None
+    kind: str | None
+    score: float | int | None
+    inline: bool
+    artifact_constructor: str | None
+
+
+FIELDS: Final = (
+    "id",
+    "content",
+    "trust_tier",
+    "created_at",
+    "updated_at",
+    "source",
+    "kind",
+    "score",
+    "inline",
+    "artifact_constructor",
+)
+REQUIRED: Final = frozenset(FIELDS[:5])
+# The seed's TypeScript spelling, so a camelCase payload gets a pointed hint.
+_SEED_SPELLINGS: Final = {
+    "trustTier": "trust_tier",
+    "createdAt": "created_at",
+    "updatedAt": "updated_at",
+    "artifactConstructor": "artifact_constructor",
+}
+_TIERS_TEXT: Final = ", ".join(repr(tier) for tier in TRUST_TIERS)
+
+_Value = TypeVar("_Value")
+
+
+def parse_retrievable(raw: RawRetrievable | Mapping[str, object] | object) -> Result[Retrievable, InvalidRetrievable]:
+    """Validate ``raw`` strictly; the failure lists every problem with its field and reason.
+
+    Timestamps follow ``parse_timestamp`` (ISO-8601 with offset, epoch seconds or milliseconds,
+    aware datetimes; stored as aware UTC). ``None`` for an optional field means absent.
+    Never raises on JSON-like input.
+
+    >>> r = parse_retrievable({"id": "w1", "content": "Paris is in France.",
+    ...     "trust_tier": "third-party-public", "source": "https://example.org/paris",
+    ...     "kind": "web-page", "score": 0.82, "created_at": "2023-01-01T00:00:00+01:00",
+    ...     "updated_at": 1700000000000}).unwrap()
+    >>> r.created_at.isoformat(), r.updated_at.isoformat()
+    ('2022-12-31T23:00:00+00:00', '2023-11-14T22:13:20+00:00')
+    >>> print(parse_retrievable({"id": "", "content": "x", "score": float("nan"),
+    ...     "createdAt": 0, "created_at": True, "updated_at": 0}).failure().message)
+    invalid retrievable (5 problems):
+      - createdAt: unknown field; did you mean 'created_at'?
+      - id: must be a non-empty string, got ''
+      - trust_tier: is required and has no default; choose one of 'first-party', 'third-party-public', 'third-party-private'
+      - created_at: a bool (True) is not a timestamp
+      - score: must be a finite number in [0, 1], got nan
+    """
+    if not isinstance(raw, Mapping):
+        reason = f"expected an object with the fields {', '.join(FIELDS)}; got {type(raw).__name__}"
+        return Failure(InvalidRetrievable((FieldProblem("(record)", reason),)))
+    problems = [_unknown(key) for key in raw if key not in FIELDS]
+
+    def take(name: str, check: Callable[[object], Result[_Value, str]]) -> _Value | None:
+        if raw.get(name) is None:
+            if name in REQUIRED:
+                problems.append(FieldProblem(name, _missing_reason(name)))
+            return None
+        checked = check(raw[name])
+        if isinstance(checked, Failure):
+            problems.append(FieldProblem(name, checked.failure()))
+            return None
+        return checked.unwrap()
+
+    id_ = take("id", _check_id)
+    content = take("content", _check_content)
+    tier = take("trust_tier", _check_tier)
+    created_at = take("created_at", parse_timestamp)
+    updated_at = take("updated_at", parse_timestamp)
+    source = take("source", _optional_text)
+    kind = take("kind", _optional_text)
+    score = take("score", _check_score)
+    inline = take("inline", _check_inline)
+    artifact_constructor = take("artifact_constructor", _optional_text)
+    if problems or id_ is None or content is None or tier is None or created_at is None or updated_at is None:
+        return Failure(InvalidRetrievable(tuple(problems)))
+    return Success(
+        Retrievable(
+            id=id_,
+            content=content,
+            trust_tier=tier,
+            created_at=created_at,
+            updated_at=updated_at,
+            source=source,
+            kind=kind,
+            score=score,
+            inline=bool(inline),
+            artifact_constructor=artifact_constructor,
+        )
+    )
+
+
+def _unknown(key: object) -> FieldProblem:
+    name = key if isinstance(key, str) else repr(key)
+    hint = _SEED_SPELLINGS.get(name)
+    if hint is not None:
+        return FieldProblem(name, f"unknown field; did you mean {hint!r}?")
+    return FieldProblem(name, f"unknown field; the fields are {', '.join(FIELDS)}")
+
+
+def _missing_reason(name: str) -> str:
+    if name == "trust_tier":
+        return f"is required and has no default; choose one of {_TIERS_TEXT}"
+    return "is required"
+
+
+def _check_id(value: object) -> Result[str, str]:
+    if isinstance(value, str) and value:
+        return Success(value)
+    return Failure(f"must be a non-empty string, got {shown(value)}")
+
+
+def _check_content(value: object) -> Result[str | Tokenizable | SpooledArtifact, str]:
+    if isinstance(value, str):
+        return Success(value) if value else Failure("must not be an empty string")
+    if isinstance(value, Tokenizable):
+        return Success(value)
+    if isinstance(value, SpooledArtifact):
+        for name, hint in (("byte_length_hint", value.byte_length_hint), ("line_count_hint", value.line_count_hint)):
+            if hint is not None and (isinstance(hint, bool) or hint < 0):
+                return Failure(f"spooled artifact's {name} must be a non-negative int, got {hint!r}")
+        return Success(value)
+    return Failure(f"must be a non-empty string, a Tokenizable or a SpooledArtifact, got {type(value).__name__} {shown(value)}")
+
+
+def _check_tier(value: object) -> Result[TrustTier, str]:
+    for tier in TRUST_TIERS:
+        if value == tier and isinstance(value, str):
+            return Success(tier)
+    return Failure(f"must be one of {_TIERS_TEXT}, got {shown(value)}")
+
+
+def _optional_text(value: object) -> Result[str, str]:
+    if isinstance(value, str) and value:
+        return Success(value)
+    return Failure(f"must be a non-empty string when given, got {shown(value)}")
+
+
+def _check_score(value: object) -> Result[float, str]:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return Failure(f"must be a number in [0, 1], got {type(value).__name__} {shown(value)}")
+    if isinstance(value, float) and not math.isfinite(value) or not 0 <= value <= 1:
+        return Failure(f"must be a finite number in [0, 1], got {shown(value)}")
+    return Success(float(value))
+
+
+def _check_inline(value: object) -> Result[bool, str]:
+    if isinstance(value, bool):
+        return Success(value)
+    return Failure(f"must be true or false, got {type(value).__name__} {shown(value)}")

@@ -1,0 +1,170 @@
+"""Snapshots: a retrievable as plain JSON data, and back (re-validated).
+
+Layout (``format`` names the version)::
+
+    {"format": "thrift_fp.retrievable/1", "id": ..., "trust_tier": ...,
+     "created_at": "<ISO-8601, UTC>", "updated_at": "...", "source": ..., "kind": ...,
+     "score": ..., "inline": ..., "artifact_constructor": ...,
+     "content": {"type": "text", "text": ...}
+              | {"type": "tokenizable", "text": ...}
+              | {"type": "spooled", "reader": {"store": ..., "location": ..., "id": ...},
+                 "byte_length_hint": ..., "line_count_hint": ...}}
+
+A spooled body is written as its reader's descriptor, never as its bytes; ``from_snapshot``
+reopens it (see ``open_reader``). A dynamic ``Tokenizable`` is code, not data, and a reader that
+cannot describe itself names no place to reopen: both are ``SnapshotUnsupported`` values rather
+than a snapshot that would come back different.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.records._artifact import SpooledArtifact
+from thrift_fp.records._errors import InvalidSnapshot, RecordError, SnapshotUnsupported, UnresolvableReader, shown
+from thrift_fp.records._folder_store import FolderStore
+from thrift_fp.records._parse import parse_retrievable
+from thrift_fp.records._reader import ReaderDescriptor, SpoolReader
+from thrift_fp.records._retrievable import Retrievable
+from thrift_fp.records._sqlite_store import SqliteStore
+from thrift_fp.records._store import ByteStore
+from thrift_fp.tokens import Tokenizable
+
+SNAPSHOT_FORMAT = "thrift_fp.retrievable/1"
+
+
+def to_snapshot(record: Retrievable) -> Result[dict[str, object], SnapshotUnsupported]:
+    """``record`` as JSON-serialisable data.
+
+    >>> import json
+    >>> from thrift_fp.records import parse_retrievable
+    >>> r = parse_retrievable({"id": "p1", "content": "Policy text.", "trust_tier": "first-party",
+    ...     "kind": "policy", "created_at": "2024-01-01T00:00:00Z", "updated_at": 1704067200}).unwrap()
+    >>> snapshot = to_snapshot(r).unwrap()
+    >>> snapshot["content"], snapshot["created_at"]
+    ({'type': 'text', 'text': 'Policy text.'}, '2024-01-01T00:00:00+00:00')
+    >>> from_snapshot(json.loads(json.dumps(snapshot))).unwrap() == r
+    True
+    """
+    content = record.content
+    encoded: dict[str, object]
+    if isinstance(content, str):
+        encoded = {"type": "text", "text": content}
+    elif isinstance(content, Tokenizable):
+        if not isinstance(content.value, str):
+            return Failure(SnapshotUnsupported(record.id, "its content is a dynamic Tokenizable (a function, not data)"))
+        encoded = {"type": "tokenizable", "text": content.value}
+    else:
+        descriptor = content.reader.describe()
+        if descriptor is None:
+            return Failure(SnapshotUnsupported(record.id, f"its reader {type(content.reader).__name__} cannot describe where its bytes live"))
+        encoded = {
+            "type": "spooled",
+            "reader": descriptor.to_json(),
+            "byte_length_hint": content.byte_length_hint,
+            "line_count_hint": content.line_count_hint,
+        }
+    return Success(
+        {
+            "format": SNAPSHOT_FORMAT,
+            "id": record.id,
+            "content": encoded,
+            "trust_tier": record.trust_tier,
+            "created_at": record.created_at.isoformat(),
+            "updated_at": record.updated_at.isoformat(),
+            "source": record.source,
+            "kind": record.kind,
+            "score": record.score,
+            "inline": record.inline,
+            "artifact_constructor": record.artifact_constructor,
+        }
+    )
+
+
+def from_snapshot(snapshot: object, *, stores: Iterable[ByteStore] = ()) -> Result[Retrievable, RecordError]:
+    """Rebuild a retrievable from ``to_snapshot`` output, validating it again.
+
+    Spooled content is reopened through ``open_reader(descriptor, stores)``.
+
+    >>> from thrift_fp.records import MemoryStore, SpooledArtifact, parse_retrievable
+    >>> store = MemoryStore()
+    >>> body = SpooledArtifact(store.write("u1", "uploaded\\nfile").unwrap(), 13, 2)
+    >>> r = parse_retrievable({"id": "u1", "content": body, "trust_tier": "third-party-private",
+    ...     "created_at": 0, "updated_at": 0}).unwrap()
+    >>> from_snapshot(to_snapshot(r).unwrap(), stores=[store]).unwrap() == r
+    True
+    >>> from_snapshot(to_snapshot(r).unwrap()).failure().message
+    "cannot reopen memory store at '...' for id 'u1': a memory store lives only in its process; pass it in stores="
+    >>> from_snapshot({"format": "other"}).failure().message
+    "invalid snapshot at format: expected 'thrift_fp.retrievable/1', got 'other'"
+    """
+    if not isinstance(snapshot, Mapping):
+        return Failure(InvalidSnapshot("(snapshot)", f"expected an object, got {type(snapshot).__name__}"))
+    if snapshot.get("format") != SNAPSHOT_FORMAT:
+        return Failure(InvalidSnapshot("format", f"expected {SNAPSHOT_FORMAT!r}, got {shown(snapshot.get('format'))}"))
+    content = _decode_content(snapshot.get("content"), tuple(stores))
+    if isinstance(content, Failure):
+        return content
+    raw = {key: value for key, value in snapshot.items() if key != "format"}
+    raw["content"] = content.unwrap()
+    parsed: Result[Retrievable, RecordError] = parse_retrievable(raw)
+    return parsed
+
+
+def open_reader(descriptor: ReaderDescriptor, stores: Iterable[ByteStore] = ()) -> Result[SpoolReader, RecordError]:
+    """The reader a descriptor names: a given store with the same kind and location first, else
+    a ``folder`` or ``sqlite`` store opened at the location. A ``memory`` store must be given.
+
+    >>> import tempfile
+    >>> from thrift_fp.records import FolderStore
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = FolderStore(folder).write("doc", "kept")
+    >>> open_reader(ReaderDescriptor("folder", folder, "doc")).unwrap().read_all().unwrap()
+    'kept'
+    """
+    for store in stores:
+        if store.kind == descriptor.store and store.location == descriptor.location:
+            given: Result[SpoolReader, RecordError] = store.read(descriptor.id)
+            return given
+    opened: Result[SpoolReader, RecordError]
+    if descriptor.store == "folder":
+        opened = FolderStore(descriptor.location).read(descriptor.id)
+    elif descriptor.store == "sqlite":
+        opened = SqliteStore(descriptor.location).read(descriptor.id)
+    else:
+        reason = (
+            "a memory store lives only in its process; pass it in stores="
+            if descriptor.store == "memory"
+            else "unknown store kind; pass a store with this kind and location in stores="
+        )
+        opened = Failure(UnresolvableReader(descriptor.store, descriptor.location, descriptor.id, reason))
+    return opened
+
+
+def _decode_content(value: object, stores: tuple[ByteStore, ...]) -> Result[object, RecordError]:
+    if not isinstance(value, Mapping):
+        return Failure(InvalidSnapshot("content", f"expected an object, got {type(value).__name__}"))
+    kind = value.get("type")
+    if kind in ("text", "tokenizable"):
+        text = value.get("text")
+        if not isinstance(text, str):
+            return Failure(InvalidSnapshot("content.text", f"expected a string, got {shown(text)}"))
+        return Success(text if kind == "text" else Tokenizable(text))
+    if kind != "spooled":
+        return Failure(InvalidSnapshot("content.type", f"expected 'text', 'tokenizable' or 'spooled', got {shown(kind)}"))
+    reader = value.get("reader")
+    if not isinstance(reader, Mapping) or not all(isinstance(reader.get(key), str) for key in ("store", "location", "id")):
+        return Failure(InvalidSnapshot("content.reader", f"expected {{'store', 'location', 'id'}} strings, got {shown(reader)}"))
+    hints = (value.get("byte_length_hint"), value.get("line_count_hint"))
+    if not all(hint is None or (isinstance(hint, int) and not isinstance(hint, bool)) for hint in hints):
+        return Failure(InvalidSnapshot("content", f"size hints must be integers or null, got {shown(hints)}"))
+    descriptor = ReaderDescriptor(str(reader["store"]), str(reader["location"]), str(reader["id"]))
+    return open_reader(descriptor, stores).map(
+        lambda opened: SpooledArtifact(
+            opened,
+            byte_length_hint=hints[0] if isinstance(hints[0], int) else None,
+            line_count_hint=hints[1] if isinstance(hints[1], int) else None,
+        )
+    )

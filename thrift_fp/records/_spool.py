@@ -1,0 +1,68 @@
+"""The auto-spool step: static, non-inline text moves into a byte store and gets size hints."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.records._artifact import SpooledArtifact
+from thrift_fp.records._errors import DuplicateRetrievableId, RecordError
+from thrift_fp.records._lines import size_hints
+from thrift_fp.records._retrievable import Retrievable
+from thrift_fp.records._store import ByteStore
+from thrift_fp.tokens import Tokenizable
+
+
+def spool_retrievable(record: Retrievable, store: ByteStore) -> Result[Retrievable, RecordError]:
+    """Spool ``record``'s text under its id when it is static text and not inline; else return it.
+
+    The hints are the UTF-8 byte length and ``len(text.splitlines())`` (``''`` has 0 lines,
+    ``'one\\ntwo'`` 7 bytes and 2 lines). The record id must be a valid store id (``check_id``).
+
+    >>> from thrift_fp.records import MemoryStore, parse_retrievable
+    >>> r = parse_retrievable({"id": "n1", "content": "one\\ntwo", "trust_tier": "first-party",
+    ...     "created_at": 0, "updated_at": 0}).unwrap()
+    >>> spooled = spool_retrievable(r, MemoryStore()).unwrap()
+    >>> spooled.content.byte_length_hint, spooled.content.line_count_hint, spooled.handle_mode
+    (7, 2, True)
+    """
+    content = record.content
+    if record.inline or isinstance(content, SpooledArtifact):
+        return Success(record)
+    if isinstance(content, Tokenizable):
+        if not isinstance(content.value, str):
+            return Success(record)
+        text = content.value
+    else:
+        text = content
+    byte_length, line_count = size_hints(text)
+    written: Result[Retrievable, RecordError] = store.write(record.id, text).map(
+        lambda reader: dataclasses.replace(record, content=SpooledArtifact(reader, byte_length, line_count))
+    )
+    return written
+
+
+def spool_retrievables(records: Iterable[Retrievable], store: ByteStore) -> Result[tuple[Retrievable, ...], RecordError]:
+    """Spool a working set's records; duplicate ids are an error value (checked before any write).
+
+    >>> from thrift_fp.records import MemoryStore, parse_retrievable
+    >>> r = parse_retrievable({"id": "d", "content": "x", "trust_tier": "first-party",
+    ...     "created_at": 0, "updated_at": 0}).unwrap()
+    >>> spool_retrievables([r, r], MemoryStore()).failure().message
+    "duplicate retrievable id 'd' in one batch; ids must be unique"
+    """
+    batch = tuple(records)
+    seen: set[str] = set()
+    for record in batch:
+        if record.id in seen:
+            return Failure(DuplicateRetrievableId(record.id))
+        seen.add(record.id)
+    spooled: list[Retrievable] = []
+    for record in batch:
+        result = spool_retrievable(record, store)
+        if isinstance(result, Failure):
+            return result
+        spooled.append(result.unwrap())
+    return Success(tuple(spooled))

@@ -1,0 +1,11 @@
+"""Trust tiers: who vouches for a retrieved record (no default; the producer must choose)."""
+
+from __future__ import annotations
+
+from typing import Final, Literal, get_args
+
+TrustTier = Literal["first-party", "third-party-public", "third-party-private"]
+
+# first-party: deployer-vetted corpora; third-party-public: open web, search results, public APIs;
+# third-party-private: user uploads, pasted attachments, partner APIs.
+TRUST_TIERS: Final[tuple[TrustTier, ...]] = get_args(TrustTier)
