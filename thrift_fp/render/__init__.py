@@ -1,3 +1,51 @@
-"""render layer."""
+"""Trust-tier rendering: retrieved records in envelopes that their content cannot break out of.
 
-__all__: list[str] = []
+``render_retrievables`` writes a safety directive, then one ``<retrieved_corpus>`` block of
+first-party records (input order), then third-party-public and third-party-private records, each in
+its own untrusted-content envelope (by ``created_at``, then id); blank lines separate blocks. Every
+envelope's tag name ends in a 128-bit nonce (`RandomNonce`, or `KeyedNonce` for prompt caching)
+that no rendered body contains, so no body can close or open an envelope. Attribute values are
+escaped; bodies are verbatim. ``fit_and_render`` fits a working set with every record priced at its
+exact rendered cost, then renders the survivors with the same nonces.
+"""
+
+from thrift_fp.render._choose import MAX_NONCE_ATTEMPTS
+from thrift_fp.render._directive import SAFETY_DIRECTIVE
+from thrift_fp.render._errors import (
+    BodyUnavailable,
+    RenderCountFailed,
+    DuplicateRecordId,
+    FitFailed,
+    NonceCollision,
+    NotRenderable,
+    RenderError,
+    WeakNonceKey,
+)
+from thrift_fp.render._escape import escape_attribute
+from thrift_fp.render._fit import FitRendered, PricedRetrievable, fit_and_render
+from thrift_fp.render._nonce import MIN_KEY_BYTES, NONCE_HEX_CHARS, KeyedNonce, NonceMode, RandomNonce
+from thrift_fp.render._render import Rendered, render_retrievables
+
+__all__ = [
+    "MAX_NONCE_ATTEMPTS",
+    "MIN_KEY_BYTES",
+    "NONCE_HEX_CHARS",
+    "SAFETY_DIRECTIVE",
+    "BodyUnavailable",
+    "RenderCountFailed",
+    "DuplicateRecordId",
+    "FitFailed",
+    "FitRendered",
+    "KeyedNonce",
+    "NonceCollision",
+    "NonceMode",
+    "NotRenderable",
+    "PricedRetrievable",
+    "RandomNonce",
+    "RenderError",
+    "Rendered",
+    "WeakNonceKey",
+    "escape_attribute",
+    "fit_and_render",
+    "render_retrievables",
+]

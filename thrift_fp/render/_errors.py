@@ -1,0 +1,122 @@
+"""The closed union of errors the render layer returns as values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from thrift_fp.records import RecordError
+from thrift_fp.thrift import ThriftError
+from thrift_fp.tokens import TokenError
+
+
+@dataclass(frozen=True, slots=True)
+class WeakNonceKey:
+    """A `KeyedNonce` key shorter than the 128 bits its nonces claim."""
+
+    key_bytes: int
+    minimum: int
+
+    @property
+    def message(self) -> str:
+        return (
+            f"KeyedNonce key has {self.key_bytes} bytes; at least {self.minimum} are needed"
+            " (e.g. secrets.token_bytes(32))"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateRecordId:
+    """Two records share an id, so their nonces (keyed by id) could not tell them apart."""
+
+    record_id: str
+
+    @property
+    def message(self) -> str:
+        return f"record id {self.record_id!r} appears more than once"
+
+
+@dataclass(frozen=True, slots=True)
+class NonceCollision:
+    """Every nonce drawn for a record occurred in some body (a body built to collide)."""
+
+    record_id: str
+    attempts: int
+
+    @property
+    def message(self) -> str:
+        return (
+            f"no usable nonce for record {self.record_id!r} after {self.attempts} draws:"
+            " each one occurred in a rendered body"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RenderCountFailed:
+    """The token layer could not count the rendered text."""
+
+    error: TokenError
+
+    @property
+    def message(self) -> str:
+        return f"token counting failed: {self.error.message}"
+
+    @property
+    def cause(self) -> BaseException | None:
+        return getattr(self.error, "cause", None)
+
+
+@dataclass(frozen=True, slots=True)
+class BodyUnavailable:
+    """A record's body (or handle text) could not be produced; ``error`` is the records layer's."""
+
+    record_id: str
+    error: RecordError
+
+    @property
+    def message(self) -> str:
+        return f"body of record {self.record_id!r} is unavailable: {self.error.message}"
+
+    @property
+    def cause(self) -> BaseException | None:
+        return getattr(self.error, "cause", None)
+
+
+@dataclass(frozen=True, slots=True)
+class NotRenderable:
+    """A working-set retrievable that is not a `Retrievable`: without a trust tier it has no envelope."""
+
+    index: int
+    type_name: str
+
+    @property
+    def message(self) -> str:
+        return (
+            f"retrievables[{self.index}] is a {self.type_name}, not a Retrievable;"
+            " only records with a trust tier can be rendered"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class FitFailed:
+    """The fit itself failed; ``error`` is the thrift layer's."""
+
+    error: ThriftError
+
+    @property
+    def message(self) -> str:
+        return f"fit failed: {self.error.message}"
+
+    @property
+    def cause(self) -> BaseException | None:
+        return getattr(self.error, "cause", None)
+
+
+RenderError = (
+    WeakNonceKey
+    | DuplicateRecordId
+    | NonceCollision
+    | BodyUnavailable
+    | RenderCountFailed
+    | NotRenderable
+    | FitFailed
+)

@@ -1,0 +1,220 @@
+"""`fit_and_render`: fit a working set with each retrievable priced at its exact rendered cost,
+then render the survivors with the same nonces, so what was budgeted is what is rendered.
+
+Pricing. A record is charged the tokens of its own envelope plus its trailing separator
+(`_envelope`). The directive and the ``<retrieved_corpus>`` wrapper are charged once, as the
+*render overhead*, which is set aside from the budget exactly like the output reserve (thrift's
+trace then shows ``reserve`` = output reserve + overhead). Every boundary between charged pieces
+is ``>`` or ``.`` + newlines + ``<``, which no tiktoken pre-tokenizer piece crosses, so for
+cl100k_base and o200k_base the rendered text's count is exactly the overhead present plus the
+survivors' charges; dropping a whole block only removes tokens, so the text never exceeds what
+was budgeted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.records import Retrievable
+from thrift_fp.render._choose import choose_nonces
+from thrift_fp.render._envelope import CORPUS_CLOSE, CORPUS_OPEN, DIRECTIVE_PIECE
+from thrift_fp.render._errors import RenderCountFailed, FitFailed, NotRenderable, RenderError
+from thrift_fp.render._layout import Entry
+from thrift_fp.render._nonce import NonceMode, RandomNonce
+from thrift_fp.render._render import Rendered, checked_nonce_mode, entries_of, render_entries
+from thrift_fp.thrift import Fitted, RetrievableLike, ThriftOptions, ThriftTrace, WorkingSet, resolve_budget, subtract_to_fit
+from thrift_fp.tokens import TokenEncoding, get_encoding
+
+
+@dataclass(frozen=True, slots=True)
+class PricedRetrievable:
+    """A record as thrift sees it during `fit_and_render`: its envelope text and that text's tokens.
+
+    ``content`` is the envelope (with its separator), so even a text measure of it is exact.
+
+    >>> from datetime import datetime, timezone
+    >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    >>> record = Retrievable("r1", "body", "first-party", when, when, score=0.5)
+    >>> priced = PricedRetrievable(record, "<retrieved_…>…", 9)
+    >>> (priced.id, priced.score, priced.size_unknown, priced.estimate_tokens("cl100k_base"))
+    ('r1', 0.5, False, 9)
+    """
+
+    record: Retrievable
+    content: str
+    tokens: int
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def score(self) -> float | None:
+        return self.record.score
+
+    @property
+    def size_unknown(self) -> bool:
+        return False
+
+    def estimate_tokens(self, encoding: str) -> int:
+        """The envelope's tokens, counted once before the fit (``encoding`` is the fit's own)."""
+        return self.tokens
+
+
+@dataclass(frozen=True, slots=True)
+class FitRendered:
+    """A fit and its render: the text, its exact tokens, the nonces, the fitted working set (with
+    the original records), thrift's trace, the input budget before the render overhead was set
+    aside, and that overhead (the directive and corpus wrapper tokens)."""
+
+    rendered: Rendered
+    working_set: WorkingSet
+    trace: ThriftTrace
+    budget: int
+    overhead: int
+
+    @property
+    def text(self) -> str:
+        return self.rendered.text
+
+    @property
+    def tokens(self) -> int:
+        return self.rendered.tokens
+
+
+def fit_and_render(
+    working_set: WorkingSet,
+    context_window: int | float,
+    relevant_tool_names: Sequence[str] | None = None,
+    options: ThriftOptions = ThriftOptions(),
+    *,
+    nonce: NonceMode = RandomNonce(),
+    encoding: str | None = None,
+) -> Result[FitRendered, RenderError]:
+    """Fit ``working_set`` (its retrievables priced as rendered) and render the surviving records.
+
+    Every retrievable must be a `Retrievable` (it needs a trust tier to be rendered). Size-unknown
+    records go to thrift as they are, and thrift excludes them unread. First-party survivors keep
+    their working-set order in the corpus. ``encoding`` defaults to ``options.encoding``.
+
+    >>> from datetime import datetime, timezone
+    >>> from thrift_fp.render import KeyedNonce
+    >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    >>> records = tuple(
+    ...     Retrievable(f"kb{i}", "Refunds take 30 days. " * 20 * (i + 1), "first-party", when, when,
+    ...                 score=1 - i / 10)
+    ...     for i in range(3)
+    ... )
+    >>> done = fit_and_render(WorkingSet(retrievables=records), 1400, nonce=KeyedNonce(bytes(32))).unwrap()
+    >>> [record.id for record in done.working_set.retrievables]
+    ['kb0', 'kb1']
+    >>> from thrift_fp.tokens import count_tokens
+    >>> done.tokens == count_tokens(done.text).unwrap().tokens <= done.budget
+    True
+    """
+    mode: Result[NonceMode, RenderError] = checked_nonce_mode(nonce)
+    name = encoding if encoding is not None else options.encoding
+    counter: Result[TokenEncoding, RenderError] = get_encoding(name).alt(RenderCountFailed)
+    return mode.bind(
+        lambda checked: counter.bind(
+            lambda enc: _fit_and_render(working_set, context_window, relevant_tool_names, options, checked, enc)
+        )
+    )
+
+
+def _records(items: Sequence[RetrievableLike]) -> Result[tuple[Retrievable, ...], RenderError]:
+    for index, item in enumerate(items):
+        if not isinstance(item, Retrievable):
+            return Failure(NotRenderable(index, type(item).__name__))
+    return Success(tuple(item for item in items if isinstance(item, Retrievable)))
+
+
+def _fit_and_render(
+    working_set: WorkingSet,
+    context_window: int | float,
+    relevant_tool_names: Sequence[str] | None,
+    options: ThriftOptions,
+    mode: NonceMode,
+    enc: TokenEncoding,
+) -> Result[FitRendered, RenderError]:
+    records = _records(working_set.retrievables)
+    if isinstance(records, Failure):
+        return Failure(records.failure())
+    known = tuple(record for record in records.unwrap() if not record.size_unknown)
+    entries = entries_of(known, enc.name)
+    if isinstance(entries, Failure):
+        return Failure(entries.failure())
+    nonces: Result[MappingProxyType[str, str], RenderError] = choose_nonces(
+        [(entry.record_id, entry.body) for entry in entries.unwrap()], mode
+    )
+    if isinstance(nonces, Failure):
+        return Failure(nonces.failure())
+    return _priced_fit(
+        working_set, context_window, relevant_tool_names, options, enc, known, entries.unwrap(), nonces.unwrap()
+    )
+
+
+def _priced_fit(
+    working_set: WorkingSet,
+    context_window: int | float,
+    relevant_tool_names: Sequence[str] | None,
+    options: ThriftOptions,
+    enc: TokenEncoding,
+    known: tuple[Retrievable, ...],
+    entries: tuple[Entry, ...],
+    nonces: MappingProxyType[str, str],
+) -> Result[FitRendered, RenderError]:
+    envelopes = [entry.envelope(nonces[entry.record_id]) for entry in entries]
+    wrappers = [DIRECTIVE_PIECE]
+    if any(entry.trust_tier == "first-party" for entry in entries):
+        wrappers += [CORPUS_OPEN, CORPUS_CLOSE]
+    counted = enc.count_many([*wrappers, *envelopes])
+    if isinstance(counted, Failure):
+        return Failure(RenderCountFailed(counted.failure()))
+    counts = counted.unwrap()
+    overhead = sum(counts[: len(wrappers)]) if entries else 0
+    priced = {
+        entry.record_id: PricedRetrievable(record, envelope, tokens)
+        for entry, record, envelope, tokens in zip(entries, known, envelopes, counts[len(wrappers) :], strict=True)
+    }
+    budget = resolve_budget(context_window, options.output_reserve, options.reserve_fraction)
+    if isinstance(budget, Failure):
+        return Failure(FitFailed(budget.failure()))
+    # Setting the overhead aside like output reserve lowers the budget by exactly the overhead.
+    held_back = replace(options, output_reserve=budget.unwrap().reserve + overhead)
+    pricing = replace(
+        working_set,
+        retrievables=tuple(
+            priced.get(item.id, item) if isinstance(item, Retrievable) else item
+            for item in working_set.retrievables
+        ),
+    )
+    fitted = subtract_to_fit(pricing, context_window, relevant_tool_names, held_back, encoding=enc.name)
+    if isinstance(fitted, Failure):
+        return Failure(FitFailed(fitted.failure()))
+    return _render_survivors(fitted.unwrap(), entries, nonces, enc, budget.unwrap().budget, overhead)
+
+
+def _render_survivors(
+    fitted: Fitted,
+    entries: tuple[Entry, ...],
+    nonces: MappingProxyType[str, str],
+    enc: TokenEncoding,
+    budget: int,
+    overhead: int,
+) -> Result[FitRendered, RenderError]:
+    kept = tuple(
+        item.record if isinstance(item, PricedRetrievable) else item for item in fitted.working_set.retrievables
+    )
+    kept_ids = {record.id for record in kept if isinstance(record, Retrievable)}
+    survivors = tuple(entry for entry in entries if entry.record_id in kept_ids)
+    used = MappingProxyType({entry.record_id: nonces[entry.record_id] for entry in survivors})
+    return render_entries(survivors, used, enc.name).map(
+        lambda rendered: FitRendered(
+            rendered, replace(fitted.working_set, retrievables=kept), fitted.trace, budget, overhead
+        )
+    )
