@@ -133,7 +133,7 @@ def test_unknown_keys_are_rejected_and_seed_spellings_get_a_hint() -> None:
 
 
 def test_non_string_keys_are_reported_by_repr() -> None:
-    raw: dict[object, object] = dict(BASE)
+    raw: dict[object, object] = {key: value for key, value in BASE.items()}
     raw.update({3: "x", (1,): "y"})
     assert [problem.field for problem in _problems_of(raw)] == ["3", "(1,)"]
 
