@@ -67,11 +67,12 @@ class PricedRetrievable:
 
 @dataclass(frozen=True, slots=True)
 class FitRendered:
-    """A fit and its render: the text, its exact tokens, the nonces, the fitted working set (with
-    the original records), thrift's trace, the input budget before the render overhead was set
+    """A fit and its render: the text, its exact tokens, the nonces, the surviving records (in
+    thrift's score order), the fitted working set (holding those records), thrift's trace, the input budget before the render overhead was set
     aside, and that overhead (the directive and corpus wrapper tokens)."""
 
     rendered: Rendered
+    records: tuple[Retrievable, ...]
     working_set: WorkingSet
     trace: ThriftTrace
     budget: int
@@ -110,7 +111,7 @@ def fit_and_render(
     ...     for i in range(3)
     ... )
     >>> done = fit_and_render(WorkingSet(retrievables=records), 1400, nonce=KeyedNonce(bytes(32))).unwrap()
-    >>> [record.id for record in done.working_set.retrievables]
+    >>> [record.id for record in done.records]
     ['kb0', 'kb1']
     >>> from thrift_fp.tokens import count_tokens
     >>> done.tokens == count_tokens(done.text).unwrap().tokens <= done.budget
@@ -207,14 +208,13 @@ def _render_survivors(
     budget: int,
     overhead: int,
 ) -> Result[FitRendered, RenderError]:
-    kept = tuple(
-        item.record if isinstance(item, PricedRetrievable) else item for item in fitted.working_set.retrievables
-    )
-    kept_ids = {record.id for record in kept if isinstance(record, Retrievable)}
+    # Thrift returns the items it was given; size-unknown records (never priced) never survive.
+    kept = tuple(item.record for item in fitted.working_set.retrievables if isinstance(item, PricedRetrievable))
+    kept_ids = {record.id for record in kept}
     survivors = tuple(entry for entry in entries if entry.record_id in kept_ids)
     used = MappingProxyType({entry.record_id: nonces[entry.record_id] for entry in survivors})
     return render_entries(survivors, used, enc.name).map(
         lambda rendered: FitRendered(
-            rendered, replace(fitted.working_set, retrievables=kept), fitted.trace, budget, overhead
+            rendered, kept, replace(fitted.working_set, retrievables=kept), fitted.trace, budget, overhead
         )
     )

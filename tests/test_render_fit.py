@@ -1,0 +1,106 @@
+"""fit_and_render: records priced at their exact rendered cost, survivors rendered with the same nonces."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from thrift_fp.records import MemoryStore, Retrievable, SpooledArtifact, TrustTier
+from thrift_fp.render import (
+    FitFailed,
+    KeyedNonce,
+    NotRenderable,
+    WeakNonceKey,
+    fit_and_render,
+    render_retrievables,
+)
+from thrift_fp.thrift import BucketTrace, Message, ThriftOptions, WorkingRetrievable, WorkingSet, resolve_budget
+from thrift_fp.tokens import count_tokens
+
+WHEN = datetime(2026, 2, 1, tzinfo=timezone.utc)
+KEY = bytes(range(32))
+
+
+def _record(ident: str, words: int, score: float, tier: TrustTier = "first-party") -> Retrievable:
+    return Retrievable(ident, "refund policy " * words, tier, WHEN, WHEN, source=f"src/{ident}", score=score)
+
+
+def _bucket_after(buckets: tuple[BucketTrace, ...], name: str) -> int:
+    return next(bucket.after_tokens for bucket in buckets if bucket.bucket == name)
+
+
+def test_text_tokens_are_exactly_overhead_plus_the_survivors_prices() -> None:
+    records = (
+        _record("a", 50, 0.9),
+        _record("b", 80, 0.5, "third-party-public"),
+        _record("c", 400, 0.1, "third-party-private"),
+    )
+    ws = WorkingSet(system_prompt="Answer briefly.", retrievables=records)
+    done = fit_and_render(ws, 1000, nonce=KeyedNonce(KEY)).unwrap()
+    assert [record.id for record in done.records] == ["a", "b"]
+    assert done.trace.buckets[5].ids == ("c",)
+    survivors = _bucket_after(done.trace.buckets, "retrievables")
+    assert done.tokens == done.overhead + survivors == count_tokens(done.text).unwrap().tokens
+    assert done.tokens + count_tokens("Answer briefly.").unwrap().tokens <= done.budget
+    # The same records rendered directly give the same text: costs were priced on it.
+    direct = render_retrievables(done.records, nonce=KeyedNonce(KEY)).unwrap()
+    assert (direct.text, dict(direct.nonces)) == (done.text, dict(done.rendered.nonces))
+
+
+def test_overhead_is_set_aside_like_output_reserve() -> None:
+    options = ThriftOptions(reserve_fraction=0.25)
+    done = fit_and_render(WorkingSet(retrievables=(_record("a", 5, 0.9),)), 2000, options=options).unwrap()
+    plain = resolve_budget(2000, reserve_fraction=0.25).unwrap()
+    directive_and_corpus = count_tokens(done.text).unwrap().tokens - _bucket_after(done.trace.buckets, "retrievables")
+    assert done.overhead == directive_and_corpus
+    assert done.budget == plain.budget
+    assert (done.trace.reserve, done.trace.budget) == (plain.reserve + done.overhead, plain.budget - done.overhead)
+
+
+def test_fitted_working_set_holds_the_original_records_and_other_items() -> None:
+    message = Message("m1", "What is the refund policy?", WHEN, role="user")
+    records = (_record("low", 3, 0.1), _record("high", 3, 0.9))
+    done = fit_and_render(WorkingSet(messages=(message,), retrievables=records), 10_000).unwrap()
+    assert done.working_set.messages == (message,)
+    assert set(done.records) == set(records) == set(done.working_set.retrievables)
+    # First-party survivors keep their working-set order in the corpus, not thrift's score order.
+    assert done.text.index(done.rendered.nonces["low"]) < done.text.index(done.rendered.nonces["high"])
+
+
+def test_size_unknown_records_are_excluded_unread_and_never_rendered() -> None:
+    store = MemoryStore()
+    reader = store.write("huge", "x" * 1000).unwrap()
+    store.delete("huge")  # reading it now would fail: proof that nothing reads it
+    huge = Retrievable("huge", SpooledArtifact(reader), "third-party-private", WHEN, WHEN, score=1.0)
+    done = fit_and_render(WorkingSet(retrievables=(huge, _record("a", 3, 0.2))), 10_000).unwrap()
+    assert done.trace.buckets[0].ids == ("huge",)
+    assert [record.id for record in done.records] == ["a"]
+    assert "huge" not in done.rendered.nonces
+
+
+def test_nothing_survives_renders_nothing() -> None:
+    done = fit_and_render(WorkingSet(retrievables=(_record("a", 500, 0.5),)), 300).unwrap()
+    assert (done.text, done.tokens, done.records, done.working_set.retrievables) == ("", 0, (), ())
+
+
+def test_keyed_nonces_keep_an_envelope_stable_across_turns() -> None:
+    shared = _record("kb", 10, 0.8)
+    one = fit_and_render(WorkingSet(retrievables=(shared, _record("x", 4, 0.3))), 5000, nonce=KeyedNonce(KEY))
+    two = fit_and_render(WorkingSet(retrievables=(_record("y", 9, 0.1), shared)), 5000, nonce=KeyedNonce(KEY))
+    nonce = one.unwrap().rendered.nonces["kb"]
+    assert two.unwrap().rendered.nonces["kb"] == nonce
+    closing = f"</retrieved_{nonce}>\n"
+    text = one.unwrap().text
+    envelope = text[text.index(f"<retrieved_{nonce}") : text.index(closing) + len(closing)]
+    assert envelope in two.unwrap().text
+
+
+def test_error_values() -> None:
+    passage = WorkingRetrievable("no tier", id="p")
+    not_renderable = fit_and_render(WorkingSet(retrievables=(_record("a", 1, 0.1), passage)), 1000).failure()
+    assert not_renderable == NotRenderable(1, "WorkingRetrievable")
+    assert "retrievables[1] is a WorkingRetrievable" in not_renderable.message
+    weak = fit_and_render(WorkingSet(), 1000, nonce=KeyedNonce(b"")).failure()
+    assert weak == WeakNonceKey(0, 16)
+    bad_window = fit_and_render(WorkingSet(retrievables=(_record("a", 1, 0.1),)), -5).failure()
+    assert isinstance(bad_window, FitFailed)
+    assert bad_window.message == "fit failed: invalid context_window -5: must be a finite number >= 0"

@@ -1,0 +1,113 @@
+"""render_retrievables: error values, empty input, order rules, stability across turns."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from returns.result import Failure
+
+from thrift_fp.records import Retrievable, TrustTier
+from thrift_fp.render import (
+    BodyUnavailable,
+    DuplicateRecordId,
+    KeyedNonce,
+    RandomNonce,
+    RenderCountFailed,
+    WeakNonceKey,
+    render_retrievables,
+)
+from thrift_fp.tokens import EvaluatorFailed, Tokenizable
+
+WHEN = datetime(2026, 2, 1, tzinfo=timezone.utc)
+KEY = bytes(range(100, 132))
+
+
+def _record(ident: str, tier: TrustTier = "first-party", body: str = "body", day: int = 1) -> Retrievable:
+    at = datetime(2026, 2, day, tzinfo=timezone.utc)
+    return Retrievable(ident, body, tier, at, at)
+
+
+def test_no_records_render_the_empty_string_without_a_directive() -> None:
+    rendered = render_retrievables([]).unwrap()
+    assert (rendered.text, rendered.tokens, dict(rendered.nonces)) == ("", 0, {})
+
+
+def test_duplicate_ids_are_an_error_value() -> None:
+    failed = render_retrievables([_record("a"), _record("b"), _record("a", "third-party-public")])
+    assert failed.failure() == DuplicateRecordId("a")
+    assert failed.failure().message == "record id 'a' appears more than once"
+
+
+def test_a_short_key_is_an_error_value_not_an_exception() -> None:
+    failed = render_retrievables([_record("a")], nonce=KeyedNonce(b"0123456789"))
+    assert failed.failure() == WeakNonceKey(10, 16)
+
+
+def test_a_raising_dynamic_body_is_an_error_value_keeping_the_cause() -> None:
+    boom = ValueError("no context")
+
+    def evaluate(ctx: object) -> str:
+        raise boom
+
+    record = Retrievable("dyn", Tokenizable(evaluate), "first-party", WHEN, WHEN)
+    failed = render_retrievables([record]).failure()
+    assert isinstance(failed, BodyUnavailable)
+    assert isinstance(failed.error, EvaluatorFailed)
+    assert failed.cause is boom
+    assert failed.message.startswith("body of record 'dyn' is unavailable: dynamic value could not be rendered")
+
+
+def test_an_unknown_encoding_is_an_error_value() -> None:
+    failed = render_retrievables([_record("a")], encoding="no-such-encoding").failure()
+    assert isinstance(failed, RenderCountFailed)
+    assert "unknown encoding 'no-such-encoding'" in failed.message
+
+
+def test_third_party_sorted_by_created_at_then_id_first_party_in_input_order() -> None:
+    records = [
+        _record("z-first", day=9),
+        _record("pub-b", "third-party-public", day=2),
+        _record("a-first", day=1),
+        _record("priv", "third-party-private", day=1),
+        _record("pub-a", "third-party-public", day=2),
+        _record("pub-0", "third-party-public", day=3),
+    ]
+    rendered = render_retrievables(records).unwrap()
+    order = sorted(rendered.nonces, key=lambda ident: rendered.text.index(rendered.nonces[ident]))
+    assert order == ["z-first", "a-first", "pub-a", "pub-b", "pub-0", "priv"]
+
+
+def test_only_third_party_records_render_no_corpus_block() -> None:
+    text = render_retrievables([_record("w", "third-party-private")]).unwrap().text
+    assert "retrieved_corpus" not in text
+    assert "first-party" not in text
+
+
+def test_keyed_nonces_render_a_record_identically_on_every_turn() -> None:
+    shared = _record("kb-1", body="Refunds take 30 days.")
+    turn_one = render_retrievables([shared, _record("x")], nonce=KeyedNonce(KEY)).unwrap()
+    turn_two = render_retrievables([_record("y", "third-party-public"), shared], nonce=KeyedNonce(KEY)).unwrap()
+    nonce = turn_one.nonces["kb-1"]
+    assert turn_two.nonces["kb-1"] == nonce
+    closing = f"</retrieved_{nonce}>\n"
+    start = turn_one.text.index(f"<retrieved_{nonce}")
+    envelope = turn_one.text[start : turn_one.text.index(closing) + len(closing)]
+    assert envelope in turn_two.text
+    assert render_retrievables([shared], nonce=KeyedNonce(KEY)) == render_retrievables([shared], nonce=KeyedNonce(KEY))
+
+
+def test_random_nonces_differ_on_every_render() -> None:
+    first = render_retrievables([_record("a")], nonce=RandomNonce()).unwrap()
+    second = render_retrievables([_record("a")], nonce=RandomNonce()).unwrap()
+    assert first.nonces["a"] != second.nonces["a"]
+
+
+def test_inputs_are_untouched() -> None:
+    records = [_record("a"), _record("b", "third-party-public")]
+    snapshot = list(records)
+    render_retrievables(records)
+    assert records == snapshot
+
+
+def test_a_failure_is_a_returns_failure() -> None:
+    assert isinstance(render_retrievables([_record("a"), _record("a")]), Failure)
