@@ -1,6 +1,15 @@
 """Ready retrieval sources over real stores: SQLite FTS5 first."""
 
+from thrift_fp.sources._assemble import AssembleError, Assembled, Decision, SpoolPolicy, assemble
 from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS, Passage, chunk_text
+from thrift_fp.sources._definition import (
+    FtsDefinition,
+    SearchFailed,
+    fts5_definition,
+    hit_to_retrievable,
+    prepare_query,
+    require_searchable,
+)
 from thrift_fp.sources._documents import DocumentPassage, content_hash, document_passages, kind_of
 from thrift_fp.sources._errors import (
     CorruptDatabase,
@@ -23,6 +32,17 @@ from thrift_fp.sources._store import check_fts5
 
 __all__ = [
     "MIN_PASSAGE_TOKENS",
+    "AssembleError",
+    "Assembled",
+    "Decision",
+    "FtsDefinition",
+    "SearchFailed",
+    "SpoolPolicy",
+    "assemble",
+    "fts5_definition",
+    "hit_to_retrievable",
+    "prepare_query",
+    "require_searchable",
     "CorruptDatabase",
     "DatabaseMissing",
     "DocumentPassage",

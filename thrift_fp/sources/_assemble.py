@@ -1,0 +1,188 @@
+"""``assemble``: retrieve → records → fit → render in one call, with one error value."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.records import ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
+from thrift_fp.render import FitRendered, NonceMode, RandomNonce, RenderError, fit_and_render
+from thrift_fp.retrieval import (
+    ExecutionFailed,
+    OperationContext,
+    Receipt,
+    RetrievalError,
+    RetrievalState,
+    run_retrieval,
+)
+from thrift_fp.sources._definition import FtsDefinition, SearchFailed, fts5_definition, hit_to_retrievable
+from thrift_fp.sources._errors import SourceError
+from thrift_fp.sources._search import ALL_TIERS, Hit
+from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
+
+AssembleError = SourceError | RetrievalError | RecordError | RenderError
+
+FtsReceipt = Receipt[str, Hit, tuple[Hit, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class SpoolPolicy:
+    """Passages of at least ``min_tokens`` tokens go into ``store`` and render as handles."""
+
+    store: ByteStore
+    min_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What happened to one retrieved record: kept or shed, its tokens and why."""
+
+    record: Retrievable
+    kept: bool
+    tokens: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Assembled:
+    """The rendered context, its exact ``tokens``, the receipts (one per query), the thrift trace,
+    every retrieved record's ``decisions`` (kept first, then shed) and the next request state."""
+
+    text: str
+    tokens: int
+    receipts: tuple[FtsReceipt, ...]
+    trace: ThriftTrace
+    decisions: tuple[Decision, ...]
+    state: RetrievalState[Hit]
+    budget: int
+
+
+def assemble(
+    query: str | Sequence[str],
+    *,
+    database: Path,
+    context_window: int = 4096,
+    options: ThriftOptions = ThriftOptions(),
+    max_results: int = 8,
+    max_queries: int = 4,
+    tiers: Iterable[str] = ALL_TIERS,
+    state: RetrievalState[Hit] = RetrievalState(),
+    context: OperationContext[object] = OperationContext(None),
+    nonce: NonceMode = RandomNonce(),
+    spool: SpoolPolicy | None = None,
+    working_set: WorkingSet = WorkingSet(),
+) -> Result[Assembled, AssembleError]:
+    """Answer ``query`` (or several) from the index: retrieve each under the lifecycle, merge the
+    hits (one per distinct content), fit them into ``context_window`` with ``working_set``'s other
+    items, and render the survivors in trust-tier envelopes.
+
+    ``state`` threads the request across calls: its quota and seen keys apply here.
+
+    >>> import tempfile, pathlib
+    >>> from thrift_fp.sources import index_paths
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.md").write_text("Shedding drops the lowest score first.")
+    >>> _ = index_paths(root / "i.db", [root / "a.md"]).unwrap()
+    >>> done = assemble("how does shedding work", database=root / "i.db").unwrap()
+    >>> "Shedding drops the lowest score first." in done.text, done.tokens <= done.budget
+    (True, True)
+    >>> [(d.record.id, d.kept) for d in done.decisions], done.receipts[0].sequence
+    ([('a.md#1', True)], 1)
+    >>> assemble("shedding", database=root / "i.db", state=done.state, max_queries=1).failure().message
+    'retrieval \\'fts5-search\\': query budget exhausted (1 of 1 used); refused query "shedding"'
+    """
+    queries = (query,) if isinstance(query, str) else tuple(query)
+    definition = fts5_definition(database, max_results=max_results, max_queries=max_queries, tiers=tiers)
+    retrieved = _retrieve(definition, queries, context, state)
+    if isinstance(retrieved, Failure):
+        return Failure(retrieved.failure())
+    receipts, next_state = retrieved.unwrap()
+    records = _records(_merged(receipts), spool)
+    if isinstance(records, Failure):
+        return Failure(records.failure())
+    combined = dataclasses.replace(working_set, retrievables=(*working_set.retrievables, *records.unwrap()))
+    fitted: Result[FitRendered, AssembleError] = fit_and_render(
+        combined, context_window, None, options, nonce=nonce
+    )
+    return fitted.bind(lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding))
+
+
+def _retrieve(
+    definition: FtsDefinition,
+    queries: tuple[str, ...],
+    context: OperationContext[object],
+    state: RetrievalState[Hit],
+) -> Result[tuple[tuple[FtsReceipt, ...], RetrievalState[Hit]], AssembleError]:
+    receipts: list[FtsReceipt] = []
+    for query in queries:
+        outcome = run_retrieval(definition, query, context, state)
+        state = outcome.state
+        if isinstance(outcome.result, Failure):
+            error = outcome.result.failure()
+            # A failed read carries the source's own error value; report that, not the wrapper.
+            if isinstance(error, ExecutionFailed) and isinstance(error.cause, SearchFailed):
+                return Failure(error.cause.error)
+            return Failure(error)
+        receipts.append(outcome.result.unwrap())
+    return Success((tuple(receipts), state))
+
+
+def _merged(receipts: tuple[FtsReceipt, ...]) -> tuple[Hit, ...]:
+    best: dict[str, Hit] = {}
+    for receipt in receipts:
+        for hit in receipt.sources:
+            seen = best.get(hit.content_hash)
+            if seen is None or hit.score > seen.score:
+                best[hit.content_hash] = hit
+    return tuple(sorted(best.values(), key=lambda hit: (-hit.score, hit.passage_id)))
+
+
+def _records(hits: tuple[Hit, ...], spool: SpoolPolicy | None) -> Result[tuple[Retrievable, ...], AssembleError]:
+    records: list[Retrievable] = []
+    for hit in hits:
+        record: Result[Retrievable, AssembleError] = hit_to_retrievable(hit)
+        if isinstance(record, Failure):
+            return record
+        if spool is not None and hit.tokens >= spool.min_tokens:
+            record = _spooled(record.unwrap(), hit, spool.store)
+            if isinstance(record, Failure):
+                return record
+        records.append(record.unwrap())
+    return Success(tuple(records))
+
+
+def _spooled(record: Retrievable, hit: Hit, store: ByteStore) -> Result[Retrievable, AssembleError]:
+    # Passage ids hold '/' and '#', which are not store ids; the content hash is, and equal
+    # content shares one stored value.
+    byte_length, line_count = size_hints(hit.text)
+    written: Result[Retrievable, AssembleError] = store.write(f"passage-{hit.content_hash}", hit.text).map(
+        lambda reader: dataclasses.replace(record, content=SpooledArtifact(reader, byte_length, line_count))
+    )
+    return written
+
+
+def _assembled(
+    done: FitRendered,
+    records: tuple[Retrievable, ...],
+    receipts: tuple[FtsReceipt, ...],
+    state: RetrievalState[Hit],
+    encoding: str,
+) -> Result[Assembled, AssembleError]:
+    kept_ids = {getattr(item, "id", None) for item in done.working_set.retrievables}
+    removed = {
+        record_id: bucket.note or bucket.bucket for bucket in done.trace.buckets for record_id in bucket.ids
+    }
+    decisions: list[Decision] = []
+    for record in records:
+        tokens = record.estimate_tokens(encoding)
+        if isinstance(tokens, Failure):
+            return Failure(tokens.failure())
+        kept = record.id in kept_ids
+        reason = f"score {record.score:.3f}: fits the budget" if kept else removed.get(record.id, "shed")
+        decisions.append(Decision(record, kept, tokens.unwrap().tokens, reason))
+    ordered = sorted(decisions, key=lambda d: not d.kept)
+    return Success(Assembled(done.text, done.tokens, receipts, done.trace, tuple(ordered), state, done.budget))
