@@ -91,6 +91,9 @@ class MemoryStore:
         >>> store.size("doc").unwrap()
         2
         """
+        checked: Result[str, StoreError] = check_id(id)
+        if isinstance(checked, Failure):
+            return checked
         with self._lock:
             value = self._values.get(id)
         return Failure(self._missing(id)) if value is None else Success(len(value))
@@ -103,6 +106,10 @@ class MemoryStore:
         >>> [chunk.unwrap() for chunk in store.chunks("doc")]
         [b'ab']
         """
+        checked: Result[str, StoreError] = check_id(id)
+        if isinstance(checked, Failure):
+            yield checked
+            return
         with self._lock:
             value = self._values.get(id)
         if value is None:

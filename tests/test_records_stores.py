@@ -1,0 +1,224 @@
+"""Byte stores: ids, rewrite, delete, UTF-8, failures of the disk and of the caller's iterable."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from returns.result import Failure
+
+from thrift_fp.records import (
+    ByteStore,
+    FolderStore,
+    InvalidStoreId,
+    LineOutOfRange,
+    MemoryStore,
+    NotUtf8,
+    SpoolReader,
+    SqliteStore,
+    StoreFailed,
+    StoreReader,
+    ValueNotFound,
+    check_id,
+)
+
+
+@pytest.fixture(params=["memory", "folder", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> ByteStore:
+    kind: str = request.param
+    if kind == "memory":
+        return MemoryStore()
+    if kind == "folder":
+        return FolderStore(str(tmp_path / "spool"))
+    return SqliteStore(str(tmp_path / "spool.db"))
+
+
+def test_every_store_is_a_byte_store_and_hands_out_spool_readers(store: ByteStore) -> None:
+    assert isinstance(store, ByteStore)
+    reader = store.write("doc", "x").unwrap()
+    assert isinstance(reader, StoreReader)
+    assert isinstance(store.read("doc").unwrap(), SpoolReader)
+
+
+@pytest.mark.parametrize(
+    ("id", "reason"),
+    [
+        ("", "is empty"),
+        ("../x", "contains a path separator; ids are single names"),
+        ("/etc/passwd", "contains a path separator; ids are single names"),
+        ("a\\b", "contains a path separator; ids are single names"),
+        ("a\x00b", "contains a NUL byte"),
+        ("..", "starts with '.'; such names are reserved (temporary files, '.', '..')"),
+        (".partial-x", "starts with '.'; such names are reserved (temporary files, '.', '..')"),
+        ("\ud800", "is not encodable as UTF-8"),
+        ("é" * 128, "is 256 UTF-8 bytes; at most 255 are allowed"),
+    ],
+)
+def test_bad_ids_are_error_values_for_every_operation(store: ByteStore, id: str, reason: str) -> None:
+    for result in (store.write(id, "x"), store.read(id), store.delete(id)):
+        assert isinstance(result, Failure)
+        assert result.failure() == InvalidStoreId(id, reason)
+
+
+def test_escaping_ids_leave_the_folder_untouched(tmp_path: Path) -> None:
+    FolderStore(str(tmp_path / "spool")).write("../escaped", "x")
+    assert not (tmp_path / "escaped").exists()
+
+
+def test_check_id_accepts_ordinary_names() -> None:
+    for id in ("doc-1", "a b", "é", "x" * 255, "a.b", "a..b"):
+        assert check_id(id).unwrap() == id
+
+
+def test_rewriting_replaces_and_delete_reports_removal(store: ByteStore) -> None:
+    reader = store.write("doc", "old").unwrap()
+    store.write("doc", b"new")
+    assert reader.read_all().unwrap() == "new"  # readers are live, by id
+    assert store.delete("doc").unwrap() is True
+    assert store.delete("doc").unwrap() is False
+    assert isinstance(reader.read_all().failure(), ValueNotFound)
+    assert isinstance(store.read("doc").failure(), ValueNotFound)
+
+
+def test_empty_values_exist_and_have_no_lines(store: ByteStore) -> None:
+    reader = store.write("empty", "").unwrap()
+    assert store.read("empty").unwrap() == reader
+    assert (reader.read_all().unwrap(), reader.byte_length().unwrap(), reader.line_count().unwrap()) == ("", 0, 0)
+
+
+def test_streamed_writes_larger_than_a_chunk(store: ByteStore) -> None:
+    pieces = [("line %d é\r\n" % i).encode() for i in range(150_000)]
+    reader = store.write("big", iter(pieces)).unwrap()
+    assert reader.byte_length().unwrap() == sum(map(len, pieces)) > 1 << 20
+    assert reader.line_count().unwrap() == 150_000
+    assert reader.line(149_999).unwrap() == "line 149999 é"
+    assert reader.read_all().unwrap().encode() == b"".join(pieces)
+
+
+def test_a_character_split_across_pieces_is_fine(store: ByteStore) -> None:
+    encoded = "aé\r\nb".encode()
+    pieces = [encoded[i : i + 1] for i in range(len(encoded))]
+    assert store.write("split", pieces).unwrap().read_all().unwrap() == "aé\r\nb"
+
+
+@pytest.mark.parametrize("data", [b"\xff", [b"ok", b"\xc3"], "\ud800"])
+def test_non_utf8_writes_are_refused_and_keep_the_old_value(store: ByteStore, data: bytes | list[bytes] | str) -> None:
+    store.write("doc", "old")
+    assert isinstance(store.write("doc", data).failure(), NotUtf8)
+    assert store.read("doc").unwrap().read_all().unwrap() == "old"
+
+
+def test_a_raising_iterable_is_a_store_failure_with_cause_and_no_write(store: ByteStore) -> None:
+    store.write("doc", "old")
+    problem = ValueError("source went away")
+
+    def pieces() -> Iterator[bytes]:
+        yield b"new"
+        raise problem
+
+    error = store.write("doc", pieces()).failure()
+    assert isinstance(error, StoreFailed) and error.cause is problem
+    assert error.message == "write of id 'doc' failed: the byte iterable raised ValueError: source went away"
+    assert store.read("doc").unwrap().read_all().unwrap() == "old"
+
+
+def test_a_non_bytes_item_is_a_store_failure(store: ByteStore) -> None:
+    # An iterator, not a list: beartype samples list items and would reject the call itself.
+    items: list[bytes] = [b"a", "b"]  # type: ignore[list-item]  # the mistake under test
+    error = store.write("doc", iter(items)).failure()
+    assert isinstance(error, StoreFailed)
+    assert error.reason == "the byte iterable yielded str, not bytes"
+    assert isinstance(store.read("doc").failure(), ValueNotFound)
+
+
+def test_line_out_of_range(store: ByteStore) -> None:
+    reader = store.write("doc", "a\nb\n").unwrap()
+    assert reader.line(2).failure() == LineOutOfRange("doc", 2, 2)
+    assert reader.line(-1).failure() == LineOutOfRange("doc", -1, 2)
+
+
+def test_readers_describe_their_place_and_compare_by_it(store: ByteStore) -> None:
+    reader = store.write("doc", "x").unwrap()
+    descriptor = reader.describe()
+    assert descriptor is not None
+    assert (descriptor.store, descriptor.location, descriptor.id) == (store.kind, store.location, "doc")
+    assert reader == store.read("doc").unwrap()
+    assert hash(reader) == hash(store.read("doc").unwrap())
+
+
+def test_two_memory_stores_are_different_places() -> None:
+    assert MemoryStore().write("a", "x").unwrap() != MemoryStore().write("a", "x").unwrap()
+
+
+def test_folder_and_sqlite_paths_are_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert FolderStore("spool").location == str(tmp_path / "spool")
+    assert SqliteStore("spool.db").location == str(tmp_path / "spool.db")
+
+
+def test_folder_write_leaves_no_temporary_files(tmp_path: Path) -> None:
+    store = FolderStore(str(tmp_path))
+    store.write("doc", "x")
+    store.write("doc", [b"\xff"])
+    assert os.listdir(tmp_path) == ["doc"]
+
+
+def test_folder_store_on_a_file_path_fails_as_a_value(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    store = FolderStore(str(blocker))
+    error = store.write("doc", "x").failure()
+    assert isinstance(error, StoreFailed) and error.operation == "write" and isinstance(error.cause, OSError)
+    assert isinstance(store.read("doc").failure(), ValueNotFound)
+    assert isinstance(store.delete("doc").failure(), StoreFailed)
+    assert isinstance(store.size("doc").failure(), StoreFailed)
+
+
+def test_folder_read_of_a_directory_named_like_an_id(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    store = FolderStore(str(tmp_path))
+    assert isinstance(store.read("sub").failure(), ValueNotFound)
+    (chunk,) = store.chunks("sub")
+    assert isinstance(chunk.failure(), StoreFailed)
+
+
+def test_sqlite_in_a_missing_folder_fails_as_a_value(tmp_path: Path) -> None:
+    store = SqliteStore(str(tmp_path / "missing" / "spool.db"))
+    error = store.write("doc", "x").failure()
+    assert isinstance(error, StoreFailed) and error.reason.startswith("cannot open")
+    assert isinstance(store.read("doc").failure(), ValueNotFound)
+    assert store.delete("doc").unwrap() is False
+    assert not (tmp_path / "missing").exists()
+
+
+def test_sqlite_on_a_non_database_file_fails_as_a_value(tmp_path: Path) -> None:
+    path = tmp_path / "not.db"
+    path.write_bytes(b"this is not a database" * 100)
+    store = SqliteStore(str(path))
+    for result in (store.write("doc", "x"), store.read("doc"), store.delete("doc")):
+        error = result.failure()
+        assert isinstance(error, StoreFailed), error
+    (chunk,) = store.chunks("doc")
+    assert isinstance(chunk.failure(), StoreFailed)
+
+
+def test_sqlite_reads_never_create_the_database(tmp_path: Path) -> None:
+    store = SqliteStore(str(tmp_path / "spool.db"))
+    assert isinstance(store.read("doc").failure(), ValueNotFound)
+    assert [chunk.failure() for chunk in store.chunks("doc")] == [ValueNotFound(f"sqlite store {store.path!r}", "doc")]
+    assert not (tmp_path / "spool.db").exists()
+
+
+def test_bad_ids_in_chunk_and_size_calls(store: ByteStore) -> None:
+    assert isinstance(store, MemoryStore | FolderStore | SqliteStore)
+    assert isinstance(store.size("../x").failure(), InvalidStoreId)
+    (chunk,) = store.chunks("../x")
+    assert isinstance(chunk.failure(), InvalidStoreId)
+
+
+def test_error_messages_name_the_id() -> None:
+    assert ValueNotFound("memory store 'm'", "doc").message == "no value stored under id 'doc' in memory store 'm'"
+    assert NotUtf8("doc", "bad byte").message == "value for id 'doc' is not UTF-8 text: bad byte"
+    assert LineOutOfRange("doc", 3, 1).message == "line 3 of 'doc' does not exist; it has 1 lines (0-based)"
