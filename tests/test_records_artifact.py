@@ -1,0 +1,222 @@
+"""SpooledArtifact views, handle text, streamed counting, and what a Retrievable renders and costs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from returns.result import Failure, Result
+
+from thrift_fp.records import (
+    InvalidLineRange,
+    InvalidPattern,
+    MemoryStore,
+    ReaderDescriptor,
+    Retrievable,
+    SpooledArtifact,
+    SpoolReader,
+    StoreError,
+    StoreFailed,
+    ValueNotFound,
+    parse_retrievable,
+)
+from thrift_fp.records import _stream_count
+from thrift_fp.tokens import (
+    EstimatorFailed,
+    Tokenizable,
+    UnknownEncoding,
+    count_tokens,
+    register_token_estimator,
+    unregister_token_estimator,
+)
+
+
+class BrokenReader:
+    """A reader whose every read fails: proves an operation never touched the body."""
+
+    def _fail(self) -> StoreFailed:
+        return StoreFailed("read", "broken", "the body must not be read")
+
+    def line(self, index: int) -> Result[str, StoreError]:
+        return Failure(self._fail())
+
+    def byte_length(self) -> Result[int, StoreError]:
+        return Failure(self._fail())
+
+    def line_count(self) -> Result[int, StoreError]:
+        return Failure(self._fail())
+
+    def read_all(self) -> Result[str, StoreError]:
+        return Failure(self._fail())
+
+    def describe(self) -> ReaderDescriptor | None:
+        return None
+
+    def iter_lines(self) -> Iterator[Result[str, StoreError]]:
+        yield Failure(self._fail())
+
+
+def artifact(text: str, *hints: int | None) -> SpooledArtifact:
+    return SpooledArtifact(MemoryStore().write("doc", text).unwrap(), *hints)
+
+
+def record(content: Any, **extra: Any) -> Retrievable:
+    return parse_retrievable(
+        {"id": "doc", "content": content, "trust_tier": "third-party-public", "created_at": 0, "updated_at": 0, **extra}
+    ).unwrap()
+
+
+def test_broken_reader_is_a_spool_reader() -> None:
+    assert isinstance(BrokenReader(), SpoolReader)
+
+
+@pytest.mark.parametrize("operation", ["head", "tail"])
+def test_negative_counts_are_error_values(operation: str) -> None:
+    result = getattr(artifact("a\nb"), operation)(-2)
+    assert result.failure() == InvalidLineRange(operation, "n must be >= 0, got -2")
+
+
+@pytest.mark.parametrize(("start", "end"), [(-1, None), (0, -1)])
+def test_negative_cat_bounds_are_error_values(start: int, end: int | None) -> None:
+    error = artifact("a\nb").cat(start, end).failure()
+    assert isinstance(error, InvalidLineRange) and error.operation == "cat"
+
+
+def test_views_follow_splitlines() -> None:
+    body = artifact("zero\r\none\n\ntwo\rthree\n")
+    assert body.head(2).unwrap() == ("zero", "one")
+    assert body.tail(2).unwrap() == ("two", "three")
+    assert body.tail(0).unwrap() == ()
+    assert body.cat(1, 3).unwrap() == ("one", "")
+    assert body.cat(4).unwrap() == ("three",)
+    assert body.cat(9).unwrap() == ()
+    assert body.grep(r"^t").unwrap() == ((3, "two"), (4, "three"))
+    assert body.grep(re.compile("ONE", re.IGNORECASE)).unwrap() == ((1, "one"),)
+    assert (body.line_count().unwrap(), body.byte_length().unwrap()) == (5, 21)
+
+
+def test_a_bad_pattern_is_an_error_value() -> None:
+    assert isinstance(artifact("x").grep("[").failure(), InvalidPattern)
+
+
+def test_store_failures_pass_through_every_view() -> None:
+    store = MemoryStore()
+    body = SpooledArtifact(store.write("doc", "a\nb").unwrap())
+    store.delete("doc")
+    for result in (body.head(), body.tail(), body.cat(), body.grep("a"), body.as_string(),
+                   body.estimate_tokens(), body.byte_length(), body.line_count()):
+        assert isinstance(result.failure(), ValueNotFound)
+
+
+def test_handle_text_is_deterministic_and_uses_only_hints() -> None:
+    body = SpooledArtifact(BrokenReader(), 7, 2)
+    assert body.handle_text("doc", "o200k_base") == body.handle_text("doc", "o200k_base")
+    assert body.handle_text("doc") == '[spooled artifact "doc": 7 bytes, 2 lines; read it with head, tail, grep or cat]'
+    assert "about 2 o200k_base tokens" in body.handle_text("doc", "o200k_base")
+    assert SpooledArtifact(BrokenReader(), None, 4).handle_text("d", "cl100k_base") == (
+        '[spooled artifact "d": 4 lines; read it with head, tail, grep or cat]'
+    )
+    assert SpooledArtifact(BrokenReader(), 70).handle_text('a"b') .startswith('[spooled artifact "a\\"b": 70 bytes')
+
+
+def test_unknown_encoding_and_failing_estimators_are_error_values() -> None:
+    assert isinstance(artifact("x").estimate_tokens("nope").failure(), UnknownEncoding)
+    register_token_estimator("records-raises", lambda text: 1 // 0)
+    try:
+        assert isinstance(artifact("x").estimate_tokens("records-raises").failure(), EstimatorFailed)
+    finally:
+        unregister_token_estimator("records-raises")
+
+
+def test_custom_estimators_are_exact_only_within_one_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    register_token_estimator("records-words", lambda text: len(text.split()), precision="exact")
+    try:
+        small = artifact("one two\nthree\n").count_tokens_streamed("records-words").unwrap()
+        assert (small.count.tokens, small.count.precision, small.estimated_because) == (3, "exact", None)
+        monkeypatch.setattr(_stream_count, "TARGET_CHARS", 4)
+        split = artifact("one two\nthree\n").count_tokens_streamed("records-words").unwrap()
+        assert (split.count.tokens, split.count.precision, split.chunks) == (3, "estimated", 2)
+        assert split.estimated_because == "custom estimator 'records-words' gives no guarantee that chunk counts add up"
+    finally:
+        unregister_token_estimator("records-words")
+
+
+def test_an_estimating_estimator_is_always_estimated() -> None:
+    register_token_estimator("records-len", len)
+    try:
+        counted = artifact("abc").count_tokens_streamed("records-len").unwrap()
+        assert counted.count.precision == "estimated"
+        assert counted.estimated_because == "encoding 'records-len' is itself an estimator"
+    finally:
+        unregister_token_estimator("records-len")
+
+
+def test_no_safe_cut_within_the_bound_cuts_anyway_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_stream_count, "TARGET_CHARS", 8)
+    monkeypatch.setattr(_stream_count, "FORCE_CHARS", 32)
+    text = "".join(f"  indented line {i}\n" for i in range(20))
+    counted = artifact(text).count_tokens_streamed().unwrap()
+    assert counted.count.precision == "estimated" and counted.chunks > 1
+    assert counted.estimated_because == "no exact cut point (a line break between non-space text) within 32 characters"
+
+
+def test_cuts_avoid_a_slash_after_punctuation_which_o200k_would_join(monkeypatch: pytest.MonkeyPatch) -> None:
+    # o200k's punctuation piece ' ?[^\s\p{L}\p{N}]+[\r\n/]*' carries '.\n/' across the line break:
+    joined = count_tokens("end.\n// note", "o200k_base").unwrap().tokens
+    separate = count_tokens("end.\n", "o200k_base").unwrap().tokens + count_tokens("// note", "o200k_base").unwrap().tokens
+    assert joined != separate
+    monkeypatch.setattr(_stream_count, "TARGET_CHARS", 1)
+    text = "end.\n// note\n" * 50 + "Word.\nNext\n" * 50
+    counted = artifact(text).count_tokens_streamed("o200k_base").unwrap()
+    assert counted.count == count_tokens(text, "o200k_base").unwrap()
+    assert counted.chunks > 1
+
+
+# --- Retrievable over each content kind ---------------------------------------------------------
+
+
+def test_hinted_handle_mode_counts_the_handle_without_reading_the_body() -> None:
+    r = record(SpooledArtifact(BrokenReader(), 1000, 10))
+    assert (r.handle_mode, r.size_unknown) == (True, False)
+    handle = r.rendered_body("o200k_base").unwrap()
+    assert handle == r.content.handle_text(call_id="doc", encoding="o200k_base")  # type: ignore[union-attr]
+    assert r.estimate_tokens("o200k_base").unwrap() == count_tokens(handle, "o200k_base").unwrap()
+    assert str(r) == r.rendered_body().unwrap()
+    assert isinstance(r.content_text().failure(), StoreFailed)
+
+
+def test_unhinted_handle_mode_is_size_unknown_and_counts_the_body() -> None:
+    r = record(artifact("hello world\n"))
+    assert (r.handle_mode, r.size_unknown) == (True, True)
+    assert "size unknown" in r.rendered_body().unwrap()
+    assert r.estimate_tokens().unwrap() == count_tokens("hello world\n").unwrap()
+
+
+def test_inline_spooled_content_renders_and_counts_the_body() -> None:
+    r = record(artifact("hello world\n", 12, 1), inline=True)
+    assert (r.handle_mode, r.size_unknown) == (False, False)
+    assert r.rendered_body().unwrap() == "hello world\n" == r.content_text().unwrap() == str(r)
+    assert r.estimate_tokens().unwrap().tokens == count_tokens("hello world\n").unwrap().tokens
+
+
+def test_text_and_tokenizable_content() -> None:
+    assert record("hello world").estimate_tokens().unwrap().tokens == 2
+    assert record(Tokenizable("hello world")).content_text().unwrap() == "hello world"
+    dynamic = record(Tokenizable(lambda ctx: "computed"))
+    assert str(dynamic) == "computed"
+    assert dynamic.estimate_tokens().unwrap().tokens == count_tokens("computed").unwrap().tokens
+
+
+def test_str_reports_a_failure_instead_of_hiding_it() -> None:
+    r = record(SpooledArtifact(BrokenReader()), inline=True)
+    assert str(r) == "[retrievable 'doc' could not be rendered: read of id 'broken' failed: the body must not be read]"
+    failing = record(Tokenizable(lambda ctx: str(1 // 0)))
+    assert str(failing).startswith("[retrievable 'doc' could not be rendered: dynamic value could not be rendered")
+    assert isinstance(failing.estimate_tokens().failure(), type(failing.content_text().failure()))
+
+
+def test_estimate_tokens_rejects_an_unknown_encoding_in_every_mode() -> None:
+    for r in (record("x"), record(SpooledArtifact(BrokenReader(), 3)), record(artifact("x"))):
+        assert isinstance(r.estimate_tokens("nope").failure(), UnknownEncoding)
