@@ -1,0 +1,178 @@
+"""Snapshots (each content kind, every error branch) and the auto-spool step."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from returns.result import Failure
+
+from thrift_fp.records import (
+    DuplicateRetrievableId,
+    FolderStore,
+    InvalidRetrievable,
+    InvalidSnapshot,
+    InvalidStoreId,
+    MemoryStore,
+    ReaderDescriptor,
+    Retrievable,
+    SnapshotUnsupported,
+    SpooledArtifact,
+    SqliteStore,
+    UnresolvableReader,
+    ValueNotFound,
+    from_snapshot,
+    open_reader,
+    parse_retrievable,
+    spool_retrievable,
+    spool_retrievables,
+    to_snapshot,
+)
+from thrift_fp.tokens import Tokenizable
+from tests.test_records_artifact import BrokenReader
+
+
+def record(content: Any, id: str = "doc", **extra: Any) -> Retrievable:
+    return parse_retrievable(
+        {"id": id, "content": content, "trust_tier": "first-party", "created_at": "2024-01-01T00:00:00.123456Z",
+         "updated_at": 1704067200123, **extra}
+    ).unwrap()
+
+
+def round_trip(r: Retrievable, **kwargs: Any) -> Retrievable:
+    text = json.dumps(to_snapshot(r).unwrap())
+    return from_snapshot(json.loads(text), **kwargs).unwrap()
+
+
+def test_text_and_static_tokenizable_round_trip_with_every_field() -> None:
+    full: dict[str, Any] = {"source": "kb://7", "kind": "policy", "score": 0.25, "inline": True, "artifact_constructor": "pdf"}
+    for content in ("text", Tokenizable("static")):
+        r = record(content, **full)
+        back = round_trip(r)
+        assert back == r and type(back.content) is type(r.content)
+
+
+def test_folder_and_sqlite_spooled_bodies_reopen_from_their_path(tmp_path: Path) -> None:
+    for store in (FolderStore(str(tmp_path / "f")), SqliteStore(str(tmp_path / "s.db"))):
+        r = record(SpooledArtifact(store.write("doc", "body\n").unwrap(), 5, 1))
+        back = round_trip(r)
+        assert back == r
+        assert isinstance(back.content, SpooledArtifact)
+        assert back.content.as_string().unwrap() == "body\n"
+
+
+def test_memory_bodies_need_their_store() -> None:
+    store = MemoryStore()
+    r = record(SpooledArtifact(store.write("doc", "x").unwrap()))
+    assert round_trip(r, stores=[MemoryStore(), store]) == r
+    error = from_snapshot(to_snapshot(r).unwrap()).failure()
+    assert isinstance(error, UnresolvableReader)
+
+
+def test_dynamic_content_and_undescribable_readers_cannot_be_snapshotted() -> None:
+    assert to_snapshot(record(Tokenizable(lambda ctx: "x"))).failure() == SnapshotUnsupported(
+        "doc", "its content is a dynamic Tokenizable (a function, not data)"
+    )
+    error = to_snapshot(record(SpooledArtifact(BrokenReader()))).failure()
+    assert error.message == "retrievable 'doc' cannot be snapshotted: its reader BrokenReader cannot describe where its bytes live"
+
+
+def _valid_snapshot() -> dict[str, object]:
+    return to_snapshot(record("text")).unwrap()
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"format": None}, "format"),
+        ({"content": "text"}, "content"),
+        ({"content": {"type": "text", "text": 3}}, "content.text"),
+        ({"content": {"type": "video"}}, "content.type"),
+        ({"content": {"type": "spooled", "reader": {"store": "folder"}}}, "content.reader"),
+        ({"content": {"type": "spooled", "reader": {"store": "folder", "location": "/x", "id": "d"},
+                      "byte_length_hint": "7"}}, "content"),
+    ],
+)
+def test_malformed_snapshots_are_error_values(change: dict[str, object], field: str) -> None:
+    error = from_snapshot({**_valid_snapshot(), **change}).failure()
+    assert isinstance(error, InvalidSnapshot) and error.field == field
+
+
+def test_a_non_object_snapshot_is_an_error_value() -> None:
+    assert from_snapshot([1]).failure() == InvalidSnapshot("(snapshot)", "expected an object, got list")
+
+
+def test_snapshots_are_validated_again() -> None:
+    error = from_snapshot({**_valid_snapshot(), "score": 7, "extra": 1}).failure()
+    assert isinstance(error, InvalidRetrievable) and error.fields == {"score", "extra"}
+
+
+def test_unknown_store_kinds_and_missing_values(tmp_path: Path) -> None:
+    unknown = open_reader(ReaderDescriptor("s3", "bucket", "doc")).failure()
+    assert isinstance(unknown, UnresolvableReader)
+    assert unknown.reason == "unknown store kind; pass a store with this kind and location in stores="
+    missing = open_reader(ReaderDescriptor("folder", str(tmp_path), "gone")).failure()
+    assert isinstance(missing, ValueNotFound)
+    assert isinstance(open_reader(ReaderDescriptor("sqlite", str(tmp_path / "none.db"), "doc")).failure(), ValueNotFound)
+
+
+# --- auto-spool -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "hints"),
+    [("one\ntwo", (7, 2)), ("a\n", (2, 1)), ("é", (2, 1)), ("a\r\nb\r\n", (6, 2)), ("\n\n", (2, 2))],
+)
+def test_static_text_is_spooled_with_size_hints(text: str, hints: tuple[int, int]) -> None:
+    store = MemoryStore()
+    for content in (text, Tokenizable(text)):
+        spooled = spool_retrievable(record(content), store).unwrap()
+        assert isinstance(spooled.content, SpooledArtifact)
+        assert (spooled.content.byte_length_hint, spooled.content.line_count_hint) == hints
+        assert spooled.content_text().unwrap() == text
+        assert (spooled.handle_mode, spooled.size_unknown) == (True, False)
+
+
+def test_an_empty_static_tokenizable_spools_with_zero_lines() -> None:
+    spooled = spool_retrievable(record(Tokenizable("")), MemoryStore()).unwrap()
+    assert isinstance(spooled.content, SpooledArtifact)
+    assert (spooled.content.byte_length_hint, spooled.content.line_count_hint) == (0, 0)
+
+
+def test_inline_dynamic_and_spooled_records_are_left_alone() -> None:
+    store = MemoryStore()
+    already = record(SpooledArtifact(store.write("doc", "x").unwrap()))
+    for r in (record("text", inline=True), record(Tokenizable(lambda ctx: "x")), already):
+        assert spool_retrievable(r, store).unwrap() is r
+
+
+def test_the_store_id_rule_applies_to_record_ids() -> None:
+    error = spool_retrievable(record("text", id="https://example.org/a"), MemoryStore()).failure()
+    assert isinstance(error, InvalidStoreId)
+
+
+def test_batches_name_the_duplicate_before_writing_anything() -> None:
+    store = MemoryStore()
+    batch = [record("a", id="one"), record("b", id="two"), record("c", id="one")]
+    assert spool_retrievables(batch, store).failure() == DuplicateRetrievableId("one")
+    assert isinstance(store.read("one").failure(), ValueNotFound)
+
+
+def test_batches_spool_in_order_and_stop_at_the_first_failure() -> None:
+    store = MemoryStore()
+    spooled = spool_retrievables(iter([record("a", id="one"), record("b", id="two")]), store).unwrap()
+    assert [r.id for r in spooled] == ["one", "two"]
+    assert all(isinstance(r.content, SpooledArtifact) for r in spooled)
+    failed = spool_retrievables([record("a", id="ok"), record("b", id="no/pe")], store)
+    assert isinstance(failed, Failure) and isinstance(failed.failure(), InvalidStoreId)
+
+
+def test_the_input_record_is_unchanged_by_spooling() -> None:
+    r = record("text")
+    before = (r.content, r.inline)
+    spool_retrievable(r, MemoryStore())
+    assert (r.content, r.inline) == before
+
+
