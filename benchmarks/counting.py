@@ -1,0 +1,103 @@
+"""Workload 1, counting overhead: a whole fit against tokenizing the same texts once.
+
+Fit 5,000 retrievables of 50-400 words plus 40 messages into a 16k window, and compare with
+tokenizing exactly the texts the fit measures once with tiktoken on one thread (target <= 1.1x).
+Also reported: tiktoken's threaded batch encoder on the same texts, and thrift_fp's own batch
+counter alone, so the time the fit spends outside counting is visible.
+
+    python -m benchmarks.counting [--profile]
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from benchmarks._data import SEED, passages
+from benchmarks._harness import Report, best_of, run_and_print, seconds
+from benchmarks._sets import encoding, rag_set, raw_tiktoken, texts_of
+from thrift_fp.thrift import WorkingSet, subtract_to_fit
+
+ITEMS = 5_000
+TURNS = 40
+WINDOW = 16_000
+THREADS = 4  # what thrift_fp's batch counter uses
+REPEATS = 7
+TARGET = 1.1
+
+
+def _fit(ws: WorkingSet) -> int:
+    return subtract_to_fit(ws, WINDOW).unwrap().trace.total_after
+
+
+def run(repeats: int = REPEATS) -> Report:
+    """Time the fit against single-threaded and batch tokenization of the same texts."""
+    ws = rag_set(passages(ITEMS), turns=TURNS)
+    texts = texts_of(ws)
+    tokenizer = raw_tiktoken()
+    counter = encoding()
+    encode = tokenizer.encode_ordinary
+    tokens = sum(len(encode(text)) for text in texts)
+    fitted = subtract_to_fit(ws, WINDOW).unwrap()
+    best = best_of(
+        {
+            "thrift fit": lambda: _fit(ws),
+            "tiktoken single": lambda: [len(encode(text)) for text in texts],
+            "tiktoken batch": lambda: tokenizer.encode_ordinary_batch(texts, num_threads=THREADS),
+            "thrift count_many": lambda: counter.count_many(texts).unwrap(),
+        },
+        repeats,
+    )
+    fit, single, batch, count_many = (
+        best["thrift fit"], best["tiktoken single"], best["tiktoken batch"], best["thrift count_many"]
+    )
+    ratio = fit / single
+    return Report(
+        workload="workload 1: counting overhead",
+        headline="fit time / tiktoken single-threaded time",
+        value=ratio,
+        target=f"<= {TARGET}x",
+        met=ratio <= TARGET,
+        inputs=(
+            ("retrievables", f"{ITEMS:,} passages of 50-400 words (seed {SEED})"),
+            ("messages", f"{TURNS} chat turns of 5-120 words + system prompt"),
+            ("texts measured", f"{len(texts):,} texts, {tokens:,} cl100k_base tokens"),
+            ("window", f"{WINDOW:,} (budget {fitted.trace.budget:,}, kept "
+                       f"{len(fitted.working_set.retrievables)} retrievables, {fitted.trace.total_after:,} tokens)"),
+            ("repeats", f"best of {repeats}, interleaved"),
+        ),
+        figures=(
+            ("thrift fit", seconds(fit)),
+            ("tiktoken single-threaded", seconds(single)),
+            (f"tiktoken encode_ordinary_batch ({THREADS} threads)", seconds(batch)),
+            ("thrift count_many alone (the fit's counting step)", seconds(count_many)),
+            ("fit outside counting (fit - count_many)", seconds(max(0.0, fit - count_many))),
+            ("batch-threaded / single", f"{batch / single:.2f}x"),
+            ("fit / batch-threaded", f"{fit / batch:.2f}x"),
+            ("tokenizer throughput (single)", f"{tokens / single / 1e6:.2f} M tokens/s"),
+        ),
+    )
+
+
+def profile(ws: WorkingSet, rounds: int = 3) -> str:
+    """pyinstrument's call tree of ``rounds`` fits."""
+    from pyinstrument import Profiler
+
+    profiler = Profiler(interval=0.0005)
+    profiler.start()
+    for _ in range(rounds):
+        _fit(ws)
+    profiler.stop()
+    return profiler.output_text(unicode=False, color=False, show_all=False)
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the workload (and with ``--profile``, print where a fit spends its time)."""
+    report = run_and_print(run)
+    if "--profile" in argv:
+        print(profile(rag_set(passages(ITEMS), turns=TURNS)))
+    return 0 if report.met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
