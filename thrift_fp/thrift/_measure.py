@@ -184,6 +184,14 @@ def settle_sync(raw: Sequence[object]) -> tuple[int | None, ...]:
     return tuple(as_count(value) for value in raw)
 
 
+# Module level, not nested: beartype's claw re-decorates a nested annotated function on every call.
+async def _awaited(value: object, key: str) -> object:
+    try:
+        return await value if inspect.isawaitable(value) else value
+    except Exception as exc:  # noqa: BLE001 - user estimator boundary; keep the cause
+        return EstimatorRaised(key, exc)
+
+
 async def settle_async(raw: Sequence[object], keys: Sequence[str]) -> Result[tuple[int | None, ...], ThriftError]:
     """Counts from estimates, awaiting the awaitable ones concurrently.
 
@@ -193,16 +201,7 @@ async def settle_async(raw: Sequence[object], keys: Sequence[str]) -> Result[tup
     >>> asyncio.run(settle_async((four(), 2), ("a", "b"))).unwrap()
     (4, 2)
     """
-    async def resolve(value: object) -> object:
-        return await value if inspect.isawaitable(value) else value
-
-    async def guarded(value: object, key: str) -> object:
-        try:
-            return await resolve(value)
-        except Exception as exc:  # noqa: BLE001 - user estimator boundary; keep the cause
-            return EstimatorRaised(key, exc)
-
-    settled = await asyncio.gather(*(guarded(value, key) for value, key in zip(raw, keys, strict=True)))
+    settled = await asyncio.gather(*(_awaited(value, key) for value, key in zip(raw, keys, strict=True)))
     for value in settled:
         if isinstance(value, EstimatorRaised):
             return Failure(value)

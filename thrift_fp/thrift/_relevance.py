@@ -138,17 +138,18 @@ def select_naive_turns(
     >>> [turn[0].id for turn in select_naive_turns(turns, 0).unwrap()]
     ['3']
     """
-    def chosen(sizes: tuple[int, ...]) -> tuple[Turn, ...]:
-        kept = 0
-        used = 0
-        for size in reversed(sizes):
-            if kept and used + size > history_budget:
-                break
-            used += size
-            kept += 1
-        return tuple(turns[len(turns) - kept :])
+    return turn_tokens(turns, encoding).map(lambda sizes: tuple(turns[len(turns) - _newest_fitting(sizes, history_budget) :]))
 
-    return turn_tokens(turns, encoding).map(chosen)
+
+def _newest_fitting(sizes: Sequence[int], history_budget: int) -> int:
+    """How many newest turns fit, walking back from the newest (always at least one)."""
+    kept = used = 0
+    for size in reversed(sizes):
+        if kept and used + size > history_budget:
+            break
+        used += size
+        kept += 1
+    return kept
 
 
 def select_relevant_turns(

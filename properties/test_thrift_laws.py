@@ -1,0 +1,143 @@
+"""Properties 8-9 of issue 5 and the trace arithmetic: idempotence, purity, order independence,
+message order and pairs, a trace that adds up; some with real tiktoken counts."""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import replace
+
+from hypothesis import given, strategies as st
+
+from properties.thrift_model import Case, Recorded, age, bucket_tokens, cases, floors_reached, oracle_total
+from thrift_fp.thrift import Fitted, Memory, Message, WorkingRetrievable, WorkingSet
+
+REAL = ("cl100k_base", "o200k_base")
+real_cases = st.sampled_from(REAL).flatmap(lambda encoding: cases(encoding=encoding, most=30))
+
+
+@given(cases())
+def test_idempotent(case: Case) -> None:
+    """8a. Fitting the fitted set again changes nothing, image and tool visibility included."""
+    first = case.fit()
+    again = case.fit(ws=first.working_set)
+    assert again.working_set == first.working_set
+    assert again.trace.total_after == first.trace.total_after
+    assert not any(bucket.ids for bucket in again.trace.buckets)
+
+
+@given(cases())
+def test_pure(case: Case) -> None:
+    """8b. The input working set and its items are untouched (pyrsistent-style before/after check).
+    Value-equal retrievables replace the call-recording ones, so a deep copy compares equal."""
+    ws = replace(case.ws, retrievables=tuple(
+        WorkingRetrievable(item.content, item.id, item.score, item.size_unknown)
+        for item in case.ws.retrievables if isinstance(item, Recorded)
+    ))
+    snapshot = copy.deepcopy(ws)
+    fields = {name: getattr(ws, name) for name in WorkingSet.__dataclass_fields__}
+    case.fit(ws=ws)
+    assert ws == snapshot
+    assert all(getattr(ws, name) is value for name, value in fields.items())
+
+
+@given(cases(), st.randoms(use_true_random=False))
+def test_kept_set_independent_of_input_order(case: Case, rng: random.Random) -> None:
+    """8c. With distinct scores and importances, shuffling retrievables and memories keeps the
+    same kept set, in the same (score) order."""
+    retrievables = tuple(
+        replace(item, score=(index * 7919 % 1009) / 1009, calls=[])
+        for index, item in enumerate(case.ws.retrievables) if isinstance(item, Recorded)
+    )
+    memories = tuple(
+        replace(memory, importance=(index * 104729 % 997) / 997)
+        for index, memory in enumerate(case.ws.memories) if isinstance(memory, Memory)
+    )
+    ordered = replace(case.ws, retrievables=retrievables, memories=memories)
+    shuffled = replace(ordered, retrievables=_shuffled(retrievables, rng), memories=_shuffled(memories, rng))
+    one, two = case.fit(ws=ordered).working_set, case.fit(ws=shuffled).working_set
+    assert one.retrievables == two.retrievables
+    assert one.memories == two.memories
+
+
+def _shuffled(items: tuple[Recorded, ...] | tuple[Memory, ...], rng: random.Random) -> tuple[Recorded | Memory, ...]:
+    out: list[Recorded | Memory] = list(items)
+    rng.shuffle(out)
+    return tuple(out)
+
+
+@given(cases())
+def test_messages_keep_order_and_pairs(case: Case) -> None:
+    """9. Kept messages keep input order; every message shed by the oldest-turns pass is older than
+    every kept non-summary message; the ephemeral pass sheds only ephemeral messages and their
+    partners; a pair is never split."""
+    fitted = case.fit()
+    source = [m for m in case.ws.messages if isinstance(m, Message)]
+    kept = [m for m in fitted.working_set.messages if isinstance(m, Message)]
+    positions = [source.index(m) for m in kept]
+    assert positions == sorted(positions)
+    by_id = {m.id: m for m in source}
+    kept_ids = {m.id for m in kept}
+    oldest_kept = min((age(m, source) for m in kept if not m.summary), default=None)
+    for name in fitted.trace.buckets[8].ids:
+        assert oldest_kept is None or age(by_id[name], source) < oldest_kept
+    ephemeral_pairs = {by_id[name].pair_id for name in fitted.trace.buckets[7].ids if by_id[name].ephemeral}
+    for name in fitted.trace.buckets[7].ids:
+        assert by_id[name].ephemeral or by_id[name].pair_id in ephemeral_pairs - {None}
+    for pair in {m.pair_id for m in source if m.pair_id is not None}:
+        members = {m.id in kept_ids for m in source if m.pair_id == pair}
+        assert len(members) == 1, pair
+
+
+def _check_trace(case: Case, fitted: Fitted) -> None:
+    encoding = case.options.encoding
+    trace, out = fitted.trace, fitted.working_set
+    before, after = bucket_tokens(case.ws, encoding), bucket_tokens(out, encoding)
+    assert trace.total_before == oracle_total(case.ws, encoding)
+    assert trace.total_after == oracle_total(out, encoding) == sum(after.values())
+    assert trace.total_before - trace.total_after == sum(b.before_tokens - b.after_tokens for b in trace.buckets)
+    for bucket in trace.buckets:
+        assert bucket.before_count - bucket.after_count == len(bucket.ids)
+        assert len(set(bucket.ids)) == len(bucket.ids)
+    chains = {"thoughts": (1, 9), "tools": (2, 10), "image": (3,), "tool-calls": (4,),
+              "retrievables": (5,), "memories": (6,), "messages": (7, 8)}
+    known = [r for r in case.ws.retrievables if not getattr(r, "size_unknown", False)]
+    counts_before = {"thoughts": len(case.ws.thoughts), "tools": len(case.ws.visible_tools()),
+                     "image": int(case.ws.image is not None), "tool-calls": len(case.ws.tool_calls),
+                     "retrievables": len(known), "memories": len(case.ws.memories),
+                     "messages": len(case.ws.messages)}
+    counts_after = {"thoughts": len(out.thoughts), "tools": len(out.visible_tools()),
+                    "image": int(out.image is not None), "tool-calls": len(out.tool_calls),
+                    "retrievables": len(out.retrievables), "memories": len(out.memories),
+                    "messages": len(out.messages)}
+    for name, passes in chains.items():
+        first, last = trace.buckets[passes[0]], trace.buckets[passes[-1]]
+        assert (first.before_tokens, first.before_count) == (before[name], counts_before[name]), name
+        assert (last.after_tokens, last.after_count) == (after[name], counts_after[name]), name
+        for earlier, later in zip(passes, passes[1:]):
+            assert trace.buckets[earlier].after_tokens == trace.buckets[later].before_tokens
+            assert trace.buckets[earlier].after_count == trace.buckets[later].before_count
+    unknown = [r for r in case.ws.retrievables if getattr(r, "size_unknown", False)]
+    assert trace.buckets[0].before_count == len(unknown)
+
+
+@given(cases())
+def test_trace_adds_up(case: Case) -> None:
+    """The trace's totals are the remaining items measured one by one, and every bucket's counts
+    and tokens agree with the working sets before and after its passes."""
+    _check_trace(case, case.fit())
+
+
+@given(real_cases)
+def test_real_tiktoken_fit_and_trace(case: Case) -> None:
+    """With real cl100k_base / o200k_base counts: fits => within budget, refused => at the floor,
+    the trace adds up, and the fit is idempotent."""
+    fitted = case.fit()
+    trace = fitted.trace
+    assert trace.refused == (not trace.fits)
+    if trace.fits:
+        assert trace.total_after <= trace.budget
+    else:
+        assert all(floors_reached(case, fitted.working_set).values())
+    _check_trace(case, fitted)
+    assert case.fit(ws=fitted.working_set).working_set == fitted.working_set
