@@ -1,0 +1,147 @@
+"""Workload 4, memory: spooled artifacts with size hints are never read to fit.
+
+Fit working sets whose 250 spooled artifacts (handle mode, with byte and line hints) total 10 MB,
+100 MB and 1 GB, each size in its own child process, and record the peak memory there: Python
+allocations during the fit (tracemalloc) and the whole process's peak resident set (ru_maxrss).
+The bodies come from `LazyReader`, which generates them only if read and counts every read.
+Target: peaks within 20 MB of the smallest case (and zero reads).
+
+    python -m benchmarks.memory
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks._data import SEED, chat, passages
+from benchmarks._harness import Report, run_and_print, seconds
+from benchmarks._lazy_reader import LINE_BYTES, LazyReader, ReadTally
+from benchmarks._sets import EPOCH, encoding, messages
+from thrift_fp.records import Retrievable, SpooledArtifact
+from thrift_fp.render import KeyedNonce, fit_and_render
+from thrift_fp.thrift import WorkingSet, subtract_to_fit
+
+SIZES = (10_000_000, 100_000_000, 1_000_000_000)
+ARTIFACTS = 250
+TURNS = 40
+WINDOW = 16_000
+TARGET_MB = 20.0
+_MB = 1_000_000
+
+
+def spooled_set(total_bytes: int, tally: ReadTally) -> WorkingSet:
+    """40 messages and ``ARTIFACTS`` hinted, non-inline spooled records sharing ``total_bytes``."""
+    each = total_bytes // ARTIFACTS
+    scores = passages(ARTIFACTS, seed=SEED, min_words=1, max_words=1)
+    records = tuple(
+        Retrievable(
+            f"artifact-{index:03d}",
+            SpooledArtifact(LazyReader(f"artifact-{index:03d}", each, tally), each, -(-each // LINE_BYTES)),
+            "third-party-private",
+            EPOCH,
+            EPOCH,
+            source="tool-output",
+            score=scores[index].score,
+        )
+        for index in range(ARTIFACTS)
+    )
+    return WorkingSet(system_prompt="Use the artifacts' tools to read them.", messages=messages(chat(TURNS)),
+                      retrievables=records)
+
+
+def child(total_bytes: int) -> dict[str, object]:
+    """One size, in this process: fit and fit-and-render, with peak memory and read count."""
+    encoding()  # the vocabulary is loaded before anything is measured
+    tally = ReadTally()
+    tracemalloc.start()
+    started = time.perf_counter()
+    ws = spooled_set(total_bytes, tally)
+    fitted = subtract_to_fit(ws, WINDOW).unwrap()
+    rendered = fit_and_render(ws, WINDOW, nonce=KeyedNonce(bytes(32)))
+    elapsed = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {
+        "hinted_bytes": total_bytes,
+        "reads": tally.reads,
+        "tracemalloc_peak": peak,
+        "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "kept": len(fitted.working_set.retrievables),
+        "fits": fitted.trace.fits,
+        "rendered_tokens": rendered.map(lambda done: done.tokens).value_or(-1),
+        "seconds": elapsed,
+    }
+
+
+def _spawn(total_bytes: int) -> dict[str, object]:
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.memory", "--child", str(total_bytes)],
+        cwd=root, check=True, capture_output=True, text=True,
+    )
+    parsed: dict[str, object] = json.loads(done.stdout)
+    return parsed
+
+
+def _int(row: dict[str, object], key: str) -> int:
+    value = row[key]
+    if not isinstance(value, int):
+        raise TypeError(f"{key} is {value!r}")
+    return value
+
+
+def run() -> Report:
+    """Each size in a fresh child process; the headline is the worst growth over the smallest."""
+    rows = [_spawn(size) for size in SIZES]
+    base_rss, base_traced = _int(rows[0], "maxrss"), _int(rows[0], "tracemalloc_peak")
+    rss_growth = max(_int(row, "maxrss") - base_rss for row in rows) / _MB
+    traced_growth = max(_int(row, "tracemalloc_peak") - base_traced for row in rows) / _MB
+    reads = sum(_int(row, "reads") for row in rows)
+    figures = tuple(
+        (
+            f"{_int(row, 'hinted_bytes') / _MB:,.0f} MB hinted",
+            f"tracemalloc peak {_int(row, 'tracemalloc_peak') / _MB:.2f} MB, ru_maxrss {_int(row, 'maxrss') / _MB:.1f} MB, "
+            f"body reads {_int(row, 'reads')}, kept {_int(row, 'kept')}/{ARTIFACTS}, fits {row['fits']}, "
+            f"rendered {_int(row, 'rendered_tokens'):,} tokens, fit+render {seconds(float(str(row['seconds'])))}",
+        )
+        for row in rows
+    )
+    worst = max(rss_growth, traced_growth)
+    return Report(
+        workload="workload 4: memory",
+        headline="worst peak growth over the 10 MB case (MB, max of ru_maxrss and tracemalloc)",
+        value=worst,
+        target=f"<= {TARGET_MB:.0f} MB and no body read",
+        met=worst <= TARGET_MB and reads == 0,
+        inputs=(
+            ("artifacts", f"{ARTIFACTS} hinted non-inline spooled records (handle mode) sharing "
+                          + ", ".join(f"{size / _MB:,.0f} MB" for size in SIZES)),
+            ("reader", "LazyReader: body generated only when read, every read counted"),
+            ("messages", f"{TURNS} chat turns + system prompt; window {WINDOW:,}"),
+            ("process", "one fresh child process per size; subtract_to_fit then fit_and_render"),
+        ),
+        figures=(
+            *figures,
+            ("ru_maxrss growth", f"{rss_growth:.2f} MB"),
+            ("tracemalloc peak growth", f"{traced_growth:.2f} MB"),
+        ),
+    )
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the workload, or with ``--child BYTES`` one size (JSON on stdout)."""
+    if argv[:1] == ["--child"]:
+        print(json.dumps(child(int(argv[1]))))
+        return 0
+    return 0 if run_and_print(run).met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
