@@ -2,6 +2,7 @@
 
 from thrift_fp.sources._assemble import AssembleError, Assembled, Decision, SpoolPolicy, assemble
 from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS, Passage, chunk_text
+from thrift_fp.sources._corpus import embedded_corpus
 from thrift_fp.sources._definition import (
     FtsDefinition,
     SearchFailed,
@@ -62,6 +63,7 @@ __all__ = [
     "bm25_to_score",
     "check_fts5",
     "chunk_text",
+    "embedded_corpus",
     "content_hash",
     "document_passages",
     "index_paths",

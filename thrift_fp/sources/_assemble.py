@@ -174,7 +174,7 @@ def _assembled(
 ) -> Result[Assembled, AssembleError]:
     kept_ids = {getattr(item, "id", None) for item in done.working_set.retrievables}
     removed = {
-        record_id: bucket.note or bucket.bucket for bucket in done.trace.buckets for record_id in bucket.ids
+        record_id: f"{bucket.bucket}: {bucket.note}" for bucket in done.trace.buckets for record_id in bucket.ids
     }
     decisions: list[Decision] = []
     for record in records:
@@ -182,7 +182,7 @@ def _assembled(
         if isinstance(tokens, Failure):
             return Failure(tokens.failure())
         kept = record.id in kept_ids
-        reason = f"score {record.score:.3f}: fits the budget" if kept else removed.get(record.id, "shed")
+        reason = "within the budget" if kept else removed.get(record.id, "shed")
         decisions.append(Decision(record, kept, tokens.unwrap().tokens, reason))
     ordered = sorted(decisions, key=lambda d: not d.kept)
     return Success(Assembled(done.text, done.tokens, receipts, done.trace, tuple(ordered), state, done.budget))

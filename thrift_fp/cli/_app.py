@@ -1,0 +1,251 @@
+"""The ``thrift-fp`` commands: index, ask, fit, count.
+
+Every failure is an error value printed as one line on standard error, exit status 1
+(2 for command-line syntax, as usual). ``ask`` prints the rendered context on standard
+output and the kept/shed table on standard error, so the context can be piped on its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from returns.result import Failure, Result
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+from rich.table import Table
+
+from thrift_fp.cli._errors import CliError, InvalidArgument
+from thrift_fp.cli._paths import embedded_database, read_input
+from thrift_fp.cli._working_set_json import FitRequest, fitted_to_json, load_json, parse_fit_request
+from thrift_fp.sources import (
+    IndexReport,
+    PathNotFound,
+    assemble,
+    embedded_corpus,
+    index_paths,
+)
+from thrift_fp.sources._assemble import Assembled
+from thrift_fp.sources._index import DEFAULT_MAX_TOKENS
+from thrift_fp.thrift import ThriftOptions, subtract_to_fit
+from thrift_fp.tokens import TokenCount, count_tokens, get_encoding
+
+app = typer.Typer(
+    name="thrift-fp",
+    help="Index documents, then retrieve, fit and render the context an LLM agent gets to see.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+# Below this many files to read, a progress bar is more flicker than help.
+_PROGRESS_MIN_FILES = 20
+
+
+def _fail(error: CliError) -> NoReturn:
+    message = " ".join(error.message.split())
+    typer.echo(f"thrift-fp: error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def _check_encoding(encoding: str) -> None:
+    checked: Result[object, CliError] = get_encoding(encoding)
+    if isinstance(checked, Failure):
+        _fail(checked.failure())
+
+
+class _ProgressBar:
+    """A rich progress bar on standard error, started only for long runs."""
+
+    def __init__(self) -> None:
+        self.progress: Progress | None = None
+        self.task = TaskID(0)
+
+    def __call__(self, done: int, total: int, path: str) -> None:
+        if self.progress is None and total >= _PROGRESS_MIN_FILES:
+            self.progress = Progress(
+                TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                console=Console(stderr=True), transient=True,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task("", total=total)
+        if self.progress is not None:
+            self.progress.update(self.task, completed=done, description=Path(path).name)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+@app.command()
+def index(
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="Files and folders (.md, .txt, .jsonl, ... inside folders).")],
+    db: Annotated[Path, typer.Option(metavar="PATH", help="The index file to create or update.")] = Path("thrift-fp.db"),
+    tier: Annotated[str, typer.Option(metavar="TIER", help="Trust tier of these documents.")] = "first-party",
+    max_tokens: Annotated[int, typer.Option(metavar="N", help="Token bound of one passage.")] = DEFAULT_MAX_TOKENS,
+    encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer for the passage bound.")] = "cl100k_base",
+) -> None:
+    """Build or update an index: only changed files are chunked again, deleted ones leave."""
+    bar = _ProgressBar()
+    try:
+        indexed = index_paths(db, paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar)
+    finally:
+        bar.stop()
+    if isinstance(indexed, Failure):
+        _fail(indexed.failure())
+    typer.echo(_index_summary(indexed.unwrap()))
+
+
+def _index_summary(report: IndexReport) -> str:
+    files = len(report.chunked) + len(report.touched) + len(report.unchanged)
+    return (
+        f"indexed {files} files into {report.database}: {len(report.chunked)} chunked, "
+        f"{len(report.touched)} touched, {len(report.unchanged)} unchanged, {len(report.removed)} removed; "
+        f"{report.passages} passages"
+    )
+
+
+@app.command()
+def ask(
+    query: Annotated[list[str], typer.Argument(metavar="QUERY", help="One or more queries, each run through the retrieval lifecycle.")],
+    db: Annotated[Path | None, typer.Option(metavar="PATH", help="Index to search (default: the embedded corpus).")] = None,
+    window: Annotated[int | None, typer.Option(metavar="N", help="Context window in tokens (35% is reserved for the answer).")] = None,
+    budget: Annotated[int | None, typer.Option(metavar="N", help="Token budget of the rendered context itself.")] = None,
+    encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer used to fit and count.")] = "cl100k_base",
+    tier: Annotated[list[str] | None, typer.Option(metavar="TIER", help="Only these trust tiers (repeatable).")] = None,
+    max_results: Annotated[int, typer.Option(metavar="N", help="Passages retrieved per query.")] = 8,
+    max_queries: Annotated[int, typer.Option(metavar="N", help="Quota: queries accepted per request.")] = 4,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")] = False,
+) -> None:
+    """Retrieve, fit and render: print the context, and what was kept and shed."""
+    window_tokens, options = _window(window, budget, encoding)
+    _check_encoding(encoding)
+    if max_results < 0:
+        _fail(InvalidArgument("--max-results", max_results, "must not be negative"))
+    database = db if db is not None else _embedded()
+    if db is not None and not db.exists():
+        _fail(PathNotFound(str(db)))
+    done = assemble(
+        query, database=database, context_window=window_tokens, options=options,
+        max_results=max_results, max_queries=max_queries,
+        tiers=tier if tier else ("first-party", "third-party-public", "third-party-private"),
+    )
+    if isinstance(done, Failure):
+        _fail(done.failure())
+    if as_json:
+        typer.echo(json.dumps(_ask_json(done.unwrap(), encoding), indent=2))
+    else:
+        typer.echo(done.unwrap().text)
+        Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
+
+
+def _window(window: int | None, budget: int | None, encoding: str) -> tuple[int, ThriftOptions]:
+    if window is not None and budget is not None:
+        _fail(InvalidArgument("--budget", budget, "give either --budget or --window, not both"))
+    for option, value in (("--window", window), ("--budget", budget)):
+        if value is not None and value < 0:
+            _fail(InvalidArgument(option, value, "must not be negative"))
+    if budget is not None:
+        return budget, ThriftOptions(output_reserve=0, encoding=encoding)
+    return (window if window is not None else 4096), ThriftOptions(encoding=encoding)
+
+
+def _embedded() -> Path:
+    database = embedded_database()
+    built = index_paths(database, [embedded_corpus()])
+    if isinstance(built, Failure):
+        _fail(built.failure())
+    return database
+
+
+def _ask_json(done: Assembled, encoding: str) -> dict[str, object]:
+    return {
+        "context": done.text,
+        "tokens": done.tokens,
+        "budget": done.budget,
+        "encoding": encoding,
+        "receipts": [
+            {"definition_id": r.definition_id, "sequence": r.sequence, "key": r.key, "query": r.query,
+             "sources": [hit.passage_id for hit in r.sources],
+             "started_at": r.started_at.isoformat(), "finished_at": r.finished_at.isoformat()}
+            for r in done.receipts
+        ],
+        "decisions": [
+            {"id": d.record.id, "source": d.record.source, "trust_tier": d.record.trust_tier,
+             "score": d.record.score, "tokens": d.tokens, "kept": d.kept, "reason": d.reason}
+            for d in done.decisions
+        ],
+        "trace": done.trace.as_dict(),
+    }
+
+
+def _decision_table(done: Assembled, encoding: str) -> Table:
+    kept = sum(d.kept for d in done.decisions)
+    table = Table(
+        title=f"kept {kept} of {len(done.decisions)} passages",
+        caption=f"context: {done.tokens} {encoding} tokens of a {done.budget}-token budget",
+    )
+    for column, justify in (("", "left"), ("passage", "left"), ("tier", "left"), ("score", "right"),
+                            ("tokens", "right"), ("reason", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]  # rich's JustifyMethod literal
+    for d in done.decisions:
+        table.add_row(
+            "[green]kept[/]" if d.kept else "[red]shed[/]", d.record.id, d.record.trust_tier,
+            f"{d.record.score or 0:.3f}", str(d.tokens), d.reason,
+        )
+    return table
+
+
+@app.command()
+def fit(
+    file: Annotated[str, typer.Argument(metavar="FILE|-", help="Working-set JSON file, or - for standard input.")],
+    window: Annotated[int | None, typer.Option(metavar="N", help="Context window (overrides the file's context_window).")] = None,
+    budget: Annotated[int | None, typer.Option(metavar="N", help="Budget with no output reserve (window = budget).")] = None,
+    encoding: Annotated[str | None, typer.Option(metavar="NAME", help="Tokenizer (overrides options.encoding).")] = None,
+) -> None:
+    """Fit a working set (JSON, see thrift_fp/schema/working-set.schema.json); print it and the trace."""
+    origin = "standard input" if file == "-" else file
+    text: Result[str, CliError] = read_input(file)
+    loaded: Result[object, CliError] = text.bind(lambda content: load_json(content, origin))
+    parsed: Result[FitRequest, CliError] = loaded.bind(lambda raw: parse_fit_request(raw, origin))
+    if isinstance(parsed, Failure):
+        _fail(parsed.failure())
+    request = parsed.unwrap()
+    options = request.options if encoding is None else dataclasses.replace(request.options, encoding=encoding)
+    _check_encoding(options.encoding)
+    chosen = window if window is not None else budget if budget is not None else request.context_window
+    if chosen is None:
+        _fail(InvalidArgument("context_window", None, "give --window, --budget or context_window in the file"))
+    if window is not None and budget is not None:
+        _fail(InvalidArgument("--budget", budget, "give either --budget or --window, not both"))
+    if chosen < 0:
+        _fail(InvalidArgument("--budget" if budget is not None else "--window", chosen, "must not be negative"))
+    if budget is not None:
+        options = dataclasses.replace(options, output_reserve=0)
+    fitted = subtract_to_fit(request.working_set, chosen, request.relevant_tool_names, options)
+    if isinstance(fitted, Failure):
+        _fail(fitted.failure())
+    typer.echo(json.dumps(fitted_to_json(fitted.unwrap()), indent=2, ensure_ascii=False))
+
+
+@app.command()
+def count(
+    file: Annotated[str, typer.Argument(metavar="FILE|-", help="A text file, or - for standard input.")],
+    encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer.")] = "cl100k_base",
+    as_json: Annotated[bool, typer.Option("--json", help="Print tokens, encoding and precision as JSON.")] = False,
+) -> None:
+    """Count the tokens of a file (or standard input)."""
+    _check_encoding(encoding)
+    counted: Result[TokenCount, CliError] = read_input(file).bind(lambda text: count_tokens(text, encoding))
+    if isinstance(counted, Failure):
+        _fail(counted.failure())
+    result = counted.unwrap()
+    typer.echo(
+        json.dumps({"tokens": result.tokens, "encoding": result.encoding, "precision": result.precision})
+        if as_json
+        else str(result.tokens)
+    )

@@ -1,0 +1,49 @@
+"""Errors only the command line meets: its own inputs, before any layer is called."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from thrift_fp.sources import AssembleError
+from thrift_fp.thrift import ThriftError
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidJson:
+    """The input is not JSON at all."""
+
+    origin: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.origin} is not valid JSON: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidWorkingSet:
+    """The JSON does not follow the working-set format (every problem, by JSON path)."""
+
+    origin: str
+    problems: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        more = f" (and {len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
+        return f"{self.origin} is not a valid working set: {self.problems[0]}{more}"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidArgument:
+    """A command-line value out of range, such as a negative budget."""
+
+    option: str
+    value: object
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.option} {self.value!r}: {self.reason}"
+
+
+CliError = InvalidJson | InvalidWorkingSet | InvalidArgument | AssembleError | ThriftError
