@@ -1,0 +1,47 @@
+"""Run every workload in one process (memory spawns its own children) and print a summary.
+
+    python -m benchmarks            # or: python -m benchmarks.run_all
+    python -m benchmarks counting peer   # only the named workloads
+
+Exit status 0 when every target is met, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from benchmarks import algorithm, counting, memory, peer, scale
+from benchmarks._harness import Report, machine, run_and_print, seconds, versions
+
+WORKLOADS: dict[str, Callable[[], Report]] = {
+    "counting": counting.run,
+    "algorithm": algorithm.run,
+    "peer": peer.run,
+    "memory": memory.run,
+    "scale": scale.run,
+}
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the named workloads (all when none is named) and summarise them."""
+    unknown = [name for name in argv if name not in WORKLOADS]
+    if unknown:
+        print(f"unknown workload(s) {', '.join(unknown)}; choose from {', '.join(WORKLOADS)}", file=sys.stderr)
+        return 2
+    chosen = list(argv) or list(WORKLOADS)
+    started = time.perf_counter()
+    reports = [run_and_print(WORKLOADS[name]) for name in chosen]
+    print("\n== summary ==")
+    print("machine: " + ", ".join(f"{key} {value}" for key, value in machine().items()))
+    print("versions: " + ", ".join(f"{key} {value}" for key, value in versions().items()))
+    for report in reports:
+        verdict = "MET" if report.met else "MISSED"
+        print(f"  {verdict:6s} {report.workload}: {report.headline} = {report.value:.3g} (target {report.target})")
+    print(f"  total wall time {seconds(time.perf_counter() - started)}")
+    return 0 if all(report.met for report in reports) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

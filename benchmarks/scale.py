@@ -1,0 +1,91 @@
+"""Workload 5, scale: fit time for 1k, 10k and 100k retrievables, and its growth exponent.
+
+Each size is 50-400-word passages plus 40 messages into a 16k window. The exponent is the slope
+of a least-squares line through (log items, log seconds); 1.0 is linear. Target: <= 1.15. The
+same slope for tokenizing the same texts once (tiktoken, one thread) is reported as the floor a
+fit cannot beat.
+
+    python -m benchmarks.scale
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+
+from benchmarks._data import SEED, passages
+from benchmarks._harness import Report, best_of, run_and_print, seconds
+from benchmarks._sets import rag_set, raw_tiktoken, texts_of
+from thrift_fp.thrift import subtract_to_fit
+
+SIZES = (1_000, 10_000, 100_000)
+REPEATS = {1_000: 5, 10_000: 3, 100_000: 2}
+TURNS = 40
+WINDOW = 16_000
+TARGET = 1.15
+
+
+def growth_exponent(sizes: Sequence[int], times: Sequence[float]) -> float:
+    """Slope of the least-squares line through ``(log size, log time)``.
+
+    >>> round(growth_exponent([1, 10, 100], [2.0, 20.0, 200.0]), 6)
+    1.0
+    """
+    xs = [math.log(size) for size in sizes]
+    ys = [math.log(time) for time in times]
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mean_x) ** 2 for x in xs
+    )
+
+
+def run() -> Report:
+    """Time the fit and a plain tokenization at every size."""
+    encode = raw_tiktoken().encode_ordinary
+    everything = passages(max(SIZES))
+    fit_times: list[float] = []
+    token_times: list[float] = []
+    figures: list[tuple[str, str]] = []
+    for size in SIZES:
+        ws = rag_set(everything[:size], turns=TURNS)
+        texts = texts_of(ws)
+        best = best_of(
+            {
+                "fit": lambda: subtract_to_fit(ws, WINDOW).unwrap(),
+                "tokenize": lambda: [len(encode(text)) for text in texts],
+            },
+            REPEATS[size],
+        )
+        fit_times.append(best["fit"])
+        token_times.append(best["tokenize"])
+        figures.append(
+            (f"{size:,} retrievables", f"fit {seconds(best['fit'])} ({best['fit'] / size * 1e6:.1f} us/item), "
+             f"tokenize once {seconds(best['tokenize'])}, fit/tokenize {best['fit'] / best['tokenize']:.2f}x "
+             f"(best of {REPEATS[size]})")
+        )
+    exponent = growth_exponent(SIZES, fit_times)
+    figures.append(("tokenize-once growth exponent", f"{growth_exponent(SIZES, token_times):.3f}"))
+    return Report(
+        workload="workload 5: scale",
+        headline="fit-time growth exponent (log-log slope over 1k, 10k, 100k)",
+        value=exponent,
+        target=f"<= {TARGET}",
+        met=exponent <= TARGET,
+        inputs=(
+            ("retrievables", f"{', '.join(f'{n:,}' for n in SIZES)} passages of 50-400 words (seed {SEED}; "
+                             "each size a prefix of the largest)"),
+            ("messages", f"{TURNS} chat turns + system prompt; window {WINDOW:,}"),
+            ("repeats", "best of " + ", ".join(f"{n:,}: {r}" for n, r in REPEATS.items()) + ", interleaved"),
+        ),
+        figures=tuple(figures),
+    )
+
+
+def main() -> int:
+    """Run the workload."""
+    return 0 if run_and_print(run).met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
