@@ -31,10 +31,15 @@ class Point:
     y: object
 
 
-# Few distinct scalars, so structures collide often and the type tags matter.
-SCALARS = st.sampled_from(
-    [None, True, False, 0, 1, 0.0, -0.0, 1.0, math.nan, math.inf, "", "1", "a", b"", b"1", Colour.RED, Colour.ONE]
-)
+# Few distinct scalars, many of them equal under plain ==, so the type tags matter.
+SCALAR_VALUES = [None, True, False, 0, 1, 0.0, -0.0, 1.0, math.nan, math.inf, "", "1", "a", b"", b"1", Colour.RED, Colour.ONE]
+SCALARS = st.sampled_from(SCALAR_VALUES)
+# Scalars a naive serialisation would confuse with each other.
+LOOK_ALIKES: list[list[object]] = [
+    [True, 1, 1.0, "1", b"1", Colour.ONE, Colour.RED],
+    [False, 0, 0.0, -0.0, "", b"", None],
+    [math.nan, math.inf, "a", "nan", "inf"],
+]
 HASHABLE = st.recursive(
     SCALARS,
     lambda inner: st.tuples(inner, inner) | st.frozensets(inner, max_size=3) | st.builds(Point, inner, inner),
@@ -103,6 +108,29 @@ def test_equal_values_get_equal_keys_whatever_the_insertion_order(value: object,
 @given(VALUES, VALUES)
 def test_keys_are_equal_exactly_when_values_are_strictly_equal(a: object, b: object) -> None:
     assert (canonical_key(a).unwrap() == canonical_key(b).unwrap()) == _strictly_equal(a, b)
+
+
+def _near_miss(value: object, rnd: random.Random, hashable: bool = False) -> object:
+    """A copy with some leaves swapped for look-alikes (1 for True, a tuple for a list, ...)."""
+    if isinstance(value, dict):
+        return {_near_miss(k, rnd, True): _near_miss(v, rnd) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        members = {_near_miss(m, rnd, True) for m in value}
+        return frozenset(members) if rnd.random() < 0.5 else set(members) if not hashable else frozenset(members)
+    if isinstance(value, list | tuple):
+        items = [_near_miss(v, rnd, hashable) for v in value]
+        as_list = isinstance(value, list) != (rnd.random() < 0.2)
+        return list(items) if as_list and not hashable else tuple(items)
+    if isinstance(value, Point):
+        return Point(_near_miss(value.x, rnd, True), _near_miss(value.y, rnd, True))
+    family = next((f for f in LOOK_ALIKES if any(_strictly_equal(value, m) for m in f)), [value])
+    return rnd.choice(family) if rnd.random() < 0.5 else value
+
+
+@given(VALUES, st.randoms(use_true_random=False))
+def test_look_alike_values_get_equal_keys_only_when_strictly_equal(value: object, rnd: random.Random) -> None:
+    other = _near_miss(value, rnd)
+    assert (canonical_key(value).unwrap() == canonical_key(other).unwrap()) == _strictly_equal(value, other)
 
 
 UNSUPPORTED = st.builds(object) | st.builds(bytearray).map(lambda b: memoryview(b))
