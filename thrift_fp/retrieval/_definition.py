@@ -29,6 +29,9 @@ def utc_now() -> datetime:
 class ErrorMessages(Generic[_Query, _App]):
     """Builders for the messages of ``DuplicateQuery`` and ``BudgetExhausted``.
 
+    A builder that raises or returns a non-string leaves the default message
+    (the raise is kept as the error's ``cause``).
+
     >>> messages = ErrorMessages(duplicate=lambda query, context: f"already searched {query!r}")
     >>> messages.duplicate("Agent", OperationContext(None)), messages.budget
     ("already searched 'Agent'", None)

@@ -145,19 +145,16 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
     definition: RetrievalDefinition[_Query, _Source, _Result, _App]
     context: OperationContext[_App]
 
-    def _halt(self, error: RetrievalError, state: RetrievalState[_Source]) -> _Halt[_Source]:
-        return _Halt(error, state)
-
     def start(self, query: _Query, state: RetrievalState[_Source]) -> Result[_Asked[_Query, _Source], _Halt[_Source]]:
         """_Read the clock for ``started_at``; nothing is reserved if it fails."""
         now = attempt(self.definition.now)
         if isinstance(now, Failure):
             exc = now.failure()
-            return Failure(self._halt(ClockFailed(self.definition.id, None, describe_exception(exc), exc), state))
+            return Failure(_Halt(ClockFailed(self.definition.id, None, describe_exception(exc), exc), state))
         return (
             _aware(now.unwrap())
             .map(lambda started: _Asked(query, state, started))
-            .alt(lambda reason: self._halt(ClockFailed(self.definition.id, None, reason), state))
+            .alt(lambda reason: _Halt(ClockFailed(self.definition.id, None, reason), state))
         )
 
     def prepare(self, asked: _Asked[_Query, _Source]) -> Result[_Asked[_Query, _Source], _Halt[_Source]]:
@@ -169,7 +166,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             attempt(lambda: prepare(asked.query, self.context))
             .map(lambda query: dataclasses.replace(asked, query=query))
             .alt(
-                lambda exc: self._halt(
+                lambda exc: _Halt(
                     PrepareFailed(self.definition.id, describe_exception(exc), exc), asked.state
                 )
             )
@@ -181,7 +178,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             attempt(lambda: self.definition.assert_input(asked.query, self.context))
             .map(lambda _: asked)
             .alt(
-                lambda exc: self._halt(
+                lambda exc: _Halt(
                     InvalidQuery(self.definition.id, describe_exception(exc), exc), asked.state
                 )
             )
@@ -195,7 +192,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
                 canonical_key(asked.query)
                 .map(lambda key: _Keyed(asked.query, key, asked.state, asked.started_at))
                 .alt(
-                    lambda problem: self._halt(
+                    lambda problem: _Halt(
                         InvalidQuery(self.definition.id, f"no canonical key: {problem.message}"), asked.state
                     )
                 )
@@ -203,11 +200,11 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         derived = attempt(lambda: custom(asked.query))
         if isinstance(derived, Failure):
             exc = derived.failure()
-            return Failure(self._halt(KeyFailed(self.definition.id, describe_exception(exc), exc), asked.state))
+            return Failure(_Halt(KeyFailed(self.definition.id, describe_exception(exc), exc), asked.state))
         key: object = derived.unwrap()
         if not isinstance(key, str):
             reason = f"returned {type(key).__name__}, not str"
-            return Failure(self._halt(KeyFailed(self.definition.id, reason), asked.state))
+            return Failure(_Halt(KeyFailed(self.definition.id, reason), asked.state))
         return Success(_Keyed(asked.query, key, asked.state, asked.started_at))
 
     def _custom_message(
@@ -227,7 +224,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         if keyed.key not in keyed.state.seen:
             return Success(keyed)
         text, cause = self._custom_message(self.definition.errors.duplicate, keyed.query)
-        return Failure(self._halt(DuplicateQuery(self.definition.id, keyed.key, text, cause), keyed.state))
+        return Failure(_Halt(DuplicateQuery(self.definition.id, keyed.key, text, cause), keyed.state))
 
     def check_budget(self, keyed: _Keyed[_Query, _Source]) -> Result[_Keyed[_Query, _Source], _Halt[_Source]]:
         """Step 4: ``query_count >= limit(context)`` is ``BudgetExhausted``."""
@@ -235,17 +232,17 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         if isinstance(limited, Failure):
             exc = limited.failure()
             error: RetrievalError = LimitFailed(self.definition.id, keyed.key, describe_exception(exc), exc)
-            return Failure(self._halt(error, keyed.state))
+            return Failure(_Halt(error, keyed.state))
         limit: object = limited.unwrap()
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
             reason = f"returned {limit!r}, not a non-negative int"
-            return Failure(self._halt(LimitFailed(self.definition.id, keyed.key, reason), keyed.state))
+            return Failure(_Halt(LimitFailed(self.definition.id, keyed.key, reason), keyed.state))
         count = keyed.state.query_count
         if count < limit:
             return Success(keyed)
         text, cause = self._custom_message(self.definition.errors.budget, keyed.query)
         return Failure(
-            self._halt(BudgetExhausted(self.definition.id, keyed.key, count, limit, text, cause), keyed.state)
+            _Halt(BudgetExhausted(self.definition.id, keyed.key, count, limit, text, cause), keyed.state)
         )
 
     def authorize(self, keyed: _Keyed[_Query, _Source]) -> Result[_Keyed[_Query, _Source], _Halt[_Source]]:
@@ -257,7 +254,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             attempt(lambda: authorize(keyed.query, self.context))
             .map(lambda _: keyed)
             .alt(
-                lambda exc: self._halt(
+                lambda exc: _Halt(
                     Unauthorized(self.definition.id, keyed.key, describe_exception(exc), exc), keyed.state
                 )
             )
@@ -266,7 +263,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
     def _unless_aborted(self, key: str, point: AbortPoint, state: RetrievalState[_Source]) -> Result[None, _Halt[_Source]]:
         signal = self.context.signal
         if signal.aborted:
-            return Failure(self._halt(Aborted(self.definition.id, key, point, signal.reason), state))
+            return Failure(_Halt(Aborted(self.definition.id, key, point, signal.reason), state))
         return Success(None)
 
     def check_not_aborted(self, keyed: _Keyed[_Query, _Source]) -> Result[_Keyed[_Query, _Source], _Halt[_Source]]:
@@ -284,7 +281,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             attempt(lambda: self.definition.execute(keyed.query, self.context))
             .map(lambda result: _Executed(keyed, result))
             .alt(
-                lambda exc: self._halt(
+                lambda exc: _Halt(
                     ExecutionFailed(self.definition.id, keyed.key, describe_exception(exc), exc), keyed.state
                 )
             )
@@ -304,7 +301,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         keyed = executed.keyed
 
         def invalid(reason: str, cause: BaseException | None) -> _Halt[_Source]:
-            return self._halt(InvalidResult(self.definition.id, keyed.key, reason, cause), keyed.state)
+            return _Halt(InvalidResult(self.definition.id, keyed.key, reason, cause), keyed.state)
 
         assert_result = self.definition.assert_result
         if assert_result is not None:
@@ -330,7 +327,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         sequence = keyed.state.query_count + 1
 
         def failed(reason: str, cause: BaseException | None) -> _Halt[_Source]:
-            return self._halt(SourceIdFailed(self.definition.id, keyed.key, reason, cause), keyed.state)
+            return _Halt(SourceIdFailed(self.definition.id, keyed.key, reason, cause), keyed.state)
 
         renamed: list[_Source] = []
         for source in read.sources:
@@ -360,11 +357,11 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         if isinstance(now, Failure):
             exc = now.failure()
             error = ClockFailed(self.definition.id, keyed.key, describe_exception(exc), exc)
-            return Failure(self._halt(error, keyed.state))
+            return Failure(_Halt(error, keyed.state))
         finished = _aware(now.unwrap())
         if isinstance(finished, Failure):
             reason = finished.failure()
-            return Failure(self._halt(ClockFailed(self.definition.id, keyed.key, reason), keyed.state))
+            return Failure(_Halt(ClockFailed(self.definition.id, keyed.key, reason), keyed.state))
         state = keyed.state
         counted = RetrievalState(state.query_count + 1, state.seen, state.sources + read.sources)
         receipt = Receipt(
@@ -388,7 +385,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
 
         def failed(reason: str, cause: BaseException | None) -> _Halt[_Source]:
             error = EffectFailed(self.definition.id, receipt.key, effect.id, reason, receipt, cause)
-            return self._halt(error, accepted.state)
+            return _Halt(error, accepted.state)
 
         handled = attempt(lambda: effect.handle(receipt, self.context))
         if isinstance(handled, Failure):
@@ -422,7 +419,10 @@ def run_retrieval(
 
     Order (DESIGN §5): prepare, assert_input, key, duplicate, budget, authorize,
     abort check, reserve the key, execute, abort check, assert_result and the
-    sources, naming, count, effects. ``state`` is never changed.
+    sources, naming, count, effects. The signal is read just before the key is
+    reserved (so a malformed, duplicate, over-quota or unauthorized query reports
+    that, even when aborted) and again after execute. ``state`` is never changed;
+    a user callback that raises becomes the matching error value, with ``cause``.
 
     >>> def assert_input(query: str, context: OperationContext[None]) -> None:
     ...     if not query.strip():

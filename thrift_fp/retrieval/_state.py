@@ -13,7 +13,8 @@ class RetrievalState(Generic[_Source]):
     """What one request has retrieved so far.
 
     ``query_count`` counts successes (compared against the limit); ``seen`` holds
-    every key that reached execute, so retries are duplicates; ``sources`` are the
+    every reserved key (reserved just before execute, kept whatever happens
+    after), so retries are duplicates; ``sources`` are the
     accepted sources in acceptance order. ``run_retrieval`` returns the next state.
     Annotate rather than subscript: on Python 3.11, ``RetrievalState[Doc]()``
     raises ``TypeError`` for every frozen slotted generic dataclass (typing sets
