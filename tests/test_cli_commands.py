@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,9 @@ def docs(tmp_path: Path) -> Path:
     (root / "budget.md").write_text("# Budget\n\nThe budget is the window minus the reserve for the answer.\n")
     (root / "shed.txt").write_text("Shedding drops the lowest score first while over budget.\n")
     (root / "faq.jsonl").write_text('{"id": "q1", "text": "Quotas cap the queries of one request."}\n')
+    hour_ago = time.time_ns() - 3_600_000_000_000
+    for path in root.iterdir():  # not "racy": modified well before they are indexed
+        os.utime(path, ns=(hour_ago, hour_ago))
     return root
 
 
@@ -126,6 +131,9 @@ def test_ask_without_db_indexes_the_embedded_corpus_once(private_cache: Path, ca
     assert run(["ask", "trust tiers"]) == 0
     assert "corpus/trust-tiers.md" in capsys.readouterr().out
     assert database.stat().st_mtime_ns == built, "an unchanged corpus is not indexed again"
+    database.write_bytes(b"a stale cache from another version")
+    assert run(["ask", "trust tiers"]) == 0, "a damaged cache is rebuilt"
+    assert "corpus/trust-tiers.md" in capsys.readouterr().out
 
 
 def test_a_failed_index_leaves_no_database(docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from returns.result import Failure
 from thrift_fp.sources import (
     CorruptDatabase,
     DatabaseMissing,
+    Fts5Unavailable,
     IndexSettingsMismatch,
     InvalidJsonlRecord,
     InvalidTrustTier,
@@ -20,6 +22,7 @@ from thrift_fp.sources import (
     index_paths,
     search_index,
 )
+from thrift_fp.sources import _index, _store
 
 
 @pytest.fixture
@@ -34,7 +37,16 @@ def corpus(tmp_path: Path) -> Path:
     )
     (root / ".hidden.md").write_text("never indexed")
     (root / "image.png").write_bytes(b"\x89PNG")
+    _age(root)
     return root
+
+
+def _age(root: Path) -> None:
+    # Files written just now are "racy" (an edit in the same timestamp tick would be invisible),
+    # so the index re-hashes them; files from an hour ago are trusted by size and mtime.
+    hour_ago = time.time_ns() - 3_600_000_000_000
+    for path in root.rglob("*"):
+        os.utime(path, ns=(hour_ago, hour_ago))
 
 
 def _bump(path: Path, text: str | None = None) -> None:
@@ -42,6 +54,18 @@ def _bump(path: Path, text: str | None = None) -> None:
         path.write_text(text)
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+
+
+def test_an_edit_in_the_same_timestamp_tick_is_not_missed(tmp_path: Path) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("alpha text")
+    db = tmp_path / "index.db"
+    index_paths(db, [note]).unwrap()
+    stat = note.stat()
+    note.write_text("omega text")  # same size; force the same mtime, as a coarse clock would
+    os.utime(note, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert index_paths(db, [note]).unwrap().chunked == (str(note.resolve()),)
+    assert [h.text for h in search_index(db, "omega").unwrap()] == ["omega text"]
 
 
 def test_index_is_incremental(corpus: Path, tmp_path: Path) -> None:
@@ -146,3 +170,17 @@ def test_same_folder_names_do_not_collide(tmp_path: Path) -> None:
     index_paths(db, [tmp_path / "a" / "docs", tmp_path / "b" / "docs"]).unwrap()
     ids = {h.passage_id for h in search_index(db, "shared words").unwrap()}
     assert len(ids) == 2 and "docs/x.md#1" in ids
+
+
+def test_a_sqlite_without_fts5_is_a_clear_error_value(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = Failure(Fts5Unavailable("3.0.0", "no such module: fts5"))
+    monkeypatch.setattr(_store, "check_fts5", lambda: missing)
+    monkeypatch.setattr(_index, "check_fts5", lambda: missing)
+    for failed in (index_paths(tmp_path / "i.db", [corpus]), search_index(tmp_path / "i.db", "x")):
+        assert failed.failure().message == (
+            "SQLite 3.0.0 has no FTS5 full-text search (no such module: fts5); "
+            "use a Python whose sqlite3 module is built with FTS5 enabled"
+        )
+    assert not (tmp_path / "i.db").exists()

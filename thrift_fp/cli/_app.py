@@ -22,7 +22,9 @@ from thrift_fp.cli._errors import CliError, InvalidArgument
 from thrift_fp.cli._paths import embedded_database, read_input
 from thrift_fp.cli._working_set_json import FitRequest, fitted_to_json, load_json, parse_fit_request
 from thrift_fp.sources import (
+    CorruptDatabase,
     IndexReport,
+    IndexSettingsMismatch,
     PathNotFound,
     assemble,
     embedded_corpus,
@@ -81,8 +83,8 @@ class _ProgressBar:
             self.progress.stop()
 
 
-@app.command()
-def index(
+@app.command("index")
+def _index_command(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="Files and folders (.md, .txt, .jsonl, ... inside folders).")],
     db: Annotated[Path, typer.Option(metavar="PATH", help="The index file to create or update.")] = Path("thrift-fp.db"),
     tier: Annotated[str, typer.Option(metavar="TIER", help="Trust tier of these documents.")] = "first-party",
@@ -109,8 +111,8 @@ def _index_summary(report: IndexReport) -> str:
     )
 
 
-@app.command()
-def ask(
+@app.command("ask")
+def _ask_command(
     query: Annotated[list[str], typer.Argument(metavar="QUERY", help="One or more queries, each run through the retrieval lifecycle.")],
     db: Annotated[Path | None, typer.Option(metavar="PATH", help="Index to search (default: the embedded corpus).")] = None,
     window: Annotated[int | None, typer.Option(metavar="N", help="Context window in tokens (35% is reserved for the answer).")] = None,
@@ -157,6 +159,10 @@ def _window(window: int | None, budget: int | None, encoding: str) -> tuple[int,
 def _embedded() -> Path:
     database = embedded_database()
     built = index_paths(database, [embedded_corpus()])
+    if isinstance(built, Failure) and isinstance(built.failure(), CorruptDatabase | IndexSettingsMismatch):
+        # It is only a cache (left by another version, or damaged): build it afresh.
+        database.unlink(missing_ok=True)
+        built = index_paths(database, [embedded_corpus()])
     if isinstance(built, Failure):
         _fail(built.failure())
     return database
@@ -200,8 +206,8 @@ def _decision_table(done: Assembled, encoding: str) -> Table:
     return table
 
 
-@app.command()
-def fit(
+@app.command("fit")
+def _fit_command(
     file: Annotated[str, typer.Argument(metavar="FILE|-", help="Working-set JSON file, or - for standard input.")],
     window: Annotated[int | None, typer.Option(metavar="N", help="Context window (overrides the file's context_window).")] = None,
     budget: Annotated[int | None, typer.Option(metavar="N", help="Budget with no output reserve (window = budget).")] = None,
@@ -232,8 +238,8 @@ def fit(
     typer.echo(json.dumps(fitted_to_json(fitted.unwrap()), indent=2, ensure_ascii=False))
 
 
-@app.command()
-def count(
+@app.command("count")
+def _count_command(
     file: Annotated[str, typer.Argument(metavar="FILE|-", help="A text file, or - for standard input.")],
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer.")] = "cl100k_base",
     as_json: Annotated[bool, typer.Option("--json", help="Print tokens, encoding and precision as JSON.")] = False,

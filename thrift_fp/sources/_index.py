@@ -1,7 +1,9 @@
 """Building or updating an index incrementally, all or nothing.
 
 Only files whose size or modification time changed are read; of those, only files whose
-SHA-256 changed are chunked again. Files that disappeared from an indexed folder leave the
+SHA-256 changed are chunked again. A file modified within ``RACY_NS`` of the moment it was
+last checked is read again regardless: a second edit in the same timestamp tick keeps size
+and modification time, and only its hash can tell (git's "racy clean" problem). Files that disappeared from an indexed folder leave the
 index. The update is built in a temporary copy of the index and moved over it with one
 atomic rename, so a failed run leaves the previous index (or no file at all) behind.
 """
@@ -12,6 +14,7 @@ import hashlib
 import os
 import sqlite3
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,6 +44,8 @@ from thrift_fp.sources._store import check_fts5, connect, create_schema, read_se
 from thrift_fp.tokens import get_encoding
 
 Progress = Callable[[int, int, str], None]
+# Filesystems with coarse timestamps (FAT: 2 s) can give two edits the same modification time.
+RACY_NS: Final = 2_000_000_000
 DEFAULT_MAX_TOKENS: Final = 256
 
 
@@ -68,6 +73,11 @@ class _Stored:
     mtime_ns: int
     size: int
     sha256: str
+    checked_ns: int
+
+    def unchanged(self, stat: os.stat_result) -> bool:
+        racy = self.mtime_ns >= self.checked_ns - RACY_NS
+        return not racy and (self.mtime_ns, self.size) == (stat.st_mtime_ns, stat.st_size)
 
 
 def index_paths(
@@ -83,9 +93,10 @@ def index_paths(
 
     ``progress(done, total, path)`` is called after each file that had to be read.
 
-    >>> import tempfile, pathlib
+    >>> import os, tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (root / "a.md").write_text("# Budget\\n\\nShed the lowest score first.")
+    >>> os.utime(root / "a.md", (1e9, 1e9))  # an old file: not modified while being indexed
     >>> report = index_paths(root / "index.db", [root / "a.md"]).unwrap()
     >>> report.chunked == (str((root / "a.md").resolve()),), report.passages
     (True, 1)
@@ -138,8 +149,7 @@ def _nothing_to_do(
         return None  # the full run meets the same problem and reports it as a value
     for item in found:
         previous = stored.get(str(item.path))
-        stat = item.path.stat()
-        if previous is None or (previous.mtime_ns, previous.size) != (stat.st_mtime_ns, stat.st_size):
+        if previous is None or not previous.unchanged(item.path.stat()):
             return None
     if _gone(roots, {str(item.path) for item in found}, stored):
         return None
@@ -148,9 +158,9 @@ def _nothing_to_do(
 
 def _stored_files(connection: sqlite3.Connection) -> dict[str, _Stored]:
     return {
-        str(path): _Stored(source, mtime_ns, size, sha)
-        for path, source, mtime_ns, size, sha in connection.execute(
-            "SELECT path, source, mtime_ns, size, sha256 FROM files"
+        str(path): _Stored(source, mtime_ns, size, sha, checked_ns)
+        for path, source, mtime_ns, size, sha, checked_ns in connection.execute(
+            "SELECT path, source, mtime_ns, size, sha256, checked_ns FROM files"
         )
     }
 
@@ -263,11 +273,12 @@ def _update(
     for item in found:
         stat = item.path.stat()
         previous = stored.get(str(item.path))
-        if previous is not None and (previous.mtime_ns, previous.size) == (stat.st_mtime_ns, stat.st_size):
+        if previous is not None and previous.unchanged(stat):
             unchanged.append(str(item.path))
         else:
             to_read.append((item, stat.st_mtime_ns, stat.st_size, previous))
     for done, (item, mtime_ns, size, previous) in enumerate(to_read, start=1):
+        checked_ns = time.time_ns()
         try:
             data = item.path.read_bytes()
             text = data.decode("utf-8")
@@ -276,13 +287,16 @@ def _update(
         sha = hashlib.sha256(data).hexdigest()
         if previous is not None and previous.sha256 == sha:
             connection.execute(
-                "UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?", (mtime_ns, size, str(item.path))
+                "UPDATE files SET mtime_ns = ?, size = ?, checked_ns = ? WHERE path = ?",
+                (mtime_ns, size, checked_ns, str(item.path)),
             )
             touched.append(str(item.path))
         else:
             label = previous.source if previous is not None else _free_label(labels, item)
             labels[label] = str(item.path)
-            written = _write_file(connection, item.path, label, mtime_ns, size, sha, text, settings, trust_tier)
+            written = _write_file(
+                connection, item.path, label, (mtime_ns, size, checked_ns), sha, text, settings, trust_tier
+            )
             if isinstance(written, Failure):
                 return written
             chunked.append(str(item.path))
@@ -314,8 +328,7 @@ def _write_file(
     connection: sqlite3.Connection,
     path: Path,
     label: str,
-    mtime_ns: int,
-    size: int,
+    stat: tuple[int, int, int],
     sha: str,
     text: str,
     settings: dict[str, str],
@@ -327,13 +340,14 @@ def _write_file(
     )
     if isinstance(chunked, Failure):
         return chunked
+    mtime_ns, size, checked_ns = stat
     # Files carry no portable creation time; both stamps are the file's modification time.
     stamp = datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC).isoformat()
     connection.execute("DELETE FROM passages WHERE path = ?", (str(path),))
     connection.execute(
-        "INSERT OR REPLACE INTO files(path, source, kind, trust_tier, mtime_ns, size, sha256)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (str(path), label, kind, trust_tier, mtime_ns, size, sha),
+        "INSERT OR REPLACE INTO files(path, source, kind, trust_tier, mtime_ns, size, sha256, checked_ns)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (str(path), label, kind, trust_tier, mtime_ns, size, sha, checked_ns),
     )
     connection.executemany(
         "INSERT INTO passages(passage_id, path, source, ordinal, kind, trust_tier, created_at, updated_at,"

@@ -11,7 +11,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.sources._errors import CorruptDatabase, DatabaseMissing, Fts5Unavailable, SourceError
 
-SCHEMA_VERSION: Final = "1"
+SCHEMA_VERSION: Final = "2"
 
 # External-content FTS5 table kept in step with `passages` by triggers, so the text is
 # stored once. `files` drives incremental indexing.
@@ -24,7 +24,8 @@ CREATE TABLE files(
     trust_tier TEXT NOT NULL,
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
-    sha256 TEXT NOT NULL
+    sha256 TEXT NOT NULL,
+    checked_ns INTEGER NOT NULL
 );
 CREATE TABLE passages(
     id INTEGER PRIMARY KEY,
