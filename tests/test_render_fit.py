@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 
 from thrift_fp.records import MemoryStore, Retrievable, SpooledArtifact, TrustTier
 from thrift_fp.render import (
+    ChargeExceeded,
     FitFailed,
     KeyedNonce,
     NotRenderable,
@@ -14,7 +15,7 @@ from thrift_fp.render import (
     render_retrievables,
 )
 from thrift_fp.thrift import BucketTrace, Message, ThriftOptions, WorkingRetrievable, WorkingSet, resolve_budget
-from thrift_fp.tokens import count_tokens
+from thrift_fp.tokens import count_tokens, register_token_estimator, unregister_token_estimator
 
 WHEN = datetime(2026, 2, 1, tzinfo=timezone.utc)
 KEY = bytes(range(32))
@@ -104,3 +105,16 @@ def test_error_values() -> None:
     bad_window = fit_and_render(WorkingSet(retrievables=(_record("a", 1, 0.1),)), -5).failure()
     assert isinstance(bad_window, FitFailed)
     assert bad_window.message == "fit failed: invalid context_window -5: must be a finite number >= 0"
+
+
+def test_an_encoding_that_is_not_additive_at_boundaries_is_refused() -> None:
+    # Squared length is super-additive: the whole text counts more than its pieces.
+    register_token_estimator("render-test-squares", lambda text: len(text) ** 2).unwrap()
+    try:
+        failed = fit_and_render(WorkingSet(retrievables=(_record("a", 2, 0.5),)), 10**9, encoding="render-test-squares")
+    finally:
+        unregister_token_estimator("render-test-squares")
+    error = failed.failure()
+    assert isinstance(error, ChargeExceeded)
+    assert error.counted > error.charged
+    assert "is not additive at envelope boundaries" in error.message

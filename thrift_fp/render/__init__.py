@@ -13,11 +13,12 @@ from thrift_fp.render._choose import MAX_NONCE_ATTEMPTS
 from thrift_fp.render._directive import SAFETY_DIRECTIVE
 from thrift_fp.render._errors import (
     BodyUnavailable,
-    RenderCountFailed,
+    ChargeExceeded,
     DuplicateRecordId,
     FitFailed,
     NonceCollision,
     NotRenderable,
+    RenderCountFailed,
     RenderError,
     WeakNonceKey,
 )
@@ -32,7 +33,7 @@ __all__ = [
     "NONCE_HEX_CHARS",
     "SAFETY_DIRECTIVE",
     "BodyUnavailable",
-    "RenderCountFailed",
+    "ChargeExceeded",
     "DuplicateRecordId",
     "FitFailed",
     "FitRendered",
@@ -42,6 +43,7 @@ __all__ = [
     "NotRenderable",
     "PricedRetrievable",
     "RandomNonce",
+    "RenderCountFailed",
     "RenderError",
     "Rendered",
     "WeakNonceKey",

@@ -111,6 +111,23 @@ class FitFailed:
         return getattr(self.error, "cause", None)
 
 
+@dataclass(frozen=True, slots=True)
+class ChargeExceeded:
+    """The rendered text counts more tokens than its pieces were charged: the encoding (a custom
+    estimator) is not additive at envelope boundaries, so the fit cannot be trusted."""
+
+    encoding: str
+    charged: int
+    counted: int
+
+    @property
+    def message(self) -> str:
+        return (
+            f"rendered text counts {self.counted} {self.encoding} tokens but its pieces were charged"
+            f" {self.charged}; this encoding is not additive at envelope boundaries"
+        )
+
+
 RenderError = (
     WeakNonceKey
     | DuplicateRecordId
@@ -119,4 +136,5 @@ RenderError = (
     | RenderCountFailed
     | NotRenderable
     | FitFailed
+    | ChargeExceeded
 )

@@ -8,7 +8,8 @@ trace then shows ``reserve`` = output reserve + overhead). Every boundary betwee
 is ``>`` or ``.`` + newlines + ``<``, which no tiktoken pre-tokenizer piece crosses, so for
 cl100k_base and o200k_base the rendered text's count is exactly the overhead present plus the
 survivors' charges; dropping a whole block only removes tokens, so the text never exceeds what
-was budgeted.
+was budgeted. A custom estimator need not be additive: if the text counts more than it was
+charged, the result is a `ChargeExceeded` error value rather than an over-budget prompt.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.records import Retrievable
 from thrift_fp.render._choose import choose_nonces
 from thrift_fp.render._envelope import CORPUS_CLOSE, CORPUS_OPEN, DIRECTIVE_PIECE
-from thrift_fp.render._errors import RenderCountFailed, FitFailed, NotRenderable, RenderError
+from thrift_fp.render._errors import ChargeExceeded, FitFailed, NotRenderable, RenderCountFailed, RenderError
 from thrift_fp.render._layout import Entry
 from thrift_fp.render._nonce import NonceMode, RandomNonce
 from thrift_fp.render._render import Rendered, checked_nonce_mode, entries_of, render_entries
@@ -61,7 +62,13 @@ class PricedRetrievable:
         return False
 
     def estimate_tokens(self, encoding: str) -> int:
-        """The envelope's tokens, counted once before the fit (``encoding`` is the fit's own)."""
+        """The envelope's tokens, counted once before the fit (``encoding`` is the fit's own).
+
+        >>> from datetime import datetime, timezone
+        >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
+        >>> PricedRetrievable(Retrievable("r", "x", "first-party", when, when), "…", 4).estimate_tokens("o200k_base")
+        4
+        """
         return self.tokens
 
 
@@ -128,10 +135,12 @@ def fit_and_render(
 
 
 def _records(items: Sequence[RetrievableLike]) -> Result[tuple[Retrievable, ...], RenderError]:
+    records: list[Retrievable] = []
     for index, item in enumerate(items):
         if not isinstance(item, Retrievable):
             return Failure(NotRenderable(index, type(item).__name__))
-    return Success(tuple(item for item in items if isinstance(item, Retrievable)))
+        records.append(item)
+    return Success(tuple(records))
 
 
 def _fit_and_render(
@@ -209,12 +218,18 @@ def _render_survivors(
     overhead: int,
 ) -> Result[FitRendered, RenderError]:
     # Thrift returns the items it was given; size-unknown records (never priced) never survive.
-    kept = tuple(item.record for item in fitted.working_set.retrievables if isinstance(item, PricedRetrievable))
+    priced = tuple(item for item in fitted.working_set.retrievables if isinstance(item, PricedRetrievable))
+    kept = tuple(item.record for item in priced)
     kept_ids = {record.id for record in kept}
     survivors = tuple(entry for entry in entries if entry.record_id in kept_ids)
     used = MappingProxyType({entry.record_id: nonces[entry.record_id] for entry in survivors})
-    return render_entries(survivors, used, enc.name).map(
-        lambda rendered: FitRendered(
-            rendered, kept, replace(fitted.working_set, retrievables=kept), fitted.trace, budget, overhead
+    charged = (overhead if kept else 0) + sum(item.tokens for item in priced)
+    rendered = render_entries(survivors, used, enc.name)
+    if isinstance(rendered, Success) and rendered.unwrap().tokens > charged:
+        # Exact for tiktoken encodings (see the module docstring); a custom estimator may not be.
+        return Failure(ChargeExceeded(enc.name, charged, rendered.unwrap().tokens))
+    return rendered.map(
+        lambda text: FitRendered(
+            text, kept, replace(fitted.working_set, retrievables=kept), fitted.trace, budget, overhead
         )
     )

@@ -27,7 +27,16 @@ class Entry:
     created_at: datetime
 
     def envelope(self, nonce: str) -> str:
-        """This record's envelope with its separator (its charged share of the text)."""
+        """This record's envelope with its separator (its charged share of the text).
+
+        >>> from datetime import datetime, timezone
+        >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
+        >>> print(Entry("a", "third-party-private", "hi", None, None, None, when).envelope("e" * 32), end="")
+        <untrusted_content_eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee kind="retrieved-third-party-private" nonce="eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee" created_at="2026-01-02T00:00:00+00:00">
+        hi
+        </untrusted_content_eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee>
+        <BLANKLINE>
+        """
         return envelope(
             self.trust_tier,
             nonce,

@@ -46,7 +46,16 @@ def checked_nonce_mode(mode: NonceMode) -> Result[NonceMode, WeakNonceKey]:
 
 def entries_of(records: Sequence[Retrievable], encoding: str) -> Result[tuple[Entry, ...], RenderError]:
     """Each record with the exact body its envelope holds (`Retrievable.rendered_body`), in input
-    order; duplicate ids are an error value."""
+    order; duplicate ids are an error value.
+
+    >>> from datetime import datetime, timezone
+    >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    >>> record = Retrievable("a", "text", "first-party", when, when)
+    >>> [entry.body for entry in entries_of([record], "cl100k_base").unwrap()]
+    ['text']
+    >>> entries_of([record, record], "cl100k_base").failure().message
+    "record id 'a' appears more than once"
+    """
     seen: set[str] = set()
     entries: list[Entry] = []
     for record in records:
@@ -73,7 +82,12 @@ def entries_of(records: Sequence[Retrievable], encoding: str) -> Result[tuple[En
 def render_entries(
     entries: Sequence[Entry], nonces: MappingProxyType[str, str], encoding: str
 ) -> Result[Rendered, RenderError]:
-    """Compose ``entries`` with ``nonces`` and count the whole text once."""
+    """Compose ``entries`` with ``nonces`` and count the whole text once.
+
+    >>> from types import MappingProxyType
+    >>> render_entries((), MappingProxyType({}), "cl100k_base").unwrap().tokens
+    0
+    """
     text = compose(entries, nonces)
     counted: Result[int, RenderError] = (
         get_encoding(encoding).bind(lambda enc: enc.count(text)).alt(RenderCountFailed)
