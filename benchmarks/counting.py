@@ -5,18 +5,25 @@ tokenizing exactly the texts the fit measures once with tiktoken on one thread (
 Also reported: tiktoken's threaded batch encoder on the same texts, and thrift_fp's own batch
 counter alone, so the time the fit spends outside counting is visible.
 
-    python -m benchmarks.counting [--profile]
+    python -m benchmarks.counting [--profile] [--what-if]
+
+``--what-if`` projects the counting fixes proposed in BENCHMARKS.md by swapping
+``TokenEncoding.count_many`` for a candidate inside this process only (the library is untouched);
+the projections are labelled and are not the headline.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+from returns.result import Result, Success
 
 from benchmarks._data import SEED, passages
 from benchmarks._harness import Report, best_of, run_and_print, seconds
 from benchmarks._sets import encoding, rag_set, raw_tiktoken, texts_of
 from thrift_fp.thrift import WorkingSet, subtract_to_fit
+from thrift_fp.tokens import EstimatorFailed, TokenEncoding
 
 ITEMS = 5_000
 TURNS = 40
@@ -91,11 +98,65 @@ def profile(ws: WorkingSet, rounds: int = 3) -> str:
     return profiler.output_text(unicode=False, color=False, show_all=False)
 
 
+CountMany = Callable[[TokenEncoding, Sequence[str]], Result[tuple[int, ...], EstimatorFailed]]
+
+
+def _serial(self: TokenEncoding, texts: Sequence[str]) -> Result[tuple[int, ...], EstimatorFailed]:
+    encode = raw_tiktoken().encode_ordinary
+    return Success(tuple(len(encode(text)) for text in texts))
+
+
+def _serial_buffer(self: TokenEncoding, texts: Sequence[str]) -> Result[tuple[int, ...], EstimatorFailed]:
+    # tiktoken's CoreBPE can encode into a buffer of uint32 without building a list of Python ints;
+    # with no special token allowed it encodes special-token text as ordinary text.
+    encode = getattr(raw_tiktoken()._core_bpe, "encode_to_tiktoken_buffer")
+    none: frozenset[str] = frozenset()
+    return Success(tuple(memoryview(encode(text, none)).nbytes // 4 for text in texts))
+
+
+def what_if(repeats: int = REPEATS) -> str:
+    """Fit time with candidate ``count_many`` implementations, against tokenizing once."""
+    ws = rag_set(passages(ITEMS), turns=TURNS)
+    texts = texts_of(ws)
+    encode = raw_tiktoken().encode_ordinary
+    current: CountMany = TokenEncoding.count_many
+
+    def fit_with(candidate: CountMany) -> Callable[[], int]:
+        def fit() -> int:
+            setattr(TokenEncoding, "count_many", candidate)
+            try:
+                return _fit(ws)
+            finally:
+                setattr(TokenEncoding, "count_many", current)
+        return fit
+
+    expected = _fit(ws)
+    for candidate in (_serial, _serial_buffer):
+        if fit_with(candidate)() != expected:
+            raise AssertionError(f"{candidate.__name__} changes the fit")
+    best = best_of(
+        {
+            "tiktoken single": lambda: [len(encode(text)) for text in texts],
+            "fit as built (threaded count_many)": fit_with(current),
+            "fit, count_many serial": fit_with(_serial),
+            "fit, count_many serial into a buffer": fit_with(_serial_buffer),
+        },
+        repeats,
+    )
+    single = best["tiktoken single"]
+    return "\n".join(
+        ["== what-if (projection, library patched in this process only) =="]
+        + [f"  {name}: {seconds(value)} = {value / single:.2f}x tiktoken single" for name, value in best.items()]
+    )
+
+
 def main(argv: Sequence[str]) -> int:
-    """Run the workload (and with ``--profile``, print where a fit spends its time)."""
+    """Run the workload (``--profile``: where a fit spends its time; ``--what-if``: projections)."""
     report = run_and_print(run)
     if "--profile" in argv:
         print(profile(rag_set(passages(ITEMS), turns=TURNS)))
+    if "--what-if" in argv:
+        print(what_if())
     return 0 if report.met else 1
 
 

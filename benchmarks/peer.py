@@ -6,7 +6,7 @@ same messages with `subtract_to_fit` (a working set of messages only, ``output_r
 budget is the window). Both must keep the same number of tokens, give or take one message.
 Target: >= 20x faster.
 
-    python -m benchmarks.peer
+    python -m benchmarks.peer [--profile]
 """
 
 from __future__ import annotations
@@ -115,10 +115,35 @@ def run(repeats: int = REPEATS) -> Report:
     )
 
 
-def main() -> int:
-    """Run the workload."""
-    return 0 if run_and_print(run).met else 1
+def profile(rounds: int = 10) -> str:
+    """pyinstrument's call trees of ``rounds`` thrift fits and ``rounds`` trims."""
+    from pyinstrument import Profiler
+
+    turns = chat(MESSAGES)
+    ws = WorkingSet(messages=messages(turns))
+    history = langchain_messages(turns)
+    counter = ListCounter(encoding())
+    trees = []
+    for name, once in (
+        ("thrift", lambda: subtract_to_fit(ws, BUDGET, options=OPTIONS)),
+        ("trim_messages", lambda: _trim(history, counter)),
+    ):
+        profiler = Profiler(interval=0.0005)
+        profiler.start()
+        for _ in range(rounds):
+            once()
+        profiler.stop()
+        trees.append(f"-- {name} x{rounds} --\n" + profiler.output_text(unicode=False, color=False))
+    return "\n".join(trees)
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the workload (``--profile``: where each side spends its time)."""
+    report = run_and_print(run)
+    if "--profile" in argv:
+        print(profile())
+    return 0 if report.met else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
