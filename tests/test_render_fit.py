@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from thrift_fp.records import MemoryStore, Retrievable, SpooledArtifact, TrustTier
 from thrift_fp.render import (
     ChargeExceeded,
+    DuplicateRecordId,
     FitFailed,
     KeyedNonce,
     NotRenderable,
@@ -102,6 +103,9 @@ def test_error_values() -> None:
     assert "retrievables[1] is a WorkingRetrievable" in not_renderable.message
     weak = fit_and_render(WorkingSet(), 1000, nonce=KeyedNonce(b"")).failure()
     assert weak == WeakNonceKey(0, 16)
+    hidden = Retrievable("a", SpooledArtifact(MemoryStore().write("a", "x").unwrap()), "first-party", WHEN, WHEN)
+    duplicate = fit_and_render(WorkingSet(retrievables=(_record("a", 1, 0.1), hidden)), 1000).failure()
+    assert duplicate == DuplicateRecordId("a")
     bad_window = fit_and_render(WorkingSet(retrievables=(_record("a", 1, 0.1),)), -5).failure()
     assert isinstance(bad_window, FitFailed)
     assert bad_window.message == "fit failed: invalid context_window -5: must be a finite number >= 0"

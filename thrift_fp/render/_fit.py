@@ -23,7 +23,14 @@ from returns.result import Failure, Result, Success
 from thrift_fp.records import Retrievable
 from thrift_fp.render._choose import choose_nonces
 from thrift_fp.render._envelope import CORPUS_CLOSE, CORPUS_OPEN, DIRECTIVE_PIECE
-from thrift_fp.render._errors import ChargeExceeded, FitFailed, NotRenderable, RenderCountFailed, RenderError
+from thrift_fp.render._errors import (
+    ChargeExceeded,
+    DuplicateRecordId,
+    FitFailed,
+    NotRenderable,
+    RenderCountFailed,
+    RenderError,
+)
 from thrift_fp.render._layout import Entry
 from thrift_fp.render._nonce import NonceMode, RandomNonce
 from thrift_fp.render._render import Rendered, checked_nonce_mode, entries_of, render_entries
@@ -136,9 +143,13 @@ def fit_and_render(
 
 def _records(items: Sequence[RetrievableLike]) -> Result[tuple[Retrievable, ...], RenderError]:
     records: list[Retrievable] = []
+    seen: set[str] = set()
     for index, item in enumerate(items):
         if not isinstance(item, Retrievable):
             return Failure(NotRenderable(index, type(item).__name__))
+        if item.id in seen:
+            return Failure(DuplicateRecordId(item.id))
+        seen.add(item.id)
         records.append(item)
     return Success(tuple(records))
 
