@@ -5,8 +5,13 @@ first-party records (input order), then third-party-public and third-party-priva
 its own untrusted-content envelope (by ``created_at``, then id); blank lines separate blocks. Every
 envelope's tag name ends in a 128-bit nonce (`RandomNonce`, or `KeyedNonce` for prompt caching)
 that no rendered body contains, so no body can close or open an envelope. Attribute values are
-escaped; bodies are verbatim. ``fit_and_render`` fits a working set with every record priced at its
-exact rendered cost, then renders the survivors with the same nonces.
+escaped, and an attribute whose value is ``None`` is left out; bodies are verbatim. Every
+top-level element (directive, corpus block, third-party envelope) ends with a blank line, the text's
+last one included, so each record's share of the text does not depend on its position.
+
+``fit_and_render`` fits a working set with every record priced at its exact rendered cost (its
+envelope and separator; the directive and corpus wrapper are set aside from the budget once), then
+renders the survivors with the same nonces: the text's exact token count is within the budget.
 """
 
 from thrift_fp.render._choose import MAX_NONCE_ATTEMPTS
