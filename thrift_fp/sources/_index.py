@@ -221,6 +221,8 @@ def _build(
     update: Callable[[sqlite3.Connection], Result[IndexReport, SourceError]],
 ) -> Result[IndexReport, SourceError]:
     connection = connect(temporary)
+    connection.execute("PRAGMA journal_mode = MEMORY")
+    connection.execute("PRAGMA synchronous = OFF")
     try:
         if database.exists():
             previous = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
@@ -240,9 +242,14 @@ def _build(
         connection.execute("BEGIN")
         result = update(connection)
         connection.execute("COMMIT" if isinstance(result, Success) else "ROLLBACK")
-        return result
     finally:
         connection.close()
+    if isinstance(result, Success):
+        # One flush of the finished file before the rename makes it durable; the build itself
+        # skips SQLite's per-commit syncs, since a failed or interrupted build is thrown away.
+        with temporary.open("rb+") as built:
+            os.fsync(built.fileno())
+    return result
 
 
 def _mismatch(database: Path, stored: dict[str, str], wanted: dict[str, str]) -> IndexSettingsMismatch | None:
