@@ -151,6 +151,16 @@ def test_size_unknown_never_kept_nor_measured(case: Case) -> None:
 def test_protected_items_never_shed(case: Case) -> None:
     """6. System prompt, instructions, summaries, the newest non-summary message, protected
     thoughts and the newest sheddable thought, the newest this-turn tool call (keep >= 1)."""
+    _check_protected(case)
+
+
+@given(cases(most=12, pair_rate=0.7))
+def test_protected_with_dense_pairs(case: Case) -> None:
+    """6, again where pairs often reach the newest message (its partners must stay with it)."""
+    _check_protected(case)
+
+
+def _check_protected(case: Case) -> None:
     ws, options = case.ws, case.options
     out = case.fit().working_set
     assert (out.system_prompt, out.standing_instructions) == (ws.system_prompt, ws.standing_instructions)

@@ -78,18 +78,20 @@ def cases(
     encoding: str = WORDS,
     most: int = 60,
     scores: Sequence[float | None] = (None, 0.0, 0.25, 0.5, 0.75, 1.0),
+    pair_rate: float = 0.3,
 ) -> Case:
-    """A working set of up to ``6 * most`` items, a window around its size, and options."""
+    """A working set of up to ``6 * most`` items, a window around its size, and options;
+    ``pair_rate`` of the messages carry one of 8 pair ids."""
     # beartype samples one element of each checked tuple with the global `random`; Hypothesis
     # forbids strategies from moving that state, so put it back (it never decides a draw).
     state = random.getstate()
     try:
-        return _case(draw, encoding, most, scores)
+        return _case(draw, encoding, most, scores, pair_rate)
     finally:
         random.setstate(state)
 
 
-def _case(draw: st.DrawFn, encoding: str, most: int, scores: Sequence[float | None]) -> Case:
+def _case(draw: st.DrawFn, encoding: str, most: int, scores: Sequence[float | None], pair_rate: float) -> Case:
     # Sizes and the window come from Hypothesis (they shrink); the hundreds of item attributes come
     # from a drawn seed, so a draw stays cheap.
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
@@ -114,7 +116,7 @@ def _case(draw: st.DrawFn, encoding: str, most: int, scores: Sequence[float | No
             role=rng.choice(["user", "assistant", None]),
             summary=rng.random() < 0.1,
             ephemeral=rng.random() < 0.2,
-            pair_id=rng.choice(pairs) if rng.random() < 0.3 else None,
+            pair_id=rng.choice(pairs) if rng.random() < pair_rate else None,
         )
         for i in range(n_messages)
     )
