@@ -144,3 +144,13 @@ def test_a_failed_index_leaves_no_database(docs: Path, tmp_path: Path, capsys: p
     assert not db.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     assert run(["index", str(tmp_path / "nowhere"), "--db", str(db)]) == 1
     _one_error_line(capsys, "no such file or folder")
+
+
+def test_a_long_index_run_shows_progress_and_still_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    many = tmp_path / "many"
+    many.mkdir()
+    for n in range(25):
+        (many / f"note{n:02}.txt").write_text(f"note {n} about the budget")
+    assert run(["index", str(many), "--db", str(tmp_path / "many.db")]) == 0
+    out, err = capsys.readouterr()
+    assert "25 chunked" in out and "Traceback" not in err

@@ -114,7 +114,7 @@ def _index_summary(report: IndexReport) -> str:
 @app.command("ask")
 def _ask_command(
     query: Annotated[list[str], typer.Argument(metavar="QUERY", help="One or more queries, each run through the retrieval lifecycle.")],
-    db: Annotated[Path | None, typer.Option(metavar="PATH", help="Index to search (default: the embedded corpus).")] = None,
+    db: Annotated[Path | None, typer.Option(metavar="PATH", help="Index to search (default: the embedded corpus, indexed once into the user cache folder; THRIFT_FP_CACHE_DIR overrides it).")] = None,
     window: Annotated[int | None, typer.Option(metavar="N", help="Context window in tokens (35% is reserved for the answer).")] = None,
     budget: Annotated[int | None, typer.Option(metavar="N", help="Token budget of the rendered context itself.")] = None,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer used to fit and count.")] = "cl100k_base",

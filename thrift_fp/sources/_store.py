@@ -73,14 +73,25 @@ def check_fts5() -> Result[None, Fts5Unavailable]:
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """A connection with the settings every index connection uses (autocommit off)."""
+    """A writable connection as the indexer uses it: explicit transactions, foreign keys on.
+
+    >>> connection = connect(Path(":memory:"))
+    >>> connection.execute("PRAGMA foreign_keys").fetchone(), connection.isolation_level
+    ((1,), None)
+    """
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("PRAGMA foreign_keys = ON")
     return connection
 
 
 def create_schema(connection: sqlite3.Connection, settings: dict[str, str]) -> None:
-    """Create the tables of an empty index and record its settings."""
+    """Create the tables of an empty index and record its settings.
+
+    >>> connection = connect(Path(":memory:"))
+    >>> create_schema(connection, {"encoding": "cl100k_base"})
+    >>> read_settings(connection, Path(":memory:")).unwrap()
+    {'schema_version': '2', 'encoding': 'cl100k_base'}
+    """
     connection.executescript(SCHEMA)
     connection.executemany(
         "INSERT INTO meta(key, value) VALUES (?, ?)",
@@ -89,7 +100,11 @@ def create_schema(connection: sqlite3.Connection, settings: dict[str, str]) -> N
 
 
 def read_settings(connection: sqlite3.Connection, path: Path) -> Result[dict[str, str], SourceError]:
-    """The stored settings of an index, or ``CorruptDatabase`` if it is not one of ours."""
+    """The stored settings of an index, or ``CorruptDatabase`` if it is not one of ours.
+
+    >>> read_settings(connect(Path(":memory:")), Path("empty.db")).failure().message
+    'empty.db is not a usable thrift_fp index: no such table: meta'
+    """
     try:
         rows = connection.execute("SELECT key, value FROM meta").fetchall()
         connection.execute("SELECT count(*) FROM passages_fts").fetchone()
