@@ -7,7 +7,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from thrift_fp.sources import index_paths
@@ -32,8 +32,6 @@ def _passages(database: Path) -> list[tuple[str, str, str]]:
         connection.close()
 
 
-# Each example builds two indexes per step on disk; 30 examples already cover the step space.
-@settings(max_examples=30)
 @given(initial=st.dictionaries(_NAMES, _TEXTS), steps=_STEPS)
 def test_incremental_update_equals_a_fresh_build(initial: dict[str, str], steps: list[dict[str, str | None]]) -> None:
     with tempfile.TemporaryDirectory() as scratch:
