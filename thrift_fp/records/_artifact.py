@@ -46,6 +46,7 @@ class SpooledArtifact:
 
     @property
     def has_size_hints(self) -> bool:
+        """Whether either size hint is set (a hinted body is priced without reading it)."""
         return self.byte_length_hint is not None or self.line_count_hint is not None
 
     def head(self, n: int = 10) -> Result[tuple[str, ...], RecordError]:

@@ -36,7 +36,15 @@ class FieldProblem:
 
 @dataclass(frozen=True, slots=True)
 class InvalidRetrievable:
-    """A raw retrievable broke one or more rules; ``problems`` lists every one."""
+    """A raw retrievable broke one or more rules; ``problems`` lists every one.
+
+    >>> error = InvalidRetrievable((FieldProblem("score", "must be a finite number in [0, 1], got 2"),))
+    >>> print(error.message)
+    invalid retrievable (1 problem):
+      - score: must be a finite number in [0, 1], got 2
+    >>> error.fields
+    frozenset({'score'})
+    """
 
     problems: tuple[FieldProblem, ...]
 

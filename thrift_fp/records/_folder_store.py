@@ -38,10 +38,12 @@ class FolderStore:
 
     @property
     def kind(self) -> str:
+        """The store kind, as written in reader descriptors."""
         return "folder"
 
     @property
     def location(self) -> str:
+        """Where the store lives, as written in reader descriptors."""
         return self.folder
 
     def write(self, id: str, data: Writable) -> Result[SpoolReader, StoreError]:

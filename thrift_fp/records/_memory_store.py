@@ -32,10 +32,12 @@ class MemoryStore:
 
     @property
     def kind(self) -> str:
+        """The store kind, as written in reader descriptors."""
         return "memory"
 
     @property
     def location(self) -> str:
+        """Where the store lives, as written in reader descriptors."""
         return self.name
 
     def write(self, id: str, data: Writable) -> Result[SpoolReader, StoreError]:

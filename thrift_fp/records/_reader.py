@@ -28,7 +28,11 @@ class ReaderDescriptor:
     id: str
 
     def to_json(self) -> dict[str, str]:
-        """The descriptor as a JSON object."""
+        """The descriptor as a JSON object.
+
+        >>> ReaderDescriptor("sqlite", "/srv/spool.db", "a").to_json()["store"]
+        'sqlite'
+        """
         return {"store": self.store, "location": self.location, "id": self.id}
 
 
@@ -38,6 +42,10 @@ class SpoolReader(Protocol):
 
     Every method returns an error value when the store cannot answer (the value was deleted,
     the disk failed, the bytes are not UTF-8).
+
+    >>> from thrift_fp.records import MemoryStore
+    >>> isinstance(MemoryStore().write("doc", "x").unwrap(), SpoolReader)
+    True
     """
 
     def line(self, index: int) -> Result[str, StoreError]:

@@ -44,10 +44,12 @@ class SqliteStore:
 
     @property
     def kind(self) -> str:
+        """The store kind, as written in reader descriptors."""
         return "sqlite"
 
     @property
     def location(self) -> str:
+        """Where the store lives, as written in reader descriptors."""
         return self.path
 
     def write(self, id: str, data: Writable) -> Result[SpoolReader, StoreError]:

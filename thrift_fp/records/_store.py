@@ -32,6 +32,14 @@ class ByteStore(Protocol):
     """Keeps UTF-8 bodies under string ids. Rewriting an id replaces its value.
 
     ``kind`` and ``location`` name the store in reader descriptors (see ``ReaderDescriptor``).
+    Every store applies the same id rule (``check_id``) so they behave identically.
+
+    >>> import os, tempfile
+    >>> from thrift_fp.records import FolderStore, MemoryStore, SqliteStore
+    >>> folder = tempfile.mkdtemp()
+    >>> stores = [MemoryStore(), FolderStore(folder), SqliteStore(os.path.join(folder, "s.db"))]
+    >>> [isinstance(store, ByteStore) for store in stores], [store.kind for store in stores]
+    ([True, True, True], ['memory', 'folder', 'sqlite'])
     """
 
     @property
