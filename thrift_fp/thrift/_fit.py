@@ -178,7 +178,8 @@ def _first_duplicate(keys: Iterable[str]) -> str | None:
 
 
 def _check_ids(ws: WorkingSet) -> Result[None, ThriftError]:
-    """Ids must be str and unique within their bucket (anonymous memories/retrievables excepted)."""
+    """Ids must be str and unique within their bucket (anonymous memories/retrievables are named
+    by input position)."""
     named: tuple[tuple[str, str, Sequence[object]], ...] = (
         ("messages", "id", ws.messages),
         ("thoughts", "id", ws.thoughts),
@@ -193,18 +194,13 @@ def _check_ids(ws: WorkingSet) -> Result[None, ThriftError]:
         duplicate = _first_duplicate(keys)
         if duplicate is not None:
             return Failure(DuplicateId(bucket, duplicate))
-    optional: tuple[tuple[str, str, Sequence[object]], ...] = (
-        ("memories", "memory", ws.memories),
-        ("retrievables", "retrievable", ws.retrievables),
-    )
-    for bucket, prefix, items in optional:
-        idents = [getattr(item, "id", None) for item in items]
-        for index, ident in enumerate(idents):
+    for bucket, prefix, items in (("memories", "memory", ws.memories), ("retrievables", "retrievable", ws.retrievables)):
+        for index, item in enumerate(items):
+            ident = getattr(item, "id", None)
             if ident is not None and not isinstance(ident, str):
                 return Failure(InvalidItemField(bucket, f"{prefix}[{index}]", "id", ident, "expected a str or None"))
-        duplicate = _first_duplicate(item_key(item, prefix, index) for index, item in enumerate(items))
-        if duplicate is not None:
-            return Failure(DuplicateId(bucket, duplicate))
-    return Success(None)
+    duplicate = _first_duplicate(item_key(item, "memory", index) for index, item in enumerate(ws.memories))
+    # Retrievable ids are checked by the size-unknown pass, which names them anyway.
+    return Success(None) if duplicate is None else Failure(DuplicateId("memories", duplicate))
 
 

@@ -69,15 +69,10 @@ class Sized:
     total: int
 
 
-def anonymous_key(bucket: str, index: int) -> str:
-    """The trace id of an item without an id: its bucket and input position."""
-    return f"{bucket}[{index}]"
-
-
 def item_key(item: object, bucket: str, index: int) -> str:
-    """An item's ``id`` when it has a str one, else `anonymous_key`."""
+    """An item's ``id`` when it has a str one, else its bucket and input position (``memory[3]``)."""
     ident = getattr(item, "id", None)
-    return ident if isinstance(ident, str) else anonymous_key(bucket, index)
+    return ident if isinstance(ident, str) else f"{bucket}[{index}]"
 
 
 def _bad(bucket: str, key: str, field: str, value: object, reason: str) -> Failure[ThriftError]:
@@ -181,7 +176,7 @@ def settle_sync(raw: Sequence[object]) -> tuple[int | None, ...]:
     (3, None, None)
     """
     _close_all(raw)
-    return tuple(as_count(value) for value in raw)
+    return tuple(None if value is None else as_count(value) for value in raw)
 
 
 # Module level, not nested: beartype's claw re-decorates a nested annotated function on every call.
@@ -336,17 +331,31 @@ def _retrievables(
     pending: _Pending,
     out: list[_Row[RetrievableLike]],
 ) -> Result[None, ThriftError]:
+    # The hot loop of a large fit: plain str content and float/None scores skip the checked helpers.
     for item, key, estimate in zip(items, keys, estimates, strict=True):
-        score = _real("retrievables", key, "score", getattr(item, "score", None))
-        if isinstance(score, Failure):
-            return Failure(score.failure())
+        raw_score = getattr(item, "score", None)
+        if raw_score is None:
+            score = 0.0
+        elif type(raw_score) is float and math.isfinite(raw_score):
+            score = raw_score
+        else:
+            checked = _real("retrievables", key, "score", raw_score)
+            if isinstance(checked, Failure):
+                return Failure(checked.failure())
+            score = checked.unwrap()
         if estimate is not None:
-            out.append(_Row(item, key, -1, estimate, score.unwrap()))
+            out.append(_Row(item, key, -1, estimate, score))
             continue
-        text = content_text("retrievables", key, item.content, owner=item)
-        if isinstance(text, Failure):
-            return Failure(text.failure())
-        out.append(_Row(item, key, pending.slot(text.unwrap()), 0, score.unwrap()))
+        content = item.content
+        if type(content) is str:
+            text = content
+        else:
+            rendered = content_text("retrievables", key, content, owner=item)
+            if isinstance(rendered, Failure):
+                return Failure(rendered.failure())
+            text = rendered.unwrap()
+        pending.texts.append(text)
+        out.append(_Row(item, key, len(pending.texts) - 1, 0, score))
     return _OK
 
 

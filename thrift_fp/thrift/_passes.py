@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.thrift._errors import ThriftError
-from thrift_fp.thrift._measure import Entry, Sized, anonymous_key, flag, item_key
+from thrift_fp.thrift._errors import DuplicateId, InvalidItemField, ThriftError
+from thrift_fp.thrift._measure import Entry, Sized, item_key
 from thrift_fp.thrift._options import ThriftOptions
 from thrift_fp.thrift._shapes import MessageLike, RetrievableLike, ToolLike
 from thrift_fp.thrift._trace import Bucket, BucketTrace
@@ -43,16 +43,21 @@ class Unmeasured:
 
 def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
     """Pass 0: drop every ``size_unknown`` retrievable before anything is measured (never calls
-    its estimator); they have no measured size, so the bucket's tokens are 0 before and after."""
+    its estimator); they have no measured size, so the bucket's tokens are 0 before and after.
+    Also rejects duplicate retrievable ids (anonymous ones are named by input position)."""
     kept: list[RetrievableLike] = []
     keys: list[str] = []
     dropped: list[str] = []
+    seen: set[str] = set()
     for index, item in enumerate(ws.retrievables):
         key = item_key(item, "retrievable", index)
-        unknown = flag("retrievables", key, "size_unknown", getattr(item, "size_unknown", None), False)
-        if isinstance(unknown, Failure):
-            return Failure(unknown.failure())
-        if unknown.unwrap():
+        if key in seen:
+            return Failure(DuplicateId("retrievables", key))
+        seen.add(key)
+        unknown = getattr(item, "size_unknown", None)
+        if unknown is not None and not isinstance(unknown, bool):
+            return Failure(InvalidItemField("retrievables", key, "size_unknown", unknown, "expected a bool"))
+        if unknown:
             dropped.append(key)
         else:
             kept.append(item)
