@@ -98,8 +98,13 @@ class Report:
         lines += [f"  figure   {name}: {value}" for name, value in self.figures]
         lines += [f"  note     {note}" for note in self.notes]
         verdict = "MET" if self.met else "MISSED"
-        lines.append(f"  RESULT   {self.headline} = {self.value:.3g} (target {self.target}): {verdict}")
+        lines.append(f"  RESULT   {self.headline} = {figure(self.value)} (target {self.target}): {verdict}")
         return "\n".join(lines)
+
+
+def figure(value: float) -> str:
+    """A headline number: three decimals when small, whole otherwise."""
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:,.0f}"
 
 
 def seconds(value: float) -> str:

@@ -29,7 +29,7 @@ ITEMS = 5_000
 TURNS = 40
 WINDOW = 16_000
 THREADS = 4  # what thrift_fp's batch counter uses
-REPEATS = 7
+REPEATS = 9
 TARGET = 1.1
 
 

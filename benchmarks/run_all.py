@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from benchmarks import algorithm, counting, memory, peer, scale
-from benchmarks._harness import Report, machine, run_and_print, seconds, versions
+from benchmarks._harness import Report, figure, machine, run_and_print, seconds, versions
 
 WORKLOADS: dict[str, Callable[[], Report]] = {
     "counting": counting.run,
@@ -38,7 +38,7 @@ def main(argv: Sequence[str]) -> int:
     print("versions: " + ", ".join(f"{key} {value}" for key, value in versions().items()))
     for report in reports:
         verdict = "MET" if report.met else "MISSED"
-        print(f"  {verdict:6s} {report.workload}: {report.headline} = {report.value:.3g} (target {report.target})")
+        print(f"  {verdict:6s} {report.workload}: {report.headline} = {figure(report.value)} (target {report.target})")
     print(f"  total wall time {seconds(time.perf_counter() - started)}")
     return 0 if all(report.met for report in reports) else 1
 

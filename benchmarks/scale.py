@@ -20,7 +20,7 @@ from benchmarks._sets import rag_set, raw_tiktoken, texts_of
 from thrift_fp.thrift import subtract_to_fit
 
 SIZES = (1_000, 10_000, 100_000)
-REPEATS = {1_000: 5, 10_000: 3, 100_000: 2}
+REPEATS = {1_000: 15, 10_000: 5, 100_000: 2}
 TURNS = 40
 WINDOW = 16_000
 TARGET = 1.15
