@@ -120,6 +120,8 @@ def test_ask_errors_are_one_line(docs: Path, tmp_path: Path, capsys: pytest.Capt
     _one_error_line(capsys, "is not a usable thrift_fp index", "file is not a database")
     assert run(["ask", "?!", "--db", str(db)]) == 1
     _one_error_line(capsys, "has no word to search for")
+    assert run(["ask", "budget", "--db", str(db), "--tier", "internal"]) == 1
+    _one_error_line(capsys, "trust tier 'internal' is not one of")
 
 
 def test_ask_without_db_indexes_the_embedded_corpus_once(private_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:

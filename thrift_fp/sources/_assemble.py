@@ -9,7 +9,7 @@ from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.records import ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
+from thrift_fp.records import TRUST_TIERS, ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, RenderError, fit_and_render
 from thrift_fp.retrieval import (
     ExecutionFailed,
@@ -20,7 +20,7 @@ from thrift_fp.retrieval import (
     run_retrieval,
 )
 from thrift_fp.sources._definition import FtsDefinition, SearchFailed, fts5_definition, hit_to_retrievable
-from thrift_fp.sources._errors import SourceError
+from thrift_fp.sources._errors import InvalidTrustTier, SourceError
 from thrift_fp.sources._search import ALL_TIERS, Hit
 from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
 
@@ -94,9 +94,15 @@ def assemble(
     ([('a.md#1', True)], 1)
     >>> assemble("shedding", database=root / "i.db", state=done.state, max_queries=1).failure().message
     'retrieval \\'fts5-search\\': query budget exhausted (1 of 1 used); refused query "shedding"'
+    >>> assemble("shedding", database=root / "i.db", tiers=["internal"]).failure().message
+    "trust tier 'internal' is not one of first-party, third-party-public, third-party-private"
     """
     queries = (query,) if isinstance(query, str) else tuple(query)
-    definition = fts5_definition(database, max_results=max_results, max_queries=max_queries, tiers=tiers)
+    allowed = tuple(tiers)
+    unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
+    if unknown:
+        return Failure(InvalidTrustTier(unknown[0], TRUST_TIERS))
+    definition = fts5_definition(database, max_results=max_results, max_queries=max_queries, tiers=allowed)
     retrieved = _retrieve(definition, queries, context, state)
     if isinstance(retrieved, Failure):
         return Failure(retrieved.failure())

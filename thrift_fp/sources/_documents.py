@@ -10,11 +10,11 @@ from typing import Final, Literal
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources._chunk import chunk_text
 from thrift_fp.sources._errors import InvalidJsonlRecord, SourceError
 
 Kind = Literal["markdown", "text", "jsonl"]
-TRUST_TIERS: Final = ("first-party", "third-party-public", "third-party-private")
 _KINDS: Final[dict[str, Kind]] = {
     ".md": "markdown",
     ".markdown": "markdown",
@@ -118,10 +118,11 @@ def _passages(
     )
 
 
-def _jsonl_records(
-    label: str, text: str
-) -> Result[list[tuple[str, str, dict[str, object]]], SourceError]:
-    records: list[tuple[str, str, dict[str, object]]] = []
+_JsonlRecord = tuple[str, str, dict[str, object]]
+
+
+def _jsonl_records(label: str, text: str) -> Result[list[_JsonlRecord], SourceError]:
+    records: list[_JsonlRecord] = []
     seen: set[str] = set()
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -130,16 +131,16 @@ def _jsonl_records(
             raw: object = json.loads(line)
         except json.JSONDecodeError as exc:
             return Failure(InvalidJsonlRecord(label, number, f"invalid JSON: {exc.msg}"))
-        problem = _record_problem(raw, seen)
-        if problem:
-            return Failure(InvalidJsonlRecord(label, number, problem))
-        assert isinstance(raw, dict)  # _record_problem checked the shape
-        seen.add(raw["id"])
-        records.append((raw["id"], raw["text"], dict(raw.get("metadata", {}))))
+        record = _record(raw, seen)
+        if isinstance(record, str):
+            return Failure(InvalidJsonlRecord(label, number, record))
+        seen.add(record[0])
+        records.append(record)
     return Success(records)
 
 
-def _record_problem(raw: object, seen: set[str]) -> str:
+def _record(raw: object, seen: set[str]) -> _JsonlRecord | str:
+    """The record's id, text and metadata, or the reason it is not a valid record."""
     if not isinstance(raw, dict):
         return f"expected a JSON object, got {type(raw).__name__}"
     unknown = sorted(set(raw) - {"id", "text", "metadata"})
@@ -157,4 +158,4 @@ def _record_problem(raw: object, seen: set[str]) -> str:
     tier = metadata.get("trust_tier")
     if tier is not None and tier not in TRUST_TIERS:
         return f"metadata trust_tier {tier!r} is not one of {', '.join(TRUST_TIERS)}"
-    return ""
+    return record_id, body, {str(key): value for key, value in metadata.items()}

@@ -23,14 +23,14 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp.records import TRUST_TIERS
+from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS
 from thrift_fp.sources._documents import (
     INDEXED_SUFFIXES,
-    TRUST_TIERS,
     DocumentPassage,
     document_passages,
     kind_of,
 )
-from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS
 from thrift_fp.sources._errors import (
     IndexSettingsMismatch,
     IndexWriteFailed,
