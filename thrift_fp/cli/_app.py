@@ -195,13 +195,16 @@ def _decision_table(done: Assembled, encoding: str) -> Table:
         title=f"kept {kept} of {len(done.decisions)} passages",
         caption=f"context: {done.tokens} {encoding} tokens of a {done.budget}-token budget",
     )
-    for column, justify in (("", "left"), ("passage", "left"), ("tier", "left"), ("score", "right"),
-                            ("tokens", "right"), ("reason", "left")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]  # rich's JustifyMethod literal
+    table.add_column("")
+    table.add_column("passage", overflow="fold")
+    table.add_column("score", justify="right")
+    table.add_column("tokens", justify="right")
+    table.add_column("tier")
+    table.add_column("reason")
     for d in done.decisions:
         table.add_row(
-            "[green]kept[/]" if d.kept else "[red]shed[/]", d.record.id, d.record.trust_tier,
-            f"{d.record.score or 0:.3f}", str(d.tokens), d.reason,
+            "[green]kept[/]" if d.kept else "[red]shed[/]", d.record.id,
+            f"{d.record.score or 0:.3f}", str(d.tokens), d.record.trust_tier, d.reason,
         )
     return table
 

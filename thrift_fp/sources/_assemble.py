@@ -180,7 +180,7 @@ def _assembled(
 ) -> Result[Assembled, AssembleError]:
     kept_ids = {getattr(item, "id", None) for item in done.working_set.retrievables}
     removed = {
-        record_id: f"{bucket.bucket}: {bucket.note}" for bucket in done.trace.buckets for record_id in bucket.ids
+        record_id: bucket.note or bucket.bucket for bucket in done.trace.buckets for record_id in bucket.ids
     }
     decisions: list[Decision] = []
     for record in records:
