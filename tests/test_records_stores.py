@@ -222,3 +222,10 @@ def test_error_messages_name_the_id() -> None:
     assert ValueNotFound("memory store 'm'", "doc").message == "no value stored under id 'doc' in memory store 'm'"
     assert NotUtf8("doc", "bad byte").message == "value for id 'doc' is not UTF-8 text: bad byte"
     assert LineOutOfRange("doc", 3, 1).message == "line 3 of 'doc' does not exist; it has 1 lines (0-based)"
+
+
+def test_one_large_bytes_value_with_a_character_across_the_chunk_edge(store: ByteStore) -> None:
+    text = "a" * ((1 << 20) - 1) + "é\n" + "b" * 10
+    reader = store.write("big", text.encode()).unwrap()
+    assert reader.read_all().unwrap() == text
+    assert reader.line(1).unwrap() == "b" * 10

@@ -140,15 +140,19 @@ def checked_chunks(id: str, data: Writable) -> Iterator[Result[bytes, StoreError
         if not isinstance(piece, bytes):
             yield Failure(StoreFailed("write", id, f"the byte iterable yielded {type(piece).__name__}, not bytes"))
             return
-        try:
-            decoder.decode(piece)
-        except UnicodeDecodeError as exc:
-            yield Failure(NotUtf8(id, str(exc)))
-            return
-        buffer += piece
-        while len(buffer) >= CHUNK_BYTES:
-            yield Success(bytes(buffer[:CHUNK_BYTES]))
-            del buffer[:CHUNK_BYTES]
+        # A large piece is taken a chunk at a time, so neither the check nor the buffer copies it whole.
+        view = memoryview(piece)
+        for start in range(0, len(piece), CHUNK_BYTES):
+            part = view[start : start + CHUNK_BYTES]
+            try:
+                decoder.decode(part)
+            except UnicodeDecodeError as exc:
+                yield Failure(NotUtf8(id, str(exc)))
+                return
+            buffer += part
+            if len(buffer) >= CHUNK_BYTES:
+                yield Success(bytes(buffer[:CHUNK_BYTES]))
+                del buffer[:CHUNK_BYTES]
     try:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError as exc:
