@@ -1,0 +1,112 @@
+"""Turn grouping and selection (DESIGN §6 relevance helpers), and a few single-pass examples."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from thrift_fp.thrift import (
+    Image,
+    Message,
+    ThriftOptions,
+    Thought,
+    UnmeasurableContent,
+    WorkingSet,
+    group_history_into_turns,
+    scaled_relevance_floor,
+    select_naive_turns,
+    select_relevant_turns,
+    subtract_to_fit,
+    turn_relevance,
+    turn_tokens,
+)
+
+AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def msg(ident: str, text: str, role: str | None = None, minutes: int = 0, ephemeral: bool = False) -> Message:
+    return Message(ident, text, AT + timedelta(minutes=minutes), role=role, ephemeral=ephemeral)
+
+
+def test_turns_start_at_user_messages() -> None:
+    history = [msg("a", "x", "assistant"), msg("u1", "x", "user"), msg("t", "x", "tool"),
+               msg("n", "x"), msg("u2", "x", "user"), msg("u3", "x", "user")]
+    assert [[m.id for m in turn] for turn in group_history_into_turns(history)] == [
+        ["a"], ["u1", "t", "n"], ["u2"], ["u3"],
+    ]
+    assert group_history_into_turns([]) == ()
+
+
+def test_floor_constants() -> None:
+    assert scaled_relevance_floor(0, 100) == 0.125
+    assert scaled_relevance_floor(100, 100) == 0.43
+    assert scaled_relevance_floor(10**9, 100) == 0.43
+    assert scaled_relevance_floor(-5, 100) == 0.125
+    assert scaled_relevance_floor(50, 0) == 0.125
+    assert abs(scaled_relevance_floor(50, 100) - (0.125 + 0.305 * 0.25)) < 1e-12
+
+
+def test_relevance_is_the_share_of_query_words_present() -> None:
+    turn = (msg("u", "Deploy the BILLING service to staging", "user"),)
+    assert turn_relevance("billing staging rollback", turn).unwrap() == 2 / 3
+    assert turn_relevance("a an of", turn).unwrap() == 0.0  # no content words in the query
+
+
+def test_naive_selection_stops_at_the_first_turn_that_does_not_fit() -> None:
+    turns = [(msg("0", "word " * 5),), (msg("1", "word " * 50),), (msg("2", "word " * 5),), (msg("3", "word " * 5),)]
+    sizes = turn_tokens(turns).unwrap()
+    picked = select_naive_turns(turns, sizes[2] + sizes[3] + sizes[0]).unwrap()
+    assert [turn[0].id for turn in picked] == ["2", "3"]  # turn 0 would fit, but 1 stops the walk
+    assert [turn[0].id for turn in select_naive_turns(turns, 0).unwrap()] == ["3"]
+    assert select_naive_turns([], 100).unwrap() == ()
+
+
+def test_relevant_selection_tightens_as_history_fills() -> None:
+    older = [(msg("0", "invoice billing refund"),), (msg("1", "invoice weather"),)]
+    recent = [(msg("2", "lunch"),), (msg("3", "dinner"),)]
+    turns = [*older, *recent]
+    query = "invoice billing refund policy"  # turn 0 has 3/4, turn 1 has 1/4
+    roomy = select_relevant_turns(turns, query, 10**6).unwrap()
+    assert [turn[0].id for turn in roomy] == ["0", "1", "2", "3"]  # floor 0.125
+    full = select_relevant_turns(turns, query, 1).unwrap()
+    assert [turn[0].id for turn in full] == ["0", "2", "3"]  # floor 0.43
+    assert [t[0].id for t in select_relevant_turns(turns, query, 1, keep_recent=0).unwrap()] == ["0"]
+
+
+def test_relevance_helpers_report_unmeasurable_content() -> None:
+    class Opaque:
+        pass
+
+    bad = Message.__new__(Message)
+    object.__setattr__(bad, "id", "bad")
+    object.__setattr__(bad, "content", Opaque())
+    object.__setattr__(bad, "created_at", AT)
+    assert isinstance(turn_tokens([(bad,)]).failure(), UnmeasurableContent)
+
+
+def test_ephemeral_messages_go_first_keeping_the_latest() -> None:
+    messages = (
+        msg("old", "old but kept " * 3, "user", 0),
+        msg("e1", "ephemeral one " * 10, "assistant", 1, ephemeral=True),
+        msg("e2", "ephemeral two " * 10, "assistant", 2, ephemeral=True),
+        msg("new", "newest", "user", 3),
+    )
+    ws = WorkingSet(messages=messages)
+    fitted = subtract_to_fit(ws, 50, None, ThriftOptions(output_reserve=0)).unwrap()
+    assert fitted.trace.buckets[7].ids == ("e1",)
+    assert [m.id for m in fitted.working_set.messages] == ["old", "e2", "new"]
+
+
+def test_prior_turn_thoughts_are_stripped_unless_kept() -> None:
+    thoughts = (Thought("a", "x", AT), Thought("b", "y", AT, this_turn=True), Thought("c", "z", AT))
+    options = ThriftOptions(keep_thought_ids=frozenset({"c"}))
+    fitted = subtract_to_fit(WorkingSet(thoughts=thoughts), 10**6, None, options).unwrap()
+    assert [t.id for t in fitted.working_set.thoughts] == ["b", "c"]
+    off = subtract_to_fit(WorkingSet(thoughts=thoughts), 10**6, None, ThriftOptions(strip_prior_turn_thoughts=False))
+    assert len(off.unwrap().working_set.thoughts) == 3
+
+
+def test_an_omitted_image_costs_nothing_and_stays() -> None:
+    ws = WorkingSet(image=Image("omitted.png", 5000, kept=False))
+    fitted = subtract_to_fit(ws, 10).unwrap()
+    assert fitted.working_set.image == ws.image
+    assert fitted.trace.total_after == 0
