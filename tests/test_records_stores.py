@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -229,3 +230,20 @@ def test_one_large_bytes_value_with_a_character_across_the_chunk_edge(store: Byt
     reader = store.write("big", text.encode()).unwrap()
     assert reader.read_all().unwrap() == text
     assert reader.line(1).unwrap() == "b" * 10
+
+
+@pytest.mark.parametrize("bad", [b"ok\n\xff\n", b"ok\n\xc3"])
+def test_bytes_damaged_on_disk_are_not_utf8_values_on_read(tmp_path: Path, bad: bytes) -> None:
+    folder = FolderStore(str(tmp_path / "files"))
+    folder.write("doc", "fine")
+    (tmp_path / "files" / "doc").write_bytes(bad)
+    database = SqliteStore(str(tmp_path / "spool.db"))
+    database.write("doc", "fine")
+    with sqlite3.connect(database.path) as connection:
+        connection.execute("UPDATE spool_chunks SET chunk = ? WHERE id = 'doc'", (bad,))
+    connection.close()
+    for store in (folder, database):
+        reader = store.read("doc").unwrap()
+        assert isinstance(reader.read_all().failure(), NotUtf8)
+        assert isinstance(reader.line_count().failure(), NotUtf8)
+        assert reader.line(0).unwrap() == "ok"
