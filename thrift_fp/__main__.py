@@ -2,4 +2,6 @@
 
 from thrift_fp.cli import main
 
-main()
+# Guarded so that importing this module (pytest's doctest collection does) runs nothing.
+if __name__ == "__main__":
+    main()

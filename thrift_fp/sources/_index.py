@@ -149,8 +149,11 @@ def _nothing_to_do(
         return None  # the full run meets the same problem and reports it as a value
     for item in found:
         previous = stored.get(str(item.path))
-        if previous is None or not previous.unchanged(item.path.stat()):
-            return None
+        try:
+            if previous is None or not previous.unchanged(item.path.stat()):
+                return None
+        except OSError:
+            return None  # vanished since it was found: the full run reports it
     if _gone(roots, {str(item.path) for item in found}, stored):
         return None
     return IndexReport(str(database), (), (), tuple(str(item.path) for item in found), (), passages)
