@@ -203,15 +203,10 @@ async def settle_async(raw: Sequence[object], keys: Sequence[str]) -> Result[tup
     return Success(tuple(as_count(value) for value in settled))
 
 
-@dataclass(frozen=True, slots=True)
-class _Pending:
-    """Texts to count in one batch; each item remembers its text slot or its known count."""
-
-    texts: list[str]
-
-    def slot(self, text: str) -> int:
-        self.texts.append(text)
-        return len(self.texts) - 1
+def _slot(texts: list[str], text: str) -> int:
+    """Queue ``text`` for the one batch count of this fit; its index is the item's slot."""
+    texts.append(text)
+    return len(texts) - 1
 
 
 def measure(
@@ -224,17 +219,18 @@ def measure(
 
     Text: the system prompt and each standing instruction; message, memory and thought content;
     a retrievable's ``estimate`` when it counts, else its content text; ``name + "\\n" +
-    description`` per visible tool. Tool calls and the image cost their ``token_cost``.
+    description`` per tool. Tool calls and the image cost their ``token_cost``.
     """
-    pending = _Pending([])
-    fixed_slots = [pending.slot(ws.system_prompt), *(pending.slot(text) for text in ws.standing_instructions)]
+    # Built here and only here: the texts of this one fit, counted in a single batch below.
+    pending: list[str] = []
+    fixed_slots = [_slot(pending, ws.system_prompt), *(_slot(pending, text) for text in ws.standing_instructions)]
     built = _collect(ws, retrievable_keys, estimates, pending)
     if isinstance(built, Failure):
         return Failure(built.failure())
     image = _image(ws.image) if ws.image is not None else Success(None)
     if isinstance(image, Failure):
         return Failure(image.failure())
-    counted = encoding.count_many(pending.texts)
+    counted = encoding.count_many(pending)
     if isinstance(counted, Failure):
         return Failure(CountingFailed(counted.failure()))
     counts = counted.unwrap()
@@ -272,7 +268,7 @@ def _collect(
     ws: WorkingSet,
     retrievable_keys: Sequence[str],
     estimates: Sequence[int | None],
-    pending: _Pending,
+    pending: list[str],
 ) -> Result[_Collected, ThriftError]:
     out = _Collected([], [], [], [], [], [])
     steps: tuple[Callable[[], Result[None, ThriftError]], ...] = (
@@ -292,7 +288,7 @@ def _collect(
 _OK: Success[None] = Success(None)
 
 
-def _messages(items: Sequence[MessageLike], pending: _Pending, out: list[_Row[MessageLike]]) -> Result[None, ThriftError]:
+def _messages(items: Sequence[MessageLike], pending: list[str], out: list[_Row[MessageLike]]) -> Result[None, ThriftError]:
     for item in items:
         key = item.id
         age = _age("messages", key, "created_at", item.created_at)
@@ -306,12 +302,12 @@ def _messages(items: Sequence[MessageLike], pending: _Pending, out: list[_Row[Me
         if pair is not None and not isinstance(pair, str):
             return _bad("messages", key, "pair_id", pair, "expected a str or None")
         out.append(
-            _Row(item, key, pending.slot(text.unwrap()), 0, age.unwrap(), False, summary.unwrap(), ephemeral.unwrap(), pair)
+            _Row(item, key, _slot(pending, text.unwrap()), 0, age.unwrap(), False, summary.unwrap(), ephemeral.unwrap(), pair)
         )
     return _OK
 
 
-def _memories(items: Sequence[MemoryLike], pending: _Pending, out: list[_Row[MemoryLike]]) -> Result[None, ThriftError]:
+def _memories(items: Sequence[MemoryLike], pending: list[str], out: list[_Row[MemoryLike]]) -> Result[None, ThriftError]:
     for index, item in enumerate(items):
         key = item_key(item, "memory", index)
         importance = _real("memories", key, "importance", getattr(item, "importance", None))
@@ -320,7 +316,7 @@ def _memories(items: Sequence[MemoryLike], pending: _Pending, out: list[_Row[Mem
             return Failure(importance.failure())
         if isinstance(text, Failure):
             return Failure(text.failure())
-        out.append(_Row(item, key, pending.slot(text.unwrap()), 0, importance.unwrap()))
+        out.append(_Row(item, key, _slot(pending, text.unwrap()), 0, importance.unwrap()))
     return _OK
 
 
@@ -328,7 +324,7 @@ def _retrievables(
     items: Sequence[RetrievableLike],
     keys: Sequence[str],
     estimates: Sequence[int | None],
-    pending: _Pending,
+    pending: list[str],
     out: list[_Row[RetrievableLike]],
 ) -> Result[None, ThriftError]:
     # The hot loop of a large fit: plain str content and float/None scores skip the checked helpers.
@@ -354,12 +350,12 @@ def _retrievables(
             if isinstance(rendered, Failure):
                 return Failure(rendered.failure())
             text = rendered.unwrap()
-        pending.texts.append(text)
-        out.append(_Row(item, key, len(pending.texts) - 1, 0, score))
+        pending.append(text)
+        out.append(_Row(item, key, len(pending) - 1, 0, score))
     return _OK
 
 
-def _thoughts(items: Sequence[ThoughtLike], pending: _Pending, out: list[_Row[ThoughtLike]]) -> Result[None, ThriftError]:
+def _thoughts(items: Sequence[ThoughtLike], pending: list[str], out: list[_Row[ThoughtLike]]) -> Result[None, ThriftError]:
     for item in items:
         key = item.id
         age = _age("thoughts", key, "created_at", item.created_at)
@@ -368,11 +364,11 @@ def _thoughts(items: Sequence[ThoughtLike], pending: _Pending, out: list[_Row[Th
         for part in (age, this_turn, text):
             if isinstance(part, Failure):
                 return Failure(part.failure())
-        out.append(_Row(item, key, pending.slot(text.unwrap()), 0, age.unwrap(), this_turn.unwrap()))
+        out.append(_Row(item, key, _slot(pending, text.unwrap()), 0, age.unwrap(), this_turn.unwrap()))
     return _OK
 
 
-def _tools(items: Sequence[ToolLike], pending: _Pending, out: list[_Row[ToolLike]]) -> Result[None, ThriftError]:
+def _tools(items: Sequence[ToolLike], pending: list[str], out: list[_Row[ToolLike]]) -> Result[None, ThriftError]:
     for item in items:
         key = item.name
         rank = _real("tools", key, "shed_rank", item.shed_rank)
@@ -381,7 +377,7 @@ def _tools(items: Sequence[ToolLike], pending: _Pending, out: list[_Row[ToolLike
             return Failure(rank.failure())
         if isinstance(text, Failure):
             return Failure(text.failure())
-        out.append(_Row(item, key, pending.slot(f"{key}\n{text.unwrap()}"), 0, rank.unwrap()))
+        out.append(_Row(item, key, _slot(pending, f"{key}\n{text.unwrap()}"), 0, rank.unwrap()))
     return _OK
 
 
