@@ -72,6 +72,13 @@ def test_relevant_selection_tightens_as_history_fills() -> None:
     assert [t[0].id for t in select_relevant_turns(turns, query, 1, keep_recent=0).unwrap()] == ["0"]
 
 
+def test_a_turn_exactly_at_the_floor_is_kept() -> None:
+    query = "alpha bravo charlie delta echo foxtrot golf hotel"  # 8 content words
+    turns = [(msg("0", "alpha only"),), (msg("1", "nothing relevant"),)]
+    # No recent turns kept and a zero budget: floor 0.125 == 1/8, so turn 0 reaches it.
+    assert [t[0].id for t in select_relevant_turns(turns, query, 0, keep_recent=0).unwrap()] == ["0"]
+
+
 def test_relevance_helpers_report_unmeasurable_content() -> None:
     class Opaque:
         pass
