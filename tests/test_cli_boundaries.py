@@ -1,0 +1,33 @@
+"""Import boundaries: only thrift_fp.cli uses the CLI libraries; sources uses stdlib sqlite3 + the core."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "thrift_fp"
+CLI_ONLY = {"typer", "rich", "platformdirs", "click"}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_only_the_cli_imports_the_cli_libraries() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        if "cli" not in path.relative_to(PACKAGE).parts:
+            assert not _imports(path) & CLI_ONLY, path
+
+
+def test_sources_uses_only_the_standard_library_returns_and_the_core() -> None:
+    allowed = set(sys.stdlib_module_names) | {"returns", "thrift_fp"}
+    for path in (PACKAGE / "sources").rglob("*.py"):
+        assert _imports(path) <= allowed, (path, _imports(path) - allowed)
