@@ -9,7 +9,15 @@ import pytest
 
 from thrift_fp.records import SqliteStore
 from thrift_fp.render import KeyedNonce
-from thrift_fp.retrieval import BudgetExhausted, DuplicateQuery, InvalidQuery, OperationContext, RetrievalState
+from thrift_fp.retrieval import (
+    BudgetExhausted,
+    DuplicateQuery,
+    InvalidQuery,
+    OperationContext,
+    RetrievalState,
+    Unauthorized,
+    run_retrieval,
+)
 from thrift_fp.sources import (
     CorruptDatabase,
     DatabaseMissing,
@@ -18,7 +26,6 @@ from thrift_fp.sources import (
     fts5_definition,
     index_paths,
 )
-from thrift_fp.retrieval import run_retrieval
 from thrift_fp.thrift import ThriftOptions
 from thrift_fp.tokens import count_tokens
 
@@ -64,6 +71,16 @@ def test_quota_duplicates_and_empty_queries_are_lifecycle_errors(database: Path)
     assert isinstance(over, BudgetExhausted)
     assert isinstance(assemble("  BUDGET ", database=database, state=first.state).failure(), DuplicateQuery)
     assert isinstance(assemble("?!", database=database).failure(), InvalidQuery)
+
+
+def test_an_unauthorized_query_is_refused(database: Path) -> None:
+    def only_budget(query: str, context: OperationContext[object]) -> None:
+        if "secret" in query:
+            raise PermissionError("secrets are off limits")
+
+    refused = assemble("secret budget", database=database, authorize=only_budget).failure()
+    assert isinstance(refused, Unauthorized) and "secrets are off limits" in refused.message
+    assert assemble("budget", database=database, authorize=only_budget).unwrap().receipts
 
 
 def test_store_failures_surface_as_the_source_error(database: Path, tmp_path: Path) -> None:

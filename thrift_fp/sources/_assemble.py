@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,12 +75,16 @@ def assemble(
     nonce: NonceMode = RandomNonce(),
     spool: SpoolPolicy | None = None,
     working_set: WorkingSet = WorkingSet(),
+    authorize: Callable[[str, OperationContext[object]], None] | None = None,
 ) -> Result[Assembled, AssembleError]:
     """Answer ``query`` (or several) from the index: retrieve each under the lifecycle, merge the
     hits (one per distinct content), fit them into ``context_window`` with ``working_set``'s other
     items, and render the survivors in trust-tier envelopes.
 
-    ``state`` threads the request across calls: its quota and seen keys apply here.
+    ``state`` threads the request across calls: its quota and seen keys apply here;
+    ``authorize(query, context)`` may raise to refuse a query (see `fts5_definition`). A failure
+    hands back no state, so the caller's ``state`` stays current; to see the state a failed
+    read leaves (its key reserved), run `fts5_definition` with ``run_retrieval`` directly.
 
     >>> import tempfile, pathlib
     >>> from thrift_fp.sources import index_paths
@@ -102,7 +106,9 @@ def assemble(
     unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
     if unknown:
         return Failure(InvalidTrustTier(unknown[0], TRUST_TIERS))
-    definition = fts5_definition(database, max_results=max_results, max_queries=max_queries, tiers=allowed)
+    definition = fts5_definition(
+        database, max_results=max_results, max_queries=max_queries, tiers=allowed, authorize=authorize
+    )
     retrieved = _retrieve(definition, queries, context, state)
     if isinstance(retrieved, Failure):
         return Failure(retrieved.failure())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
@@ -55,11 +55,13 @@ def fts5_definition(
     max_queries: int = 4,
     tiers: Iterable[str] = ALL_TIERS,
     id: str = DEFAULT_DEFINITION_ID,
+    authorize: Callable[[str, OperationContext[object]], None] | None = None,
 ) -> FtsDefinition:
     """A retrieval over the index at ``database``: ``max_results`` passages per query (one per
     distinct content, best bm25 first), at most ``max_queries`` accepted queries per request.
 
-    Run it with ``run_retrieval`` so the quota, duplicate, authorization and receipt rules apply.
+    Run it with ``run_retrieval`` so the quota, duplicate, authorization and receipt rules apply;
+    ``authorize(query, context)`` may raise to refuse a query (its key stays free).
 
     >>> import tempfile, pathlib
     >>> from thrift_fp.retrieval import RetrievalState, run_retrieval
@@ -92,6 +94,7 @@ def fts5_definition(
         limit=lambda context: max_queries,
         execute=execute,
         sources=lambda hits: hits,
+        authorize=authorize,
     )
 
 
