@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 from properties.thrift_model import WORDS
 from thrift_fp.thrift import (
@@ -48,7 +48,12 @@ def test_naive_keeps_the_longest_fitting_newest_suffix(turns: list[Turn], budget
         assert sum(sizes[len(turns) - kept - 1 :]) > budget
 
 
+# A full history (older tokens > budget, floor 0.43) with an older turn of relevance 1/3.
+BETWEEN = [(Message("0", "alpha beta gamma delta", AT),), (Message("1", "beta", AT),), (Message("2", "x", AT),)]
+
+
 @given(turn_lists, texts, st.integers(0, 120), st.integers(0, 3))
+@example(BETWEEN, "alpha refund billing", 1, 2)
 def test_relevant_keeps_recent_and_exactly_the_older_turns_at_the_floor(
     turns: list[Turn], query: str, budget: int, keep_recent: int
 ) -> None:
