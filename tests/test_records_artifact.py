@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from returns.result import Failure, Result
+from returns.result import Failure, Result, Success
 
 from thrift_fp.records import (
     InvalidLineRange,
@@ -21,6 +21,7 @@ from thrift_fp.records import (
     StoreFailed,
     ValueNotFound,
     parse_retrievable,
+    to_snapshot,
 )
 from thrift_fp.records import _stream_count
 from thrift_fp.tokens import (
@@ -220,3 +221,42 @@ def test_str_reports_a_failure_instead_of_hiding_it() -> None:
 def test_estimate_tokens_rejects_an_unknown_encoding_in_every_mode() -> None:
     for r in (record("x"), record(SpooledArtifact(BrokenReader(), 3)), record(artifact("x"))):
         assert isinstance(r.estimate_tokens("nope").failure(), UnknownEncoding)
+
+
+class RaisingReader(BrokenReader):
+    """A caller-written reader that breaks the protocol by raising: a user callback boundary."""
+
+    problem = OSError("disk on fire")
+
+    def read_all(self) -> Result[str, StoreError]:
+        raise self.problem
+
+    def byte_length(self) -> Result[int, StoreError]:
+        raise self.problem
+
+    def line_count(self) -> Result[int, StoreError]:
+        raise self.problem
+
+    def describe(self) -> ReaderDescriptor | None:
+        raise self.problem
+
+    def iter_lines(self) -> Iterator[Result[str, StoreError]]:
+        yield Success("first line\n")
+        raise self.problem
+
+
+def test_a_raising_reader_becomes_store_failed_values_with_the_cause() -> None:
+    body = SpooledArtifact(RaisingReader())
+    results = (body.head(), body.tail(), body.cat(), body.grep("x"), body.as_string(),
+               body.estimate_tokens(), body.byte_length(), body.line_count())
+    for result in results:
+        error = result.failure()
+        assert isinstance(error, StoreFailed) and error.cause is RaisingReader.problem
+        assert error.message == "read of id '<RaisingReader>' failed: the reader raised OSError: disk on fire"
+    assert body.head(1).unwrap() == ("first line",)  # stopping before the fault never meets it
+    r = record(body)
+    assert isinstance(r.estimate_tokens().failure(), StoreFailed)
+    assert str(r) == '[spooled artifact "doc": size unknown; read it with head, tail, grep or cat]'
+    assert to_snapshot(r).failure().reason == (
+        "describe of id '<RaisingReader>' failed: the reader raised OSError: disk on fire"
+    )

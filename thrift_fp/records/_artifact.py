@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from thrift_fp.records._errors import InvalidLineRange, InvalidPattern, RecordError, StoreError
+from thrift_fp.records._guard import guarded, guarded_lines
 from thrift_fp.records._lines import strip_line_end
 from thrift_fp.records._reader import SpoolReader
 from thrift_fp.records._stream_count import StreamedCount, count_streamed
@@ -70,7 +71,7 @@ class SpooledArtifact:
         if n < 0:
             return Failure(InvalidLineRange("tail", f"n must be >= 0, got {n}"))
         kept: deque[str] = deque(maxlen=n)
-        for item in self.reader.iter_lines():
+        for item in guarded_lines(self.reader):
             if isinstance(item, Failure):
                 return Failure(item.failure())
             kept.append(item.unwrap())
@@ -102,7 +103,7 @@ class SpooledArtifact:
         else:
             compiled = pattern
         found: list[tuple[int, str]] = []
-        for index, item in enumerate(self.reader.iter_lines()):
+        for index, item in enumerate(guarded_lines(self.reader)):
             if isinstance(item, Failure):
                 return Failure(item.failure())
             line = strip_line_end(item.unwrap())
@@ -117,7 +118,7 @@ class SpooledArtifact:
         >>> SpooledArtifact(MemoryStore().write("x", "one\\ntwo").unwrap()).byte_length().unwrap()
         7
         """
-        return self.reader.byte_length()
+        return guarded(self.reader, "read", self.reader.byte_length)
 
     def line_count(self) -> Result[int, StoreError]:
         """The body's real line count (``len(text.splitlines())``).
@@ -126,7 +127,7 @@ class SpooledArtifact:
         >>> SpooledArtifact(MemoryStore().write("x", "one\\ntwo").unwrap()).line_count().unwrap()
         2
         """
-        return self.reader.line_count()
+        return guarded(self.reader, "read", self.reader.line_count)
 
     def as_string(self) -> Result[str, StoreError]:
         """The whole body, materialised.
@@ -135,7 +136,7 @@ class SpooledArtifact:
         >>> SpooledArtifact(MemoryStore().write("x", "a\\r\\n").unwrap()).as_string().unwrap()
         'a\\r\\n'
         """
-        return self.reader.read_all()
+        return guarded(self.reader, "read", self.reader.read_all)
 
     def estimate_tokens(self, encoding: str = "cl100k_base") -> Result[TokenCount, RecordError]:
         """Token count of the body, streamed in bounded memory (see ``count_tokens_streamed``).
@@ -154,7 +155,7 @@ class SpooledArtifact:
         1
         """
         def count(enc: TokenEncoding) -> Result[StreamedCount, RecordError]:
-            return count_streamed(self.reader.iter_lines(), enc)
+            return count_streamed(guarded_lines(self.reader), enc)
 
         resolved: Result[TokenEncoding, RecordError] = get_encoding(encoding)
         return resolved.bind(count)
@@ -186,7 +187,7 @@ class SpooledArtifact:
     def _lines(self, start: int, end: int | None) -> Result[tuple[str, ...], RecordError]:
         found: list[str] = []
         # Stopping early drops the stream; CPython closes it (and its file or database) at once.
-        for index, item in enumerate(self.reader.iter_lines()):
+        for index, item in enumerate(guarded_lines(self.reader)):
             if end is not None and index >= end:
                 break
             if isinstance(item, Failure):

@@ -25,6 +25,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.records._artifact import SpooledArtifact
 from thrift_fp.records._errors import InvalidSnapshot, RecordError, SnapshotUnsupported, UnresolvableReader, shown
 from thrift_fp.records._folder_store import FolderStore
+from thrift_fp.records._guard import guarded_describe
 from thrift_fp.records._parse import parse_retrievable
 from thrift_fp.records._reader import ReaderDescriptor, SpoolReader
 from thrift_fp.records._retrievable import Retrievable
@@ -57,7 +58,10 @@ def to_snapshot(record: Retrievable) -> Result[dict[str, object], SnapshotUnsupp
             return Failure(SnapshotUnsupported(record.id, "its content is a dynamic Tokenizable (a function, not data)"))
         encoded = {"type": "tokenizable", "text": content.value}
     else:
-        descriptor = content.reader.describe()
+        described = guarded_describe(content.reader)
+        if isinstance(described, Failure):
+            return Failure(SnapshotUnsupported(record.id, described.failure().message))
+        descriptor = described.unwrap()
         if descriptor is None:
             return Failure(SnapshotUnsupported(record.id, f"its reader {type(content.reader).__name__} cannot describe where its bytes live"))
         encoded = {
