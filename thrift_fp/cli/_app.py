@@ -21,6 +21,7 @@ from rich.table import Table
 from thrift_fp.cli._errors import CliError, InvalidArgument
 from thrift_fp.cli._paths import embedded_database, read_input
 from thrift_fp.cli._working_set_json import FitRequest, fitted_to_json, load_json, parse_fit_request
+from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources import (
     CorruptDatabase,
     IndexReport,
@@ -85,8 +86,12 @@ class _ProgressBar:
 
 @app.command("index")
 def _index_command(
-    paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="Files and folders (.md, .txt, .jsonl, ... inside folders).")],
-    db: Annotated[Path, typer.Option(metavar="PATH", help="The index file to create or update.")] = Path("thrift-fp.db"),
+    paths: Annotated[
+        list[Path], typer.Argument(metavar="PATH", help="Files and folders (.md, .txt, .jsonl, ... inside folders).")
+    ],
+    db: Annotated[Path, typer.Option(metavar="PATH", help="The index file to create or update.")] = Path(
+        "thrift-fp.db"
+    ),
     tier: Annotated[str, typer.Option(metavar="TIER", help="Trust tier of these documents.")] = "first-party",
     max_tokens: Annotated[int, typer.Option(metavar="N", help="Token bound of one passage.")] = DEFAULT_MAX_TOKENS,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer for the passage bound.")] = "cl100k_base",
@@ -111,11 +116,20 @@ def _index_summary(report: IndexReport) -> str:
     )
 
 
+_DB_HELP = (
+    "Index to search (default: the embedded corpus, indexed once into the user cache folder;"
+    " THRIFT_FP_CACHE_DIR overrides the folder)."
+)
+_WINDOW_HELP = "Context window in tokens (35% is reserved for the answer)."
+
+
 @app.command("ask")
 def _ask_command(
-    query: Annotated[list[str], typer.Argument(metavar="QUERY", help="One or more queries, each run through the retrieval lifecycle.")],
-    db: Annotated[Path | None, typer.Option(metavar="PATH", help="Index to search (default: the embedded corpus, indexed once into the user cache folder; THRIFT_FP_CACHE_DIR overrides it).")] = None,
-    window: Annotated[int | None, typer.Option(metavar="N", help="Context window in tokens (35% is reserved for the answer).")] = None,
+    query: Annotated[
+        list[str], typer.Argument(metavar="QUERY", help="One or more queries, each run through the retrieval lifecycle.")
+    ],
+    db: Annotated[Path | None, typer.Option(metavar="PATH", help=_DB_HELP)] = None,
+    window: Annotated[int | None, typer.Option(metavar="N", help=_WINDOW_HELP)] = None,
     budget: Annotated[int | None, typer.Option(metavar="N", help="Token budget of the rendered context itself.")] = None,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer used to fit and count.")] = "cl100k_base",
     tier: Annotated[list[str] | None, typer.Option(metavar="TIER", help="Only these trust tiers (repeatable).")] = None,
@@ -134,7 +148,7 @@ def _ask_command(
     done = assemble(
         query, database=database, context_window=window_tokens, options=options,
         max_results=max_results, max_queries=max_queries,
-        tiers=tier if tier else ("first-party", "third-party-public", "third-party-private"),
+        tiers=tier if tier else TRUST_TIERS,
     )
     if isinstance(done, Failure):
         _fail(done.failure())
@@ -212,9 +226,15 @@ def _decision_table(done: Assembled, encoding: str) -> Table:
 @app.command("fit")
 def _fit_command(
     file: Annotated[str, typer.Argument(metavar="FILE|-", help="Working-set JSON file, or - for standard input.")],
-    window: Annotated[int | None, typer.Option(metavar="N", help="Context window (overrides the file's context_window).")] = None,
-    budget: Annotated[int | None, typer.Option(metavar="N", help="Budget with no output reserve (window = budget).")] = None,
-    encoding: Annotated[str | None, typer.Option(metavar="NAME", help="Tokenizer (overrides options.encoding).")] = None,
+    window: Annotated[
+        int | None, typer.Option(metavar="N", help="Context window (overrides the file's context_window).")
+    ] = None,
+    budget: Annotated[
+        int | None, typer.Option(metavar="N", help="Budget with no output reserve (window = budget).")
+    ] = None,
+    encoding: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Tokenizer (overrides options.encoding).")
+    ] = None,
 ) -> None:
     """Fit a working set (JSON, see thrift_fp/schema/working-set.schema.json); print it and the trace."""
     origin = "standard input" if file == "-" else file

@@ -143,7 +143,9 @@ class _Reader:
             return ()
         return tuple(parse(item, f"{path}[{index}]") for index, item in enumerate(raw))
 
-    def optional(self, raw: dict[str, object], key: str, parse: Callable[[object, str], _Value], path: str) -> _Value | None:
+    def optional(
+        self, raw: dict[str, object], key: str, parse: Callable[[object, str], _Value], path: str
+    ) -> _Value | None:
         value = raw.get(key)
         return None if value is None else parse(value, f"{path}.{key}")
 
@@ -180,8 +182,11 @@ def parse_fit_request(raw: object, origin: str = "input") -> Result[FitRequest, 
     ...     "retrievables": [{"content": "The sky is blue.", "id": "p1", "score": 0.9}]}}).unwrap()
     >>> request.context_window, request.working_set.retrievables[0].id
     (100, 'p1')
-    >>> parse_fit_request({"working_set": {"messages": [{"id": 1}]}}).failure().problems
-    ('$.working_set.messages[0].content: required', '$.working_set.messages[0].created_at: required', '$.working_set.messages[0].id: expected a string, got the number 1')
+    >>> for problem in parse_fit_request({"working_set": {"messages": [{"id": 1}]}}).failure().problems:
+    ...     print(problem)
+    $.working_set.messages[0].content: required
+    $.working_set.messages[0].created_at: required
+    $.working_set.messages[0].id: expected a string, got the number 1
     """
     reader = _Reader()
     top = reader.obj(raw, "$", "request")
@@ -196,19 +201,22 @@ def parse_fit_request(raw: object, origin: str = "input") -> Result[FitRequest, 
 
 def _working_set(reader: _Reader, raw: object, path: str) -> WorkingSet:
     ws = reader.obj(raw, path, "working_set")
+    def each(key: str, parse: Callable[[_Reader, object, str], _Value]) -> tuple[_Value, ...]:
+        return reader.items(ws.get(key), f"{path}.{key}", lambda v, p: parse(reader, v, p))
+
     # Keyword arguments evaluate in order, so problems are reported in the schema's order.
     return WorkingSet(
         system_prompt=reader.optional(ws, "system_prompt", reader.text, path) or "",
-        standing_instructions=reader.items(ws.get("standing_instructions"), f"{path}.standing_instructions", reader.text),
-        messages=reader.items(ws.get("messages"), f"{path}.messages", lambda v, p: _message(reader, v, p)),
-        memories=reader.items(ws.get("memories"), f"{path}.memories", lambda v, p: _memory(reader, v, p)),
-        retrievables=reader.items(ws.get("retrievables"), f"{path}.retrievables", lambda v, p: _retrievable(reader, v, p)),
-        thoughts=reader.items(ws.get("thoughts"), f"{path}.thoughts", lambda v, p: _thought(reader, v, p)),
-        tools=reader.items(ws.get("tools"), f"{path}.tools", lambda v, p: _tool(reader, v, p)),
+        standing_instructions=each("standing_instructions", lambda r, v, p: r.text(v, p)),
+        messages=each("messages", _message),
+        memories=each("memories", _memory),
+        retrievables=each("retrievables", _retrievable),
+        thoughts=each("thoughts", _thought),
+        tools=each("tools", _tool),
         visible_tool_names=reader.optional(
             ws, "visible_tool_names", lambda v, p: frozenset(reader.items(v, p, reader.text)), path
         ),
-        tool_calls=reader.items(ws.get("tool_calls"), f"{path}.tool_calls", lambda v, p: _tool_call(reader, v, p)),
+        tool_calls=each("tool_calls", _tool_call),
         image=reader.optional(ws, "image", lambda v, p: _image(reader, v, p), path),
     )
 
@@ -311,7 +319,8 @@ def fitted_to_json(fitted: Fitted) -> dict[str, object]:
 
     >>> from thrift_fp.thrift import subtract_to_fit
     >>> request = parse_fit_request({"working_set": {"retrievables": [
-    ...     {"content": "a " * 300, "id": "long", "score": 0.1}, {"content": "short", "id": "s", "score": 0.9}]}}).unwrap()
+    ...     {"content": "a " * 300, "id": "long", "score": 0.1},
+    ...     {"content": "short", "id": "s", "score": 0.9}]}}).unwrap()
     >>> out = fitted_to_json(subtract_to_fit(request.working_set, 200).unwrap())
     >>> [r["id"] for r in out["working_set"]["retrievables"]], out["trace"]["fits"]
     (['s'], True)
