@@ -111,6 +111,11 @@ def test_the_published_schema_matches_the_parser() -> None:
         assert shapes[shape]["additionalProperties"] is False
 
 
+def test_the_schema_command_prints_the_published_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["schema"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(SCHEMA.read_text())
+
+
 def test_fitted_json_round_trips() -> None:
     request = parse_fit_request(REQUEST).unwrap()
     fitted = subtract_to_fit(request.working_set, 400, request.relevant_tool_names, request.options).unwrap()

@@ -20,9 +20,17 @@ from rich.table import Table
 
 from thrift_fp.cli._errors import CliError, InvalidArgument
 from thrift_fp.cli._paths import embedded_database, read_input
-from thrift_fp.cli._working_set_json import FitRequest, fitted_to_json, load_json, parse_fit_request
+from thrift_fp.cli._working_set_json import (
+    WORKING_SET_SCHEMA,
+    FitRequest,
+    fitted_to_json,
+    load_json,
+    parse_fit_request,
+)
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources import (
+    DEFAULT_MAX_TOKENS,
+    Assembled,
     CorruptDatabase,
     IndexReport,
     IndexSettingsMismatch,
@@ -31,8 +39,6 @@ from thrift_fp.sources import (
     embedded_corpus,
     index_paths,
 )
-from thrift_fp.sources._assemble import Assembled
-from thrift_fp.sources._index import DEFAULT_MAX_TOKENS
 from thrift_fp.thrift import ThriftOptions, subtract_to_fit
 from thrift_fp.tokens import TokenCount, count_tokens, get_encoding
 
@@ -236,7 +242,7 @@ def _fit_command(
         str | None, typer.Option(metavar="NAME", help="Tokenizer (overrides options.encoding).")
     ] = None,
 ) -> None:
-    """Fit a working set (JSON, see thrift_fp/schema/working-set.schema.json); print it and the trace."""
+    """Fit a working set (JSON; `thrift-fp schema` prints its JSON Schema); print it and the trace."""
     origin = "standard input" if file == "-" else file
     text: Result[str, CliError] = read_input(file)
     loaded: Result[object, CliError] = text.bind(lambda content: load_json(content, origin))
@@ -259,6 +265,12 @@ def _fit_command(
     if isinstance(fitted, Failure):
         _fail(fitted.failure())
     typer.echo(json.dumps(fitted_to_json(fitted.unwrap()), indent=2, ensure_ascii=False))
+
+
+@app.command("schema")
+def _schema_command() -> None:
+    """Print the JSON Schema of the working-set format that `fit` reads."""
+    typer.echo(WORKING_SET_SCHEMA.read_text(encoding="utf-8"), nl=False)
 
 
 @app.command("count")

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Final, TypeVar
 
 from returns.result import Failure, Result, Success
@@ -37,6 +38,9 @@ from thrift_fp.thrift import (
 )
 
 _Value = TypeVar("_Value")
+
+# The published JSON Schema of this format (shipped as package data).
+WORKING_SET_SCHEMA: Final = Path(__file__).resolve().parent.parent / "schema" / "working-set.schema.json"
 
 # Allowed keys per object, in the schema's order (tests check the schema says the same).
 FIELDS: Final[Mapping[str, tuple[str, ...]]] = {

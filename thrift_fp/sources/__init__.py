@@ -26,12 +26,13 @@ from thrift_fp.sources._errors import (
     UnreadableFile,
     UnsplittableText,
 )
-from thrift_fp.sources._index import IndexReport, index_paths
+from thrift_fp.sources._index import DEFAULT_MAX_TOKENS, IndexReport, index_paths
 from thrift_fp.sources._match import bm25_to_score, match_expression
 from thrift_fp.sources._search import Hit, search_index
 from thrift_fp.sources._store import check_fts5
 
 __all__ = [
+    "DEFAULT_MAX_TOKENS",
     "AssembleError",
     "Assembled",
     "CorruptDatabase",
