@@ -2,8 +2,10 @@
 
 Fit 5,000 retrievables of 50-400 words plus 40 messages into a 16k window, and compare with
 tokenizing exactly the texts the fit measures once with tiktoken on one thread (target <= 1.1x).
-Also reported: tiktoken's threaded batch encoder on the same texts, and thrift_fp's own batch
-counter alone, so the time the fit spends outside counting is visible.
+Also reported: tiktoken's threaded batch encoder on the same texts, thrift_fp's own batch
+counter alone (so the time the fit spends outside counting is visible), and the same fit with the
+passages as real `thrift_fp.records.Retrievable` records, which thrift measures through each
+record's own ``estimate_tokens``.
 
     python -m benchmarks.counting [--profile] [--what-if]
 
@@ -16,12 +18,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from returns.result import Result, Success
 
 from benchmarks._data import SEED, passages
 from benchmarks._harness import Report, best_of, run_and_print, seconds
-from benchmarks._sets import encoding, rag_set, raw_tiktoken, texts_of
+from benchmarks._sets import EPOCH, encoding, rag_set, raw_tiktoken, texts_of
+from thrift_fp.records import Retrievable
 from thrift_fp.thrift import WorkingSet, subtract_to_fit
 from thrift_fp.tokens import EstimatorFailed, TokenEncoding
 
@@ -30,11 +34,22 @@ TURNS = 40
 WINDOW = 16_000
 THREADS = 4  # what thrift_fp's batch counter uses
 REPEATS = 9
+RECORD_REPEATS = 3
 TARGET = 1.1
 
 
 def _fit(ws: WorkingSet) -> int:
     return subtract_to_fit(ws, WINDOW).unwrap().trace.total_after
+
+
+def as_records(ws: WorkingSet) -> WorkingSet:
+    """The same set with every passage as a first-party `Retrievable` (same id, text and score)."""
+    records = tuple(
+        Retrievable(str(getattr(item, "id")), str(item.content), "first-party", EPOCH, EPOCH,
+                    score=getattr(item, "score"))
+        for item in ws.retrievables
+    )
+    return replace(ws, retrievables=records)
 
 
 def run(repeats: int = REPEATS) -> Report:
@@ -57,6 +72,13 @@ def run(repeats: int = REPEATS) -> Report:
     )
     fit, single, batch, count_many = (
         best["thrift fit"], best["tiktoken single"], best["tiktoken batch"], best["thrift count_many"]
+    )
+    records = as_records(ws)
+    if _fit(records) != fitted.trace.total_after:
+        raise AssertionError("records and plain passages fit differently")
+    with_records = best_of(
+        {"records fit": lambda: _fit(records), "tiktoken single": lambda: [len(encode(text)) for text in texts]},
+        RECORD_REPEATS,
     )
     ratio = fit / single
     return Report(
@@ -82,20 +104,26 @@ def run(repeats: int = REPEATS) -> Report:
             ("batch-threaded / single", f"{batch / single:.2f}x"),
             ("fit / batch-threaded", f"{fit / batch:.2f}x"),
             ("tokenizer throughput (single)", f"{tokens / single / 1e6:.2f} M tokens/s"),
+            ("same fit, passages as records.Retrievable (best of "
+             f"{RECORD_REPEATS})", f"{seconds(with_records['records fit'])} = "
+             f"{with_records['records fit'] / with_records['tiktoken single']:.2f}x tiktoken single"),
         ),
     )
 
 
 def profile(ws: WorkingSet, rounds: int = 3) -> str:
-    """pyinstrument's call tree of ``rounds`` fits."""
+    """pyinstrument's call trees of ``rounds`` fits of the plain set, then of the records set."""
     from pyinstrument import Profiler
 
-    profiler = Profiler(interval=0.0005)
-    profiler.start()
-    for _ in range(rounds):
-        _fit(ws)
-    profiler.stop()
-    return profiler.output_text(unicode=False, color=False, show_all=False)
+    trees = []
+    for name, subject in (("plain passages", ws), ("records.Retrievable", as_records(ws))):
+        profiler = Profiler(interval=0.0005)
+        profiler.start()
+        for _ in range(rounds):
+            _fit(subject)
+        profiler.stop()
+        trees.append(f"-- {name} x{rounds} --\n" + profiler.output_text(unicode=False, color=False))
+    return "\n".join(trees)
 
 
 CountMany = Callable[[TokenEncoding, Sequence[str]], Result[tuple[int, ...], EstimatorFailed]]
