@@ -9,14 +9,9 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._budget import Budget, resolve_budget
 from thrift_fp.thrift._errors import CountingFailed, DuplicateId, InvalidItemField, InvalidOption, ThriftError
-from thrift_fp.thrift._measure import (
-    Sized,
-    item_key,
-    measure,
-    probe_estimates,
-    settle_async,
-    settle_sync,
-)
+from thrift_fp.thrift._estimate import probe_estimates, settle_async, settle_sync
+from thrift_fp.thrift._fields import item_key
+from thrift_fp.thrift._measure import Sized, measure
 from thrift_fp.thrift._options import ThriftOptions
 from thrift_fp.thrift._passes import PASSES, Plan, Unmeasured, exclude_size_unknown
 from thrift_fp.thrift._trace import BucketTrace, ThriftTrace

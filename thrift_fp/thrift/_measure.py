@@ -5,23 +5,15 @@ The passes then do arithmetic on these entries only; nothing is measured twice i
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Generic, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.thrift._errors import (
-    CountingFailed,
-    EstimatorRaised,
-    InvalidItemField,
-    ThriftError,
-    UnmeasurableContent,
-)
+from thrift_fp.thrift._errors import CountingFailed, ThriftError
+from thrift_fp.thrift._fields import bad_field, content_text, flag, item_key, real_number, timestamp, token_cost
 from thrift_fp.thrift._shapes import (
     ImageLike,
     MemoryLike,
@@ -32,7 +24,7 @@ from thrift_fp.thrift._shapes import (
     ToolLike,
 )
 from thrift_fp.thrift._working_set import WorkingSet
-from thrift_fp.tokens import TokenCount, TokenEncoding
+from thrift_fp.tokens import TokenEncoding
 
 _Item = TypeVar("_Item")
 
@@ -67,141 +59,6 @@ class Sized:
     tool_calls: tuple[Entry[ToolCallLike], ...]
     image: Entry[ImageLike] | None
     total: int
-
-
-def item_key(item: object, bucket: str, index: int) -> str:
-    """An item's ``id`` when it has a str one, else its bucket and input position (``memory[3]``)."""
-    ident = getattr(item, "id", None)
-    return ident if isinstance(ident, str) else f"{bucket}[{index}]"
-
-
-def _bad(bucket: str, key: str, field: str, value: object, reason: str) -> Failure[ThriftError]:
-    return Failure(InvalidItemField(bucket, key, field, value, reason))
-
-
-def _real(bucket: str, key: str, field: str, value: object) -> Result[float, ThriftError]:
-    if value is None:
-        return Success(0.0)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return _bad(bucket, key, field, value, "expected a finite number")
-    return Success(float(value))
-
-
-def flag(bucket: str, key: str, field: str, value: object, default: bool) -> Result[bool, ThriftError]:
-    """A boolean attribute; ``None`` takes the default, anything but a bool is an error."""
-    if value is None:
-        return Success(default)
-    if not isinstance(value, bool):
-        return _bad(bucket, key, field, value, "expected a bool")
-    return Success(value)
-
-
-def _cost(bucket: str, key: str, value: object) -> Result[int, ThriftError]:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return _bad(bucket, key, "token_cost", value, "expected an int >= 0")
-    return Success(value)
-
-
-def _age(bucket: str, key: str, field: str, value: object) -> Result[float, ThriftError]:
-    if isinstance(value, datetime):
-        # Naive datetimes are read as UTC so mixed inputs still sort instead of raising.
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
-        return Success(aware.timestamp())
-    return _real(bucket, key, field, value)
-
-
-def content_text(bucket: str, key: str, content: object, owner: object = None) -> Result[str, ThriftError]:
-    """The text an item is measured by: a str as is, else ``str()`` of the owner (when it has its own
-    ``__str__``) or of the content; only ``object.__str__``/``__repr__`` available is an error."""
-    if isinstance(content, str):
-        return Success(content)
-    # A Retrievable-like owner with its own __str__ knows its rendered body better than its content.
-    holder = owner if owner is not None and type(owner).__str__ is not object.__str__ else content
-    kind = type(holder)
-    if kind.__str__ is object.__str__ and kind.__repr__ is object.__repr__:
-        return Failure(
-            UnmeasurableContent(bucket, key, f"{kind.__name__} has no string form but object.__str__")
-        )
-    try:
-        return Success(str(holder))
-    except Exception as exc:  # noqa: BLE001 - a user __str__ may raise; keep it as the cause
-        return Failure(UnmeasurableContent(bucket, key, f"str() raised {type(exc).__name__}: {exc}", exc))
-
-
-def as_count(value: object) -> int | None:
-    """A self-estimate that counts: an int >= 0, a `TokenCount`, or a ``Success`` of either.
-
-    >>> from returns.result import Success
-    >>> (as_count(3), as_count(True), as_count(Success(4)), as_count("5"))
-    (3, None, 4, None)
-    """
-    if isinstance(value, Success):
-        value = value.unwrap()
-    if isinstance(value, TokenCount):
-        return value.tokens
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return None
-    return value
-
-
-def probe_estimates(
-    retrievables: Sequence[RetrievableLike], keys: Sequence[str], encoding: str
-) -> Result[tuple[object, ...], ThriftError]:
-    """Call each retrievable's own ``estimate_tokens(encoding)`` once; ``None`` when it has none."""
-    raw: list[object] = []
-    for item, key in zip(retrievables, keys, strict=True):
-        estimate = getattr(item, "estimate_tokens", None)
-        if not callable(estimate):
-            raw.append(None)
-            continue
-        try:
-            raw.append(estimate(encoding))
-        except Exception as exc:  # noqa: BLE001 - user estimator boundary; keep the cause
-            _close_all(raw)
-            return Failure(EstimatorRaised(key, exc))
-    return Success(tuple(raw))
-
-
-def _close_all(raw: Sequence[object]) -> None:
-    # An estimate we will never await must be closed, or Python warns it was never awaited.
-    for value in raw:
-        if inspect.iscoroutine(value):
-            value.close()
-
-
-def settle_sync(raw: Sequence[object]) -> tuple[int | None, ...]:
-    """Counts from synchronous estimates; awaitables are never awaited (their text is measured).
-
-    >>> settle_sync((3, None, "x"))
-    (3, None, None)
-    """
-    _close_all(raw)
-    return tuple(None if value is None else as_count(value) for value in raw)
-
-
-# Module level, not nested: beartype's claw re-decorates a nested annotated function on every call.
-async def _awaited(value: object, key: str) -> object:
-    try:
-        return await value if inspect.isawaitable(value) else value
-    except Exception as exc:  # noqa: BLE001 - user estimator boundary; keep the cause
-        return EstimatorRaised(key, exc)
-
-
-async def settle_async(raw: Sequence[object], keys: Sequence[str]) -> Result[tuple[int | None, ...], ThriftError]:
-    """Counts from estimates, awaiting the awaitable ones concurrently.
-
-    >>> import asyncio
-    >>> async def four() -> int:
-    ...     return 4
-    >>> asyncio.run(settle_async((four(), 2), ("a", "b"))).unwrap()
-    (4, 2)
-    """
-    settled = await asyncio.gather(*(_awaited(value, key) for value, key in zip(raw, keys, strict=True)))
-    for value in settled:
-        if isinstance(value, EstimatorRaised):
-            return Failure(value)
-    return Success(tuple(as_count(value) for value in settled))
-
 
 def _slot(texts: list[str], text: str) -> int:
     """Queue ``text`` for the one batch count of this fit; its index is the item's slot."""
@@ -291,7 +148,7 @@ _OK: Success[None] = Success(None)
 def _messages(items: Sequence[MessageLike], pending: list[str], out: list[_Row[MessageLike]]) -> Result[None, ThriftError]:
     for item in items:
         key = item.id
-        age = _age("messages", key, "created_at", item.created_at)
+        age = timestamp("messages", key, "created_at", item.created_at)
         summary = flag("messages", key, "summary", getattr(item, "summary", None), False)
         ephemeral = flag("messages", key, "ephemeral", getattr(item, "ephemeral", None), False)
         pair = getattr(item, "pair_id", None)
@@ -300,7 +157,7 @@ def _messages(items: Sequence[MessageLike], pending: list[str], out: list[_Row[M
             if isinstance(part, Failure):
                 return Failure(part.failure())
         if pair is not None and not isinstance(pair, str):
-            return _bad("messages", key, "pair_id", pair, "expected a str or None")
+            return bad_field("messages", key, "pair_id", pair, "expected a str or None")
         out.append(
             _Row(item, key, _slot(pending, text.unwrap()), 0, age.unwrap(), False, summary.unwrap(), ephemeral.unwrap(), pair)
         )
@@ -310,7 +167,7 @@ def _messages(items: Sequence[MessageLike], pending: list[str], out: list[_Row[M
 def _memories(items: Sequence[MemoryLike], pending: list[str], out: list[_Row[MemoryLike]]) -> Result[None, ThriftError]:
     for index, item in enumerate(items):
         key = item_key(item, "memory", index)
-        importance = _real("memories", key, "importance", getattr(item, "importance", None))
+        importance = real_number("memories", key, "importance", getattr(item, "importance", None))
         text = content_text("memories", key, item.content)
         if isinstance(importance, Failure):
             return Failure(importance.failure())
@@ -335,7 +192,7 @@ def _retrievables(
         elif type(raw_score) is float and math.isfinite(raw_score):
             score = raw_score
         else:
-            checked = _real("retrievables", key, "score", raw_score)
+            checked = real_number("retrievables", key, "score", raw_score)
             if isinstance(checked, Failure):
                 return Failure(checked.failure())
             score = checked.unwrap()
@@ -358,7 +215,7 @@ def _retrievables(
 def _thoughts(items: Sequence[ThoughtLike], pending: list[str], out: list[_Row[ThoughtLike]]) -> Result[None, ThriftError]:
     for item in items:
         key = item.id
-        age = _age("thoughts", key, "created_at", item.created_at)
+        age = timestamp("thoughts", key, "created_at", item.created_at)
         this_turn = flag("thoughts", key, "this_turn", getattr(item, "this_turn", None), False)
         text = content_text("thoughts", key, item.content)
         for part in (age, this_turn, text):
@@ -371,7 +228,7 @@ def _thoughts(items: Sequence[ThoughtLike], pending: list[str], out: list[_Row[T
 def _tools(items: Sequence[ToolLike], pending: list[str], out: list[_Row[ToolLike]]) -> Result[None, ThriftError]:
     for item in items:
         key = item.name
-        rank = _real("tools", key, "shed_rank", item.shed_rank)
+        rank = real_number("tools", key, "shed_rank", item.shed_rank)
         text = content_text("tools", key, item.description)
         if isinstance(rank, Failure):
             return Failure(rank.failure())
@@ -384,8 +241,8 @@ def _tools(items: Sequence[ToolLike], pending: list[str], out: list[_Row[ToolLik
 def _tool_calls(items: Sequence[ToolCallLike], out: list[_Row[ToolCallLike]]) -> Result[None, ThriftError]:
     for item in items:
         key = item.ref
-        cost = _cost("tool-calls", key, item.token_cost)
-        age = _real("tool-calls", key, "created_at_ms", item.created_at_ms)
+        cost = token_cost("tool-calls", key, item.token_cost)
+        age = real_number("tool-calls", key, "created_at_ms", item.created_at_ms)
         this_turn = flag("tool-calls", key, "this_turn", getattr(item, "this_turn", None), False)
         for part in (cost, age, this_turn):
             if isinstance(part, Failure):
@@ -396,7 +253,7 @@ def _tool_calls(items: Sequence[ToolCallLike], out: list[_Row[ToolCallLike]]) ->
 
 def _image(item: ImageLike) -> Result[_Row[ImageLike] | None, ThriftError]:
     key = item.label
-    cost = _cost("image", key, item.token_cost)
+    cost = token_cost("image", key, item.token_cost)
     kept = flag("image", key, "kept", getattr(item, "kept", None), True)
     if isinstance(cost, Failure):
         return Failure(cost.failure())

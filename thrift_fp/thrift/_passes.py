@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._errors import DuplicateId, InvalidItemField, ThriftError
-from thrift_fp.thrift._measure import Entry, Sized, item_key
+from thrift_fp.thrift._fields import item_key
+from thrift_fp.thrift._measure import Entry, Sized
 from thrift_fp.thrift._options import ThriftOptions
 from thrift_fp.thrift._shapes import MessageLike, RetrievableLike, ToolLike
 from thrift_fp.thrift._trace import Bucket, BucketTrace

@@ -16,7 +16,7 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._errors import CountingFailed, ThriftError
-from thrift_fp.thrift._measure import content_text
+from thrift_fp.thrift._fields import content_text
 from thrift_fp.thrift._shapes import MessageLike
 from thrift_fp.tokens import get_encoding
 
