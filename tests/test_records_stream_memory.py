@@ -1,8 +1,8 @@
 """Counting a 200 MB spooled body streams it: peak memory grows by far less than the body.
 
-Runs in a fresh subprocess so ``ru_maxrss`` (the process's high-water mark) measures only this
-work. The body is written by streaming byte chunks too, and the baseline is taken before the
-write, so the bound covers writing and counting together.
+Runs in a fresh subprocess. After setup the kernel's peak-RSS mark is reset (``/proc/self/clear_refs``),
+so ``VmHWM - VmRSS`` at the end is exactly how far resident memory rose while the body was written
+(by streaming byte chunks) and counted. Linux only, like the rest of CI.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ GROWTH_LIMIT_MB = 64
 
 _SCRIPT = textwrap.dedent(
     """
-    import json, os, random, resource, sys, tempfile, time
+    import json, os, random, sys, tempfile, time
     from thrift_fp.records import FolderStore, SqliteStore, SpooledArtifact
     from thrift_fp.tokens import get_encoding
 
@@ -49,12 +49,19 @@ _SCRIPT = textwrap.dedent(
     blocks = [block() for _ in range(4)]
     folder = tempfile.mkdtemp()
     store = FolderStore(folder) if kind == "folder" else SqliteStore(os.path.join(folder, "spool.db"))
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    def status_kib(key):
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith(key))
+
+    # Reset the kernel's high-water mark so setup allocations (block generation) cannot hide growth.
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")
+    baseline = status_kib("VmRSS:")
     reader = store.write("big", (blocks[i % 4].encode() for i in range(block_count))).unwrap()
     started = time.perf_counter()
     streamed = SpooledArtifact(reader).count_tokens_streamed("cl100k_base").unwrap()
     elapsed = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = status_kib("VmHWM:")
     # Counted only after the peak is read: each block's token list would raise the high-water mark.
     block_counts = [encoding.count(text).unwrap() for text in blocks]
     print(json.dumps({
@@ -83,18 +90,19 @@ def _run(kind: str, block_count: int) -> dict[str, object]:
 @pytest.mark.slow
 def test_counting_a_200_mb_folder_body_keeps_memory_flat_and_exact() -> None:
     measured = _run("folder", BODY_BLOCKS)
-    assert isinstance(measured["bytes"], int) and measured["bytes"] >= 200_000_000
-    assert measured["tokens"] == measured["expected"]
-    assert measured["precision"] == "exact"
-    assert isinstance(measured["growth_mb"], float) and measured["growth_mb"] < GROWTH_LIMIT_MB
+    assert isinstance(measured["bytes"], int) and measured["bytes"] >= 200_000_000, measured
+    assert measured["tokens"] == measured["expected"], measured
+    assert measured["precision"] == "exact", measured
+    assert isinstance(measured["growth_mb"], float) and measured["growth_mb"] < GROWTH_LIMIT_MB, measured
 
 
 @pytest.mark.slow
 def test_counting_a_sqlite_body_streams_row_by_row() -> None:
-    # Smaller (SQLite writes are slower); materialising would cost at least 2x the body.
+    # Smaller (SQLite writes are slower). Streaming measured ~11 MB here (1 MiB rows, SQLite's page
+    # cache, one chunk's token list); materialising the 25 MB body measured ~340 MB.
     measured = _run("sqlite", 24)
-    assert measured["tokens"] == measured["expected"]
-    assert isinstance(measured["growth_mb"], float) and measured["growth_mb"] < 12
+    assert measured["tokens"] == measured["expected"], measured
+    assert isinstance(measured["growth_mb"], float) and measured["growth_mb"] < 32, measured
 
 
 def test_the_blocks_add_up_because_their_joins_are_exact_cuts() -> None:
