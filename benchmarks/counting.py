@@ -17,17 +17,21 @@ the projections are labelled and are not the headline.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-
-from returns.result import Result, Success
 
 from benchmarks._data import SEED, passages
 from benchmarks._harness import Report, best_of, run_and_print, seconds
 from benchmarks._sets import EPOCH, encoding, rag_set, raw_tiktoken, texts_of
+from benchmarks._whatif import (
+    buffer_count_many,
+    flat_count_tokens,
+    serial_count_many,
+    with_attribute,
+    with_count_many,
+)
 from thrift_fp.records import Retrievable
 from thrift_fp.thrift import WorkingSet, subtract_to_fit
-from thrift_fp.tokens import EstimatorFailed, TokenEncoding
 
 ITEMS = 5_000
 TURNS = 40
@@ -126,50 +130,39 @@ def profile(ws: WorkingSet, rounds: int = 3) -> str:
     return "\n".join(trees)
 
 
-CountMany = Callable[[TokenEncoding, Sequence[str]], Result[tuple[int, ...], EstimatorFailed]]
-
-
-def _serial(self: TokenEncoding, texts: Sequence[str]) -> Result[tuple[int, ...], EstimatorFailed]:
-    encode = raw_tiktoken().encode_ordinary
-    return Success(tuple(len(encode(text)) for text in texts))
-
-
-def _serial_buffer(self: TokenEncoding, texts: Sequence[str]) -> Result[tuple[int, ...], EstimatorFailed]:
-    # tiktoken's CoreBPE can encode into a buffer of uint32 without building a list of Python ints;
-    # with no special token allowed it encodes special-token text as ordinary text.
-    encode = getattr(raw_tiktoken()._core_bpe, "encode_to_tiktoken_buffer")
-    none: frozenset[str] = frozenset()
-    return Success(tuple(memoryview(encode(text, none)).nbytes // 4 for text in texts))
-
-
 def what_if(repeats: int = REPEATS) -> str:
     """Fit time with candidate ``count_many`` implementations, against tokenizing once."""
     ws = rag_set(passages(ITEMS), turns=TURNS)
     texts = texts_of(ws)
     encode = raw_tiktoken().encode_ordinary
-    current: CountMany = TokenEncoding.count_many
-
-    def fit_with(candidate: CountMany) -> Callable[[], int]:
-        def fit() -> int:
-            setattr(TokenEncoding, "count_many", candidate)
-            try:
-                return _fit(ws)
-            finally:
-                setattr(TokenEncoding, "count_many", current)
-        return fit
-
     expected = _fit(ws)
-    for candidate in (_serial, _serial_buffer):
-        if fit_with(candidate)() != expected:
+    for candidate in (serial_count_many, buffer_count_many):
+        if with_count_many(candidate, lambda: _fit(ws))() != expected:
             raise AssertionError(f"{candidate.__name__} changes the fit")
     best = best_of(
         {
             "tiktoken single": lambda: [len(encode(text)) for text in texts],
-            "fit as built (threaded count_many)": fit_with(current),
-            "fit, count_many serial": fit_with(_serial),
-            "fit, count_many serial into a buffer": fit_with(_serial_buffer),
+            "fit as built (threaded count_many)": lambda: _fit(ws),
+            "fit, count_many serial (fix 1)": with_count_many(serial_count_many, lambda: _fit(ws)),
+            "fit, count_many serial into a buffer (fix 4)": with_count_many(buffer_count_many, lambda: _fit(ws)),
         },
         repeats,
+    )
+    records = as_records(ws)
+    # Retrievable.estimate_tokens calls the count_tokens its module imported.
+    import thrift_fp.records._retrievable as retrievable_module
+
+    flat = with_attribute(retrievable_module, "count_tokens", flat_count_tokens, lambda: _fit(records))
+    if flat() != expected:
+        raise AssertionError("flat_count_tokens changes the fit")
+    best.update(
+        best_of(
+            {
+                "records fit as built": lambda: _fit(records),
+                "records fit, count_tokens without the closure (fix 2)": flat,
+            },
+            RECORD_REPEATS,
+        )
     )
     single = best["tiktoken single"]
     return "\n".join(

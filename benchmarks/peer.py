@@ -6,7 +6,10 @@ same messages with `subtract_to_fit` (a working set of messages only, ``output_r
 budget is the window). Both must keep the same number of tokens, give or take one message.
 Target: >= 20x faster.
 
-    python -m benchmarks.peer [--profile]
+    python -m benchmarks.peer [--profile] [--what-if]
+
+``--what-if`` also times thrift with fix 1 of BENCHMARKS.md (one-thread ``count_many``) swapped
+in for this process only.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, trim_m
 from benchmarks._data import SEED, Turn, chat
 from benchmarks._harness import Report, best_of, run_and_print, seconds
 from benchmarks._sets import encoding, messages, raw_tiktoken
+from benchmarks._whatif import serial_count_many, with_count_many
 from thrift_fp.thrift import ThriftOptions, WorkingSet, subtract_to_fit
 from thrift_fp.tokens import TokenEncoding
 
@@ -143,11 +147,40 @@ def profile(rounds: int = 10) -> str:
     return "\n".join(trees)
 
 
+def what_if(repeats: int = REPEATS) -> str:
+    """trim_messages against thrift as built and thrift with a one-thread ``count_many``."""
+    turns = chat(MESSAGES)
+    ws = WorkingSet(messages=messages(turns))
+    history = langchain_messages(turns)
+    counter = ListCounter(encoding())
+
+    def fit() -> int:
+        return subtract_to_fit(ws, BUDGET, options=OPTIONS).unwrap().trace.total_after
+
+    if with_count_many(serial_count_many, fit)() != fit():
+        raise AssertionError("serial_count_many changes the fit")
+    best = best_of(
+        {
+            "trim_messages": lambda: _trim(history, counter),
+            "thrift as built": fit,
+            "thrift, count_many serial (fix 1)": with_count_many(serial_count_many, fit),
+        },
+        repeats,
+    )
+    trim = best["trim_messages"]
+    return "\n".join(
+        ["== what-if (projection, library patched in this process only) =="]
+        + [f"  {name}: {seconds(value)}, trim_messages / this = {trim / value:.2f}x" for name, value in best.items()]
+    )
+
+
 def main(argv: Sequence[str]) -> int:
-    """Run the workload (``--profile``: where each side spends its time)."""
+    """Run the workload (``--profile``: where each side spends its time; ``--what-if``: fix 1)."""
     report = run_and_print(run)
     if "--profile" in argv:
         print(profile())
+    if "--what-if" in argv:
+        print(what_if())
     return 0 if report.met else 1
 
 
