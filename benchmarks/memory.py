@@ -115,6 +115,13 @@ def _int(row: dict[str, object], key: str) -> int:
     return value
 
 
+def _seconds(row: dict[str, object]) -> str:
+    value = row["seconds"]
+    if not isinstance(value, float):
+        raise TypeError(f"seconds is {value!r}")
+    return seconds(value)
+
+
 def run() -> Report:
     """Each size in a fresh child process; the headline is the worst growth over the smallest."""
     rows = [_spawn(size) for size in SIZES]
@@ -131,7 +138,7 @@ def run() -> Report:
             f"tracemalloc peak {_int(row, 'tracemalloc_peak') / _MB:.2f} MB, peak RSS {_int(row, 'peak_rss') / _MB:.1f} MB "
             f"(ru_maxrss {_int(row, 'maxrss') / _MB:.1f} MB), "
             f"body reads {_int(row, 'reads')}, kept {_int(row, 'kept')}/{ARTIFACTS}, fits {row['fits']}, "
-            f"rendered {_int(row, 'rendered_tokens'):,} tokens, fit+render {seconds(float(str(row['seconds'])))}",
+            f"rendered {_int(row, 'rendered_tokens'):,} tokens, fit+render {_seconds(row)}",
         )
         for row in rows
     )
@@ -152,7 +159,7 @@ def run() -> Report:
         figures=(
             *figures,
             ("control: 10 MB inline (bodies must be counted)",
-             f"body reads {_int(control, 'reads')}, fit+render {seconds(float(str(control['seconds'])))}, "
+             f"body reads {_int(control, 'reads')}, fit+render {_seconds(control)}, "
              f"tracemalloc peak {_int(control, 'tracemalloc_peak') / _MB:.2f} MB, "
              f"peak RSS {_int(control, 'peak_rss') / _MB:.1f} MB"),
             ("peak RSS (VmHWM) growth", f"{rss_growth:.2f} MB"),
