@@ -48,7 +48,7 @@ def test_empty_string_counts_zero(name: str) -> None:
 
 
 # Both paths: short batches are counted inline, long ones on tiktoken's threads.
-BATCHES = st.one_of(st.lists(TEXT, max_size=10), st.lists(TEXT, min_size=32, max_size=80))
+BATCHES = st.one_of(st.lists(TEXT, max_size=10), st.lists(TEXT, min_size=64, max_size=120))
 
 
 @given(BATCHES, ENCODINGS)

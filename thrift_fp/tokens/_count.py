@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from returns.result import Result
+from returns.result import Failure, Result
 
 from thrift_fp.tokens._encoding import Precision, TokenEncoding, get_encoding
 from thrift_fp.tokens._errors import TokenError
@@ -38,21 +38,25 @@ def count_tokens(text: str, encoding: str | TokenEncoding = "cl100k_base") -> Re
     >>> count_tokens("<|endoftext|>", "o200k_base").unwrap().tokens > 1
     True
     """
-    def counted(enc: TokenEncoding) -> Result[TokenCount, TokenError]:
-        return enc.count(text).map(lambda tokens: TokenCount(tokens, enc.name, enc.precision))
-
-    return _resolve(encoding).bind(counted)
+    # No nested annotated def here: the beartype claw would re-decorate it on every call.
+    resolved = _resolve(encoding)
+    if isinstance(resolved, Failure):
+        return resolved
+    enc = resolved.unwrap()
+    counted: Result[int, TokenError] = enc.count(text)
+    return counted.map(lambda tokens: TokenCount(tokens, enc.name, enc.precision))
 
 
 def count_tokens_batch(
     texts: Sequence[str], encoding: str | TokenEncoding = "cl100k_base"
 ) -> Result[tuple[int, ...], TokenError]:
-    """Counts for many texts at once, using tiktoken's threaded batch encoder.
+    """Counts for many texts at once (large batches are split across threads).
 
     >>> count_tokens_batch(["hello world", "", "a b c"]).unwrap()
     (2, 0, 3)
     """
-    def counted(enc: TokenEncoding) -> Result[tuple[int, ...], TokenError]:
-        return enc.count_many(texts)
-
-    return _resolve(encoding).bind(counted)
+    resolved = _resolve(encoding)
+    if isinstance(resolved, Failure):
+        return resolved
+    counted: Result[tuple[int, ...], TokenError] = resolved.unwrap().count_many(texts)
+    return counted
