@@ -154,11 +154,10 @@ class SpooledArtifact:
         >>> SpooledArtifact(MemoryStore().write("x", "hi\\n").unwrap()).count_tokens_streamed().unwrap().chunks
         1
         """
-        def count(enc: TokenEncoding) -> Result[StreamedCount, RecordError]:
-            return count_streamed(guarded_lines(self.reader), enc)
-
-        resolved: Result[TokenEncoding, RecordError] = get_encoding(encoding)
-        return resolved.bind(count)
+        resolved = get_encoding(encoding)
+        if isinstance(resolved, Failure):
+            return Failure(resolved.failure())
+        return count_streamed(guarded_lines(self.reader), resolved.unwrap())
 
     def handle_text(self, call_id: str, encoding: str | None = None) -> str:
         """The text rendered in place of the body in handle mode; reads only the hints.

@@ -57,6 +57,24 @@ _TIERS_TEXT: Final = ", ".join(repr(tier) for tier in TRUST_TIERS)
 _Value = TypeVar("_Value")
 
 
+# Module level, not nested: the beartype claw re-decorates a nested def on every call.
+def _take(
+    raw: Mapping[str, object],
+    problems: list[FieldProblem],
+    name: str,
+    check: Callable[[object], Result[_Value, str]],
+) -> _Value | None:
+    if raw.get(name) is None:
+        if name in REQUIRED:
+            problems.append(FieldProblem(name, _missing_reason(name)))
+        return None
+    checked = check(raw[name])
+    if isinstance(checked, Failure):
+        problems.append(FieldProblem(name, checked.failure()))
+        return None
+    return checked.unwrap()
+
+
 def parse_retrievable(raw: RawRetrievable | Mapping[str, object] | object) -> Result[Retrievable, InvalidRetrievable]:
     """Validate ``raw`` strictly; the failure lists every problem with its field and reason.
 
@@ -84,27 +102,16 @@ def parse_retrievable(raw: RawRetrievable | Mapping[str, object] | object) -> Re
         return Failure(InvalidRetrievable((FieldProblem("(record)", reason),)))
     problems = [_unknown(key) for key in raw if key not in FIELDS]
 
-    def take(name: str, check: Callable[[object], Result[_Value, str]]) -> _Value | None:
-        if raw.get(name) is None:
-            if name in REQUIRED:
-                problems.append(FieldProblem(name, _missing_reason(name)))
-            return None
-        checked = check(raw[name])
-        if isinstance(checked, Failure):
-            problems.append(FieldProblem(name, checked.failure()))
-            return None
-        return checked.unwrap()
-
-    id_ = take("id", _check_id)
-    content = take("content", _check_content)
-    tier = take("trust_tier", _check_tier)
-    created_at = take("created_at", parse_timestamp)
-    updated_at = take("updated_at", parse_timestamp)
-    source = take("source", _optional_text)
-    kind = take("kind", _optional_text)
-    score = take("score", _check_score)
-    inline = take("inline", _check_inline)
-    artifact_constructor = take("artifact_constructor", _optional_text)
+    id_ = _take(raw, problems, "id", _check_id)
+    content = _take(raw, problems, "content", _check_content)
+    tier = _take(raw, problems, "trust_tier", _check_tier)
+    created_at = _take(raw, problems, "created_at", parse_timestamp)
+    updated_at = _take(raw, problems, "updated_at", parse_timestamp)
+    source = _take(raw, problems, "source", _optional_text)
+    kind = _take(raw, problems, "kind", _optional_text)
+    score = _take(raw, problems, "score", _check_score)
+    inline = _take(raw, problems, "inline", _check_inline)
+    artifact_constructor = _take(raw, problems, "artifact_constructor", _optional_text)
     if problems or id_ is None or content is None or tier is None or created_at is None or updated_at is None:
         return Failure(InvalidRetrievable(tuple(problems)))
     return Success(

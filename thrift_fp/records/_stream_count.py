@@ -89,15 +89,6 @@ def count_streamed(
     batch: list[str] = []
     previous = ""
 
-    def flush_batch() -> Result[None, RecordError]:
-        nonlocal total
-        counted = encoding.count_many(batch)
-        batch.clear()
-        if isinstance(counted, Failure):
-            return Failure(counted.failure())
-        total += sum(counted.unwrap())
-        return Success(None)
-
     for item in lines:
         if isinstance(item, Failure):
             return Failure(item.failure())
@@ -110,18 +101,21 @@ def count_streamed(
                 chunks += 1
                 buffer, size = [], 0
                 if len(batch) >= BATCH_CHUNKS:
-                    flushed = flush_batch()
+                    flushed = encoding.count_many(batch)
                     if isinstance(flushed, Failure):
                         return Failure(flushed.failure())
+                    total += sum(flushed.unwrap())
+                    batch = []
         buffer.append(line)
         size += len(line)
         previous = line
     if buffer or chunks == 0:
         batch.append("".join(buffer))
         chunks += 1
-    flushed = flush_batch()
+    flushed = encoding.count_many(batch)
     if isinstance(flushed, Failure):
         return Failure(flushed.failure())
+    total += sum(flushed.unwrap())
     reason = _estimated_because(encoding, chunks, forced, cuts_are_exact)
     precision: Precision = "estimated" if reason is not None else "exact"
     return Success(StreamedCount(TokenCount(total, encoding.name, precision), chunks, reason))
