@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import reduce
+from functools import partial, reduce
 from types import MappingProxyType
 from typing import Generic, TypeVar
 
@@ -294,15 +294,35 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         keyed = executed.keyed
         return self._unless_aborted(keyed.key, "after-execute", keyed.state).map(lambda _: executed)
 
+    # Error builders are methods, not nested defs: the beartype claw would
+    # re-decorate a nested def on every run.
+    def _invalid_result(
+        self, keyed: _Keyed[_Query, _Source], reason: str, cause: BaseException | None
+    ) -> _Halt[_Source]:
+        return _Halt(InvalidResult(self.definition.id, keyed.key, reason, cause), keyed.state)
+
+    def _source_id_failed(
+        self, keyed: _Keyed[_Query, _Source], reason: str, cause: BaseException | None
+    ) -> _Halt[_Source]:
+        return _Halt(SourceIdFailed(self.definition.id, keyed.key, reason, cause), keyed.state)
+
+    def _effect_failed(
+        self,
+        effect_id: str,
+        accepted: _Accepted[_Query, _Source, _Result],
+        reason: str,
+        cause: BaseException | None,
+    ) -> _Halt[_Source]:
+        receipt = accepted.receipt
+        error = EffectFailed(self.definition.id, receipt.key, effect_id, reason, receipt, cause)
+        return _Halt(error, accepted.state)
+
     def check_result(
         self, executed: _Executed[_Query, _Source, _Result]
     ) -> Result[_Read[_Query, _Source, _Result], _Halt[_Source]]:
         """Step 8: ``assert_result``, then read the sources; either failing is ``InvalidResult``."""
         keyed = executed.keyed
-
-        def invalid(reason: str, cause: BaseException | None) -> _Halt[_Source]:
-            return _Halt(InvalidResult(self.definition.id, keyed.key, reason, cause), keyed.state)
-
+        invalid = partial(self._invalid_result, keyed)
         assert_result = self.definition.assert_result
         if assert_result is not None:
             asserted = attempt(lambda: assert_result(executed.result, keyed.query, self.context))
@@ -325,10 +345,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             return Success(read)
         keyed = read.keyed
         sequence = keyed.state.query_count + 1
-
-        def failed(reason: str, cause: BaseException | None) -> _Halt[_Source]:
-            return _Halt(SourceIdFailed(self.definition.id, keyed.key, reason, cause), keyed.state)
-
+        failed = partial(self._source_id_failed, keyed)
         renamed: list[_Source] = []
         for source in read.sources:
             assigned = attempt(lambda: naming.source_id(source, keyed.query, sequence, self.context))
@@ -382,11 +399,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         accepted: _Accepted[_Query, _Source, _Result],
     ) -> Result[_Accepted[_Query, _Source, _Result], _Halt[_Source]]:
         receipt = accepted.receipt
-
-        def failed(reason: str, cause: BaseException | None) -> _Halt[_Source]:
-            error = EffectFailed(self.definition.id, receipt.key, effect.id, reason, receipt, cause)
-            return _Halt(error, accepted.state)
-
+        failed = partial(self._effect_failed, effect.id, accepted)
         handled = attempt(lambda: effect.handle(receipt, self.context))
         if isinstance(handled, Failure):
             exc = handled.failure()
