@@ -8,8 +8,8 @@ Target: >= 20x faster.
 
     python -m benchmarks.peer [--profile] [--what-if]
 
-``--what-if`` also times thrift with fix 1 of BENCHMARKS.md (one-thread ``count_many``) swapped
-in for this process only.
+``--what-if`` also times thrift with ``count_many`` swapped, in this process only, for counting
+on one thread and for the implementation it replaced (see _whatif.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, trim_m
 from benchmarks._data import SEED, Turn, chat
 from benchmarks._harness import Report, best_of, run_and_print, seconds
 from benchmarks._sets import encoding, messages, raw_tiktoken
-from benchmarks._whatif import serial_count_many, with_count_many
+from benchmarks._whatif import per_text_futures_count_many, serial_count_many, with_count_many
 from thrift_fp.thrift import ThriftOptions, WorkingSet, subtract_to_fit
 from thrift_fp.tokens import TokenEncoding
 
@@ -148,7 +148,7 @@ def profile(rounds: int = 10) -> str:
 
 
 def what_if(repeats: int = REPEATS) -> str:
-    """trim_messages against thrift as built and thrift with a one-thread ``count_many``."""
+    """trim_messages against thrift as built and with other ``count_many`` implementations."""
     turns = chat(MESSAGES)
     ws = WorkingSet(messages=messages(turns))
     history = langchain_messages(turns)
@@ -157,25 +157,27 @@ def what_if(repeats: int = REPEATS) -> str:
     def fit() -> int:
         return subtract_to_fit(ws, BUDGET, options=OPTIONS).unwrap().trace.total_after
 
-    if with_count_many(serial_count_many, fit)() != fit():
-        raise AssertionError("serial_count_many changes the fit")
+    for candidate in (serial_count_many, per_text_futures_count_many):
+        if with_count_many(candidate, fit)() != fit():
+            raise AssertionError(f"{candidate.__name__} changes the fit")
     best = best_of(
         {
             "trim_messages": lambda: _trim(history, counter),
             "thrift as built": fit,
-            "thrift, count_many serial (fix 1)": with_count_many(serial_count_many, fit),
+            "thrift, count_many on one thread": with_count_many(serial_count_many, fit),
+            "thrift, count_many as before f6d1b90": with_count_many(per_text_futures_count_many, fit),
         },
         repeats,
     )
     trim = best["trim_messages"]
     return "\n".join(
-        ["== what-if (projection, library patched in this process only) =="]
+        ["== what-if (count_many swapped in this process only) =="]
         + [f"  {name}: {seconds(value)}, trim_messages / this = {trim / value:.2f}x" for name, value in best.items()]
     )
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run the workload (``--profile``: where each side spends its time; ``--what-if``: fix 1)."""
+    """Run the workload (``--profile``: where each side spends its time; ``--what-if``: see above)."""
     report = run_and_print(run)
     if "--profile" in argv:
         print(profile())
