@@ -50,24 +50,18 @@ class SpoolReader(Protocol):
 
     def line(self, index: int) -> Result[str, StoreError]:
         """Line ``index`` (0-based) without its line break."""
-        ...
 
     def byte_length(self) -> Result[int, StoreError]:
         """UTF-8 byte length of the body."""
-        ...
 
     def line_count(self) -> Result[int, StoreError]:
         """Number of lines (``len(text.splitlines())``)."""
-        ...
 
     def read_all(self) -> Result[str, StoreError]:
         """The whole body (materialised)."""
-        ...
 
     def describe(self) -> ReaderDescriptor | None:
         """Where the body lives, or ``None`` when this reader cannot name a reopenable place."""
-        ...
 
     def iter_lines(self) -> Iterator[Result[str, StoreError]]:
         """Stream the lines *with* their breaks; a ``Failure`` item ends the stream."""
-        ...

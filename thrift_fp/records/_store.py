@@ -45,24 +45,19 @@ class ByteStore(Protocol):
     @property
     def kind(self) -> str:
         """The store kind: ``memory``, ``folder`` or ``sqlite`` for the built-in stores."""
-        ...
 
     @property
     def location(self) -> str:
         """Where this store lives (a path, or a process-local name)."""
-        ...
 
     def write(self, id: str, data: Writable) -> Result[SpoolReader, StoreError]:
         """Store ``data`` (text, UTF-8 bytes or an iterable of byte chunks) under ``id``."""
-        ...
 
     def read(self, id: str) -> Result[SpoolReader, StoreError]:
         """A reader for the value under ``id``."""
-        ...
 
     def delete(self, id: str) -> Result[bool, StoreError]:
         """Remove ``id``; ``True`` when something was removed."""
-        ...
 
 
 @runtime_checkable
@@ -71,11 +66,9 @@ class ChunkSource(Protocol):
 
     def size(self, id: str) -> Result[int, StoreError]:
         """Byte length of the value under ``id``."""
-        ...
 
     def chunks(self, id: str) -> Iterator[Result[bytes, StoreError]]:
         """The value under ``id`` in pieces; a ``Failure`` item ends the stream."""
-        ...
 
 
 def check_id(id: str) -> Result[str, InvalidStoreId]:
