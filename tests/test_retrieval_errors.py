@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 import pytest
 from returns.result import Failure
@@ -321,3 +322,74 @@ def test_an_effect_that_returns_a_non_mapping_is_effect_failed() -> None:
     error = _error(_run(replace(BASE, effects=(odd,))))
     assert isinstance(error, EffectFailed)
     assert (error.reason, error.cause) == ("returned list, not a mapping", None)
+
+
+class _UnreadableSources(Sequence[Doc]):
+    """A sequence whose items raise when read: user code behind the ``sources`` callback."""
+
+    def __len__(self) -> int:
+        return 1
+
+    @overload
+    def __getitem__(self, index: int) -> Doc: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Doc]: ...
+    def __getitem__(self, index: int | slice) -> Doc | Sequence[Doc]:
+        raise Boom("item gone")
+
+
+class _UnreadableMapping(Mapping[Any, object]):
+    """A mapping whose iteration raises: user code behind a query or an effect's extensions."""
+
+    def __len__(self) -> int:
+        return 1
+
+    def __iter__(self) -> Iterator[Any]:
+        raise Boom("cannot iterate")
+
+    def __getitem__(self, key: Any) -> object:
+        raise Boom("cannot read")
+
+
+def test_sources_whose_items_raise_are_invalid_result_and_keep_the_key() -> None:
+    outcome = _run(replace(BASE, sources=lambda r: _UnreadableSources()))
+    error = _error(outcome)
+    assert isinstance(error, InvalidResult)
+    assert (error.key, error.reason, isinstance(error.cause, Boom)) == (
+        AGENT,
+        "reading its sources raised Boom: item gone",
+        True,
+    )
+    assert outcome.state == RetrievalState(0, frozenset({AGENT}), ())
+
+
+def test_extensions_that_raise_when_read_are_effect_failed_and_the_query_still_counts() -> None:
+    odd: RetrievalEffect[str, Doc, Found, App] = RetrievalEffect(
+        id="odd", description="", handle=lambda r, c: _UnreadableMapping()
+    )
+    outcome = _run(replace(BASE, effects=(odd,)))
+    error = _error(outcome)
+    assert isinstance(error, EffectFailed)
+    assert (error.effect_id, error.reason, isinstance(error.cause, Boom)) == (
+        "odd",
+        "reading its extensions raised Boom: cannot iterate",
+        True,
+    )
+    assert outcome.state.query_count == 1
+
+
+def test_a_query_that_raises_while_keyed_is_invalid_query_not_a_crash() -> None:
+    loose: RetrievalDefinition[Mapping[Any, object], Doc, Found, App] = RetrievalDefinition(
+        id="loose",
+        description="free-form filters",
+        assert_input=lambda q, c: None,
+        limit=lambda c: 5,
+        execute=lambda q, c: Found(()),
+        sources=lambda r: r.sources,
+    )
+    outcome = run_retrieval(loose, _UnreadableMapping(), context(), EMPTY)
+    error = _error(outcome)
+    assert isinstance(error, InvalidQuery)
+    assert error.reason == "no canonical key: serialising it raised Boom: cannot iterate"
+    assert isinstance(error.cause, Boom)
+    assert outcome.state is EMPTY

@@ -188,8 +188,14 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         """Step 3a: the key, from ``key`` or ``canonical_key`` of the prepared query."""
         custom = self.definition.key
         if custom is None:
+            # The query may hold user objects (a Mapping, a dataclass) whose methods raise.
+            encoded = attempt(lambda: canonical_key(asked.query))
+            if isinstance(encoded, Failure):
+                exc = encoded.failure()
+                reason = f"no canonical key: serialising it raised {describe_exception(exc)}"
+                return Failure(_Halt(InvalidQuery(self.definition.id, reason, exc), asked.state))
             return (
-                canonical_key(asked.query)
+                encoded.unwrap()
                 .map(lambda key: _Keyed(asked.query, key, asked.state, asked.started_at))
                 .alt(
                     lambda problem: _Halt(
@@ -336,7 +342,12 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         sources: object = listed.unwrap()
         if not isinstance(sources, Sequence) or isinstance(sources, str | bytes):
             return Failure(invalid(f"its sources are a {type(sources).__name__}, not a sequence", None))
-        return Success(_Read(keyed, executed.result, tuple(listed.unwrap())))
+        # Reading the items runs the user's sequence code, which may raise too.
+        copied = attempt(lambda: tuple(listed.unwrap()))
+        if isinstance(copied, Failure):
+            exc = copied.failure()
+            return Failure(invalid(f"reading its sources raised {describe_exception(exc)}", exc))
+        return Success(_Read(keyed, executed.result, copied.unwrap()))
 
     def name_sources(self, read: _Read[_Query, _Source, _Result]) -> Result[_Read[_Query, _Source, _Result], _Halt[_Source]]:
         """Step 9a: ``naming`` assigns ids; they replace the sources' own ids in the result."""
@@ -407,8 +418,12 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         extensions: object = handled.unwrap()
         if not isinstance(extensions, Mapping):
             return Failure(failed(f"returned {type(extensions).__name__}, not a mapping", None))
-        merged: MappingProxyType[str, object] = MappingProxyType({**receipt.extensions, **handled.unwrap()})
-        return Success(_Accepted(dataclasses.replace(receipt, extensions=merged), accepted.state))
+        # Reading the returned mapping runs the user's mapping code, which may raise too.
+        merged = attempt(lambda: MappingProxyType({**receipt.extensions, **handled.unwrap()}))
+        if isinstance(merged, Failure):
+            exc = merged.failure()
+            return Failure(failed(f"reading its extensions raised {describe_exception(exc)}", exc))
+        return Success(_Accepted(dataclasses.replace(receipt, extensions=merged.unwrap()), accepted.state))
 
     def run_effects(
         self, accepted: _Accepted[_Query, _Source, _Result]
