@@ -48,3 +48,19 @@ def test_bad_output_reserve(reserve: float) -> None:
 @pytest.mark.parametrize("fraction", [0.0, 1.0])
 def test_fraction_edges_are_allowed(fraction: float) -> None:
     assert resolve_budget(100, reserve_fraction=fraction).unwrap().budget == round(100 * (1 - fraction))
+
+
+def test_int_window_beyond_float_range_is_an_error_value() -> None:
+    # Regression: math.isfinite(10**400) raised OverflowError out of resolve_budget.
+    error = resolve_budget(10**400).failure()
+    assert isinstance(error, InvalidBudget)
+    assert error.field == "context_window"
+    assert "context_window" in error.message
+    assert isinstance(resolve_budget(10**400, 5).failure(), InvalidBudget)
+    assert isinstance(resolve_budget(10**5000).failure().message, str)  # no int-to-str limit error
+
+
+def test_int_output_reserve_beyond_float_range_is_exact() -> None:
+    # A huge int reserve is still a reserve: it leaves no budget (like resolve_budget(100, 1000)).
+    assert resolve_budget(100, 10**400).unwrap() == Budget(100, 100, 0)
+    assert resolve_budget(100, -(10**400)).unwrap() == Budget(100, 0, 100)

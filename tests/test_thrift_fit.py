@@ -9,6 +9,7 @@ import json
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import cast
 
 from returns.result import Failure, Result, Success
 
@@ -21,6 +22,7 @@ from thrift_fp.thrift import (
     InvalidOption,
     Memory,
     Message,
+    MessageLike,
     ThriftOptions,
     Thought,
     Tool,
@@ -345,3 +347,34 @@ def test_trace_is_json() -> None:
         "retrievables-size-unknown", "thoughts", "tools", "image", "tool-calls", "retrievables",
         "memories", "messages", "messages", "thoughts-shed", "tools-shed",
     ]
+
+
+def test_numbers_beyond_float_range_are_error_values() -> None:
+    # Regression: an int score/importance/shed_rank/created_at_ms beyond float range raised
+    # OverflowError (math.isfinite) out of subtract_to_fit instead of an error value.
+    @dataclass(frozen=True)
+    class Loose:
+        content: str
+        id: str
+        score: object = None
+        importance: object = None
+
+    @dataclass(frozen=True)
+    class StampedMessage:
+        id: str
+        content: str
+        created_at: object
+
+    huge = 10**400
+    cases = [
+        (WorkingSet(memories=(Loose("x", "k", importance=huge),)), "importance"),
+        (WorkingSet(retrievables=(Loose("x", "r", score=huge),)), "score"),
+        (WorkingSet(tools=(Tool("a", "b", huge),)), "shed_rank"),
+        (WorkingSet(tool_calls=(ToolCall("c", 1, huge),)), "created_at_ms"),
+        (WorkingSet(messages=(cast(MessageLike, StampedMessage("m", "x", huge)),)), "created_at"),
+    ]
+    for ws, field_name in cases:
+        failure = subtract_to_fit(ws, 100).failure()
+        assert isinstance(failure, InvalidItemField), field_name
+        assert field_name in failure.message
+        assert isinstance(subtract_to_fit(ws, 100).failure().message, str)

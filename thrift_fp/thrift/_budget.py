@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._errors import InvalidBudget, ThriftError
+from thrift_fp.thrift._fields import beyond_float, finite
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,16 +36,19 @@ def resolve_budget(
     Budget(context_window=100, reserve=100, budget=0)
     >>> resolve_budget(-1).failure().message
     'invalid context_window -1: must be a finite number >= 0'
+    >>> resolve_budget(10**400).failure().reason
+    'must be within float range'
     >>> resolve_budget(100, reserve_fraction=1.5).failure().message
     'invalid reserve_fraction 1.5: must be within [0, 1]'
     """
-    if isinstance(context_window, bool) or not math.isfinite(context_window) or context_window < 0:
-        return Failure(InvalidBudget("context_window", context_window, "must be a finite number >= 0"))
+    if isinstance(context_window, bool) or not finite(context_window) or context_window < 0:
+        reason = "must be a finite number >= 0" if not beyond_float(context_window) else "must be within float range"
+        return Failure(InvalidBudget("context_window", context_window, reason))
     if isinstance(reserve_fraction, bool) or not 0 <= reserve_fraction <= 1:
         return Failure(InvalidBudget("reserve_fraction", reserve_fraction, "must be within [0, 1]"))
     if output_reserve is None:
         reserve = math.ceil(context_window * reserve_fraction)
-    elif isinstance(output_reserve, bool) or not math.isfinite(output_reserve):
+    elif isinstance(output_reserve, bool) or not (isinstance(output_reserve, int) or math.isfinite(output_reserve)):
         return Failure(InvalidBudget("output_reserve", output_reserve, "must be a finite number"))
     else:
         # A negative reserve means "none"; a reserve beyond the window leaves no budget.

@@ -7,6 +7,17 @@ from dataclasses import dataclass
 from thrift_fp.tokens import TokenError
 
 
+def shown(value: object) -> str:
+    """``repr(value)``, but an int too long for Python to print (over 4300 digits) by its size.
+
+    >>> shown(-1), shown(10**5000)
+    ('-1', '<int of 16610 bits>')
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1024:
+        return f"<int of {value.bit_length()} bits>"
+    return repr(value)
+
+
 @dataclass(frozen=True, slots=True)
 class InvalidBudget:
     """A context window, reserve fraction or output reserve that yields no sane budget."""
@@ -17,7 +28,7 @@ class InvalidBudget:
 
     @property
     def message(self) -> str:
-        return f"invalid {self.field} {self.value!r}: {self.reason}"
+        return f"invalid {self.field} {shown(self.value)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +41,7 @@ class InvalidOption:
 
     @property
     def message(self) -> str:
-        return f"invalid option {self.field}={self.value!r}: {self.reason}"
+        return f"invalid option {self.field}={shown(self.value)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +68,7 @@ class InvalidItemField:
 
     @property
     def message(self) -> str:
-        return f"{self.bucket} item {self.item!r}: invalid {self.field} {self.value!r} ({self.reason})"
+        return f"{self.bucket} item {self.item!r}: invalid {self.field} {shown(self.value)} ({self.reason})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from datetime import datetime, timezone
 
 from returns.result import Failure, Result, Success
@@ -21,11 +22,33 @@ def bad_field(bucket: str, key: str, field: str, value: object, reason: str) -> 
     return Failure(InvalidItemField(bucket, key, field, value, reason))
 
 
+def beyond_float(value: int | float) -> bool:
+    """An int too large for a float (finite, yet ``math.isfinite`` and ``float()`` raise on it).
+
+    >>> beyond_float(10**400), beyond_float(10**300), beyond_float(1e308)
+    (True, False, False)
+    """
+    return isinstance(value, int) and abs(value) > sys.float_info.max
+
+
+def finite(value: int | float) -> bool:
+    """A finite number that converts to a float (never raises, unlike ``math.isfinite``).
+
+    >>> finite(3), finite(float("inf")), finite(10**400)
+    (True, False, False)
+    """
+    return not beyond_float(value) and math.isfinite(value)
+
+
 def real_number(bucket: str, key: str, field: str, value: object) -> Result[float, ThriftError]:
-    """A finite int or float as a float; ``None`` is 0."""
+    """A finite int or float as a float; ``None`` is 0.
+
+    >>> real_number("tools", "t", "shed_rank", 10**400).failure().reason
+    'expected a finite number'
+    """
     if value is None:
         return Success(0.0)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not finite(value):
         return bad_field(bucket, key, field, value, "expected a finite number")
     return Success(float(value))
 
