@@ -24,7 +24,11 @@ def shown(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class FieldProblem:
-    """One invalid field of a raw retrievable: the field's name and why it is wrong."""
+    """One invalid field of a raw retrievable: the field's name and why it is wrong.
+
+    >>> FieldProblem("score", "must be a finite number in [0, 1], got 2").message
+    'score: must be a finite number in [0, 1], got 2'
+    """
 
     field: str
     reason: str
@@ -61,7 +65,11 @@ class InvalidRetrievable:
 
 @dataclass(frozen=True, slots=True)
 class InvalidStoreId:
-    """A store id that is empty, contains NUL, or would escape the store's folder."""
+    """A store id that is empty, contains NUL, or would escape the store's folder.
+
+    >>> InvalidStoreId("../x", "contains a path separator").message
+    "invalid store id '../x': contains a path separator"
+    """
 
     id: str
     reason: str
@@ -73,7 +81,11 @@ class InvalidStoreId:
 
 @dataclass(frozen=True, slots=True)
 class ValueNotFound:
-    """Nothing is stored under ``id``."""
+    """Nothing is stored under ``id``.
+
+    >>> ValueNotFound("memory store 'm'", "doc").message
+    "no value stored under id 'doc' in memory store 'm'"
+    """
 
     store: str
     id: str
@@ -85,7 +97,11 @@ class ValueNotFound:
 
 @dataclass(frozen=True, slots=True)
 class NotUtf8:
-    """Bytes written to (or found in) a store are not valid UTF-8 text."""
+    """Bytes written to (or found in) a store are not valid UTF-8 text.
+
+    >>> NotUtf8("doc", "invalid start byte").message
+    "value for id 'doc' is not UTF-8 text: invalid start byte"
+    """
 
     id: str
     reason: str
@@ -97,7 +113,11 @@ class NotUtf8:
 
 @dataclass(frozen=True, slots=True)
 class StoreFailed:
-    """The file system or database refused an operation, or the caller's byte iterable raised."""
+    """The file system or database refused an operation, or the caller's byte iterable raised.
+
+    >>> StoreFailed("write", "doc", "disk full").message
+    "write of id 'doc' failed: disk full"
+    """
 
     operation: str
     id: str
@@ -111,7 +131,11 @@ class StoreFailed:
 
 @dataclass(frozen=True, slots=True)
 class LineOutOfRange:
-    """``line(i)`` asked for a line the body does not have."""
+    """``line(i)`` asked for a line the body does not have.
+
+    >>> LineOutOfRange("doc", 5, 2).message
+    "line 5 of 'doc' does not exist; it has 2 lines (0-based)"
+    """
 
     id: str
     index: int
@@ -124,7 +148,11 @@ class LineOutOfRange:
 
 @dataclass(frozen=True, slots=True)
 class InvalidLineRange:
-    """A negative count or range bound passed to head/tail/cat."""
+    """A negative count or range bound passed to head/tail/cat.
+
+    >>> InvalidLineRange("head", "n must be >= 0, got -1").message
+    'head: n must be >= 0, got -1'
+    """
 
     operation: str
     reason: str
@@ -136,7 +164,11 @@ class InvalidLineRange:
 
 @dataclass(frozen=True, slots=True)
 class InvalidPattern:
-    """A grep pattern that is not a valid regular expression."""
+    """A grep pattern that is not a valid regular expression.
+
+    >>> InvalidPattern("(", "missing )").message
+    "grep pattern '(' is not a valid regular expression: missing )"
+    """
 
     pattern: str
     reason: str
@@ -148,7 +180,11 @@ class InvalidPattern:
 
 @dataclass(frozen=True, slots=True)
 class DuplicateRetrievableId:
-    """Two retrievables in one batch share an id."""
+    """Two retrievables in one batch share an id.
+
+    >>> DuplicateRetrievableId("d").message
+    "duplicate retrievable id 'd' in one batch; ids must be unique"
+    """
 
     id: str
 
@@ -159,7 +195,11 @@ class DuplicateRetrievableId:
 
 @dataclass(frozen=True, slots=True)
 class SnapshotUnsupported:
-    """A retrievable whose content cannot be written to a snapshot faithfully."""
+    """A retrievable whose content cannot be written to a snapshot faithfully.
+
+    >>> SnapshotUnsupported("a", "its content is a dynamic Tokenizable").message
+    "retrievable 'a' cannot be snapshotted: its content is a dynamic Tokenizable"
+    """
 
     id: str
     reason: str
@@ -171,7 +211,11 @@ class SnapshotUnsupported:
 
 @dataclass(frozen=True, slots=True)
 class InvalidSnapshot:
-    """A snapshot that does not have the shape ``to_snapshot`` writes."""
+    """A snapshot that does not have the shape ``to_snapshot`` writes.
+
+    >>> InvalidSnapshot("content", "expected an object, got int").message
+    'invalid snapshot at content: expected an object, got int'
+    """
 
     field: str
     reason: str
@@ -183,7 +227,11 @@ class InvalidSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class UnresolvableReader:
-    """A reader descriptor that names no store this process can open."""
+    """A reader descriptor that names no store this process can open.
+
+    >>> UnresolvableReader("memory", "m", "doc", "pass it in stores=").message
+    "cannot reopen memory store at 'm' for id 'doc': pass it in stores="
+    """
 
     store: str
     location: str

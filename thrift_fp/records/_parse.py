@@ -18,7 +18,13 @@ from thrift_fp.tokens import Tokenizable
 
 
 class RawRetrievable(TypedDict, total=False):
-    """The input ``parse_retrievable`` expects (field names are snake_case)."""
+    """The input ``parse_retrievable`` expects (field names are snake_case).
+
+    >>> raw: RawRetrievable = {"id": "kb-1", "content": "Refunds take 5 days.", "trust_tier": "first-party",
+    ...                        "created_at": "2024-05-01T12:00:00Z", "updated_at": 1714564800}
+    >>> parse_retrievable(raw).unwrap().trust_tier
+    'first-party'
+    """
 
     id: Required[str]
     content: Required[str | Tokenizable | SpooledArtifact]
