@@ -236,3 +236,40 @@ def test_sheddable_prefix_oracle() -> None:
     assert sheddable_prefix_exists(free)
     blocked = [Message("a", "x", AT, pair_id="p"), Message("b", "y", AT, pair_id="p")]
     assert not sheddable_prefix_exists(blocked)
+
+
+@given(cases())
+def test_tools_hidden_by_shed_rank_then_relevance_protected_last(case: Case) -> None:
+    """Pass 10 hides visible tools by ``shed_rank`` ascending, ties in relevance order (the order
+    of ``relevant_tool_names``, else of ``tools``), protected names last; it stops once within
+    budget, so every hidden tool comes before every tool still visible in that order."""
+    fitted = case.fit()
+    names = [tool.name for tool in case.ws.tools]
+    order = list(case.relevant) if case.relevant else names
+    protected = case.options.protected_tool_names
+    rank = {tool.name: tool.shed_rank for tool in case.ws.tools}
+
+    def key(name: str) -> tuple[bool, float, int]:
+        return (name in protected, rank[name], order.index(name))
+
+    hidden = [key(name) for name in fitted.trace.buckets[10].ids]
+    assert hidden == sorted(hidden)
+    visible = [key(tool.name) for tool in fitted.working_set.visible_tools()]
+    assert all(gone < stay for gone in hidden for stay in visible)
+
+
+@given(cases())
+def test_tool_calls_shed_prior_turn_then_this_turn_oldest_first(case: Case) -> None:
+    """Pass 4 sheds prior-turn calls oldest first, then this-turn calls oldest first, and stops
+    once within budget: every shed call comes before every kept call in that order."""
+    fitted = case.fit()
+    calls = list(case.ws.tool_calls)
+
+    def key(ref: str) -> tuple[bool, float, int]:
+        at = next(index for index, call in enumerate(calls) if call.ref == ref)
+        return (bool(getattr(calls[at], "this_turn", False)), calls[at].created_at_ms, at)
+
+    shed = [key(ref) for ref in fitted.trace.buckets[4].ids]
+    assert shed == sorted(shed)
+    kept = [key(call.ref) for call in fitted.working_set.tool_calls]
+    assert all(gone < stay for gone in shed for stay in kept)

@@ -324,8 +324,11 @@ def test_tools_hidden_by_shed_rank_protected_last() -> None:
     ws = WorkingSet(tools=tools)
     options = ThriftOptions(output_reserve=0, protected_tool_names=frozenset({"keep"}))
     fitted = subtract_to_fit(ws, 1, ["keep", "a", "b", "c"], options).unwrap()
-    # Ties (a, b) go least relevant first; the protected tool is hidden last.
-    assert fitted.trace.buckets[10].ids == ("b", "a", "c", "keep")
+    # Ties (a, b) go in relevance order (DESIGN §6 pass 10); the protected tool is hidden last.
+    assert fitted.trace.buckets[10].ids == ("a", "b", "c", "keep")
+    # Without a shortlist, relevance order is the tools' own order.
+    plain = subtract_to_fit(ws, 1, None, options).unwrap()
+    assert plain.trace.buckets[10].ids == ("a", "b", "c", "keep")
     assert fitted.working_set.visible_tools() == ()
 
 

@@ -288,8 +288,9 @@ def shed_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
 
 
 def shed_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
-    """Pass 10, last resort: hide visible tools by ``shed_rank`` ascending (ties: least relevant
-    first), protected tool names last; this can reach zero visible tools."""
+    """Pass 10, last resort: hide visible tools by ``shed_rank`` ascending (ties in relevance order:
+    ``relevant_tool_names`` order, else ``tools`` order), protected tool names last; this can
+    reach zero visible tools."""
     visible = _visible(state)
     names = plan.relevant_tool_names or tuple(entry.key for entry in state.tools)
     relevance = {name: at for at, name in enumerate(names)}
@@ -298,7 +299,7 @@ def shed_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
         key=lambda entry: (
             entry.key in plan.options.protected_tool_names,
             entry.rank,
-            -relevance.get(entry.key, entry.index),
+            relevance.get(entry.key, entry.index),
         ),
     )
     hidden = _shed_while_over(state.total, plan.budget, candidates)
