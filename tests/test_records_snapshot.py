@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from returns.result import Failure
+from returns.result import Failure, Result
 
 from thrift_fp.records import (
+    ByteStore,
     DuplicateRetrievableId,
     FolderStore,
     InvalidRetrievable,
@@ -20,7 +21,10 @@ from thrift_fp.records import (
     Retrievable,
     SnapshotUnsupported,
     SpooledArtifact,
+    SpoolReader,
     SqliteStore,
+    StoreError,
+    StoreFailed,
     UnresolvableReader,
     ValueNotFound,
     from_snapshot,
@@ -30,6 +34,7 @@ from thrift_fp.records import (
     spool_retrievables,
     to_snapshot,
 )
+from thrift_fp.records._store import Writable
 from thrift_fp.tokens import Tokenizable
 from tests.test_records_artifact import BrokenReader
 
@@ -176,3 +181,36 @@ def test_the_input_record_is_unchanged_by_spooling() -> None:
     assert (r.content, r.inline) == before
 
 
+
+
+class RaisingStore:
+    """A caller-written byte store whose backend is down: every call raises."""
+
+    @property
+    def kind(self) -> str:
+        return "remote"
+
+    @property
+    def location(self) -> str:
+        return "s3://bucket"
+
+    def write(self, id: str, data: Writable) -> Result[SpoolReader, StoreError]:
+        raise ConnectionError("backend down")
+
+    def read(self, id: str) -> Result[SpoolReader, StoreError]:
+        raise ConnectionError("backend down")
+
+    def delete(self, id: str) -> Result[bool, StoreError]:
+        raise ConnectionError("backend down")
+
+
+def test_a_caller_store_that_raises_is_a_store_failure_with_its_cause() -> None:
+    store = RaisingStore()
+    assert isinstance(store, ByteStore)
+    spooled = spool_retrievable(record("body"), store)
+    error = spooled.failure()
+    assert isinstance(error, StoreFailed) and isinstance(error.cause, ConnectionError)
+    assert error.message == "write of id 'doc' failed: the store raised ConnectionError: backend down"
+    opened = open_reader(ReaderDescriptor("remote", "s3://bucket", "doc"), [store]).failure()
+    assert isinstance(opened, StoreFailed) and isinstance(opened.cause, ConnectionError)
+    assert opened.message == "read of id 'doc' failed: the store raised ConnectionError: backend down"

@@ -59,3 +59,15 @@ def guarded_describe(reader: SpoolReader) -> Result[ReaderDescriptor | None, Sto
         return Success(reader.describe())
     except Exception as exc:  # noqa: BLE001 - a caller-supplied reader is a user callback; keep the cause
         return Failure(_failed(reader, "describe", exc))
+
+
+def guarded_store(operation: str, id: str, call: Callable[[], Result[_Value, StoreError]]) -> Result[_Value, StoreError]:
+    """``call()`` on a caller-supplied ``ByteStore``, with an exception turned into a ``StoreFailed`` value.
+
+    >>> guarded_store("write", "doc", lambda: 1 // 0).failure().message
+    "write of id 'doc' failed: the store raised ZeroDivisionError: integer division or modulo by zero"
+    """
+    try:
+        return call()
+    except Exception as exc:  # noqa: BLE001 - a caller-supplied store is a user callback; keep the cause
+        return Failure(StoreFailed(operation, id, f"the store raised {type(exc).__name__}: {exc}", exc))

@@ -25,7 +25,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.records._artifact import SpooledArtifact
 from thrift_fp.records._errors import InvalidSnapshot, RecordError, SnapshotUnsupported, UnresolvableReader, shown
 from thrift_fp.records._folder_store import FolderStore
-from thrift_fp.records._guard import guarded_describe
+from thrift_fp.records._guard import guarded_describe, guarded_store
 from thrift_fp.records._parse import parse_retrievable
 from thrift_fp.records._reader import ReaderDescriptor, SpoolReader
 from thrift_fp.records._retrievable import Retrievable
@@ -130,7 +130,7 @@ def open_reader(descriptor: ReaderDescriptor, stores: Iterable[ByteStore] = ()) 
     """
     for store in stores:
         if store.kind == descriptor.store and store.location == descriptor.location:
-            given: Result[SpoolReader, RecordError] = store.read(descriptor.id)
+            given: Result[SpoolReader, RecordError] = guarded_store("read", descriptor.id, lambda: store.read(descriptor.id))
             return given
     opened: Result[SpoolReader, RecordError]
     if descriptor.store == "folder":

@@ -9,6 +9,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.records._artifact import SpooledArtifact
 from thrift_fp.records._errors import DuplicateRetrievableId, RecordError
+from thrift_fp.records._guard import guarded_store
 from thrift_fp.records._lines import size_hints
 from thrift_fp.records._retrievable import Retrievable
 from thrift_fp.records._store import ByteStore
@@ -38,7 +39,7 @@ def spool_retrievable(record: Retrievable, store: ByteStore) -> Result[Retrievab
     else:
         text = content
     byte_length, line_count = size_hints(text)
-    written: Result[Retrievable, RecordError] = store.write(record.id, text).map(
+    written: Result[Retrievable, RecordError] = guarded_store("write", record.id, lambda: store.write(record.id, text)).map(
         lambda reader: dataclasses.replace(record, content=SpooledArtifact(reader, byte_length, line_count))
     )
     return written
