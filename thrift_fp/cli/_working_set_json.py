@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -166,16 +167,51 @@ def _json_type(raw: object) -> str:
 def load_json(text: str, origin: str) -> Result[object, InvalidJson]:
     """Parse JSON text; a syntax error names the line and column.
 
+    JSON that Python cannot hold as data is refused too: nesting deeper than the
+    decoder's recursion, integers past Python's digit limit, and lone surrogate
+    escapes (not Unicode text: the fitted output could never be written).
+
     >>> load_json('{"a": 1}', "x.json").unwrap()
     {'a': 1}
     >>> load_json('{"a": ', "x.json").failure().message
     'x.json is not valid JSON: Expecting value (line 1, column 7)'
+    >>> print(load_json('["\\\\ud800"]', "x.json").failure().message)
+    x.json is not valid JSON: the escape \\ud800 is a lone surrogate, not Unicode text
     """
     try:
         loaded: object = json.loads(text)
     except json.JSONDecodeError as exc:
         return Failure(InvalidJson(origin, f"{exc.msg} (line {exc.lineno}, column {exc.colno})"))
+    except RecursionError:
+        return Failure(InvalidJson(origin, "arrays or objects are nested too deeply"))
+    except ValueError as exc:
+        # Only the int-conversion digit limit; its advice (sys.set_int_max_str_digits) is not the user's.
+        return Failure(InvalidJson(origin, f"a number is too long: {str(exc).split(';')[0]}"))
+    surrogate = _lone_surrogate(loaded)
+    if surrogate is not None:
+        escape = f"\\u{ord(surrogate):04x}"
+        return Failure(InvalidJson(origin, f"the escape {escape} is a lone surrogate, not Unicode text"))
     return Success(loaded)
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(loaded: object) -> str | None:
+    # Iterative: the decoder accepts nesting close to the recursion limit.
+    pending = [loaded]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found is not None:
+                return found.group()
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return None
 
 
 def parse_fit_request(raw: object, origin: str = "input") -> Result[FitRequest, InvalidWorkingSet]:
