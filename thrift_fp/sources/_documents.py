@@ -129,8 +129,18 @@ def _jsonl_records(label: str, text: str) -> Result[list[_JsonlRecord], SourceEr
             continue
         try:
             raw: object = json.loads(line)
+            # SQLite stores UTF-8: a lone surrogate escape (\ud800) decodes to text it cannot take.
+            json.dumps(raw, ensure_ascii=False).encode("utf-8")
         except json.JSONDecodeError as exc:
             return Failure(InvalidJsonlRecord(label, number, f"invalid JSON: {exc.msg}"))
+        except RecursionError:
+            return Failure(InvalidJsonlRecord(label, number, "invalid JSON: nested too deeply"))
+        except UnicodeEncodeError as exc:
+            surrogate = f"\\u{ord(exc.object[exc.start]):04x}"
+            return Failure(InvalidJsonlRecord(label, number, f"the escape {surrogate} is a lone surrogate, not text"))
+        except ValueError as exc:
+            # Only the int-conversion digit limit; its advice (sys.set_int_max_str_digits) is not the user's.
+            return Failure(InvalidJsonlRecord(label, number, f"invalid JSON: {str(exc).split(';')[0]}"))
         record = _record(raw, seen)
         if isinstance(record, str):
             return Failure(InvalidJsonlRecord(label, number, record))

@@ -192,6 +192,13 @@ def _collect(paths: Sequence[Path]) -> Result[tuple[_Found, ...], SourceError]:
             hidden = any(part.startswith(".") for part in relative.parts)
             if path.is_file() and not hidden and path.suffix.lower() in INDEXED_SUFFIXES:
                 found.setdefault(path, _Found(path, f"{root.name}/{relative.as_posix()}"))
+    for item in found.values():
+        try:
+            # Paths and labels (parts of paths) are SQLite text: UTF-8. Other names decode to surrogates.
+            str(item.path).encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(item.path).decode("utf-8", "backslashreplace")
+            return Failure(UnreadableFile(shown, "its name is not valid UTF-8; rename it"))
     return Success(tuple(found.values()))
 
 

@@ -1,0 +1,54 @@
+"""Indexing input that Python or SQLite cannot take as text: error values, never exceptions.
+
+Regressions: each of these used to raise out of ``index_paths`` (``thrift-fp`` printed an
+"internal error", exit 70).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from returns.result import Failure
+
+from thrift_fp.sources import InvalidJsonlRecord, UnreadableFile, index_paths
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs a filesystem that allows non-UTF-8 file names")
+def test_a_file_name_that_is_not_utf8_is_an_error_value(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "fine.md").write_text("budget")
+    os.close(os.open(os.fsencode(root) + b"/latin\xe9.md", os.O_CREAT | os.O_WRONLY))
+    result = index_paths(tmp_path / "index.db", [root])
+    assert isinstance(result, Failure) and isinstance(result.failure(), UnreadableFile), result
+    assert "not valid UTF-8" in result.failure().message and "latin" in result.failure().message
+    assert list(tmp_path.iterdir()) == [root], "no database and no temporary file left behind"
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ('{"id": "a", "text": "x \\ud800 y"}', "lone surrogate"),
+        ('{"id": "\\udfff", "text": "x"}', "lone surrogate"),
+        ('{"id": "a", "text": "x", "metadata": {"\\ud800": 1}}', "lone surrogate"),
+        ('{"id": "a", "text": "x", "metadata": {"deep": ' + "[" * 100_000 + "]" * 100_000 + "}}", "nested too deeply"),
+        ('{"id": "a", "text": "x", "metadata": {"n": ' + "1" * 5000 + "}}", "digits"),
+    ],
+    ids=["surrogate-text", "surrogate-id", "surrogate-metadata-key", "deep-nesting", "huge-integer"],
+)
+def test_jsonl_text_python_cannot_hold_is_an_invalid_record(tmp_path: Path, line: str, reason: str) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "records.jsonl").write_text('{"id": "ok", "text": "fine"}\n' + line + "\n", encoding="utf-8")
+    result = index_paths(tmp_path / "index.db", [root])
+    assert isinstance(result, Failure) and isinstance(result.failure(), InvalidJsonlRecord), result
+    assert "line 2" in result.failure().message and reason in result.failure().message, result.failure().message
+    assert list(tmp_path.iterdir()) == [root]
+
+
+def test_a_surrogate_pair_escape_in_jsonl_is_ordinary_text(tmp_path: Path) -> None:
+    (tmp_path / "records.jsonl").write_text('{"id": "a", "text": "smile \\ud83d\\ude00"}\n', encoding="utf-8")
+    assert index_paths(tmp_path / "index.db", [tmp_path / "records.jsonl"]).unwrap().passages == 1
