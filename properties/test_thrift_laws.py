@@ -6,10 +6,20 @@ from __future__ import annotations
 import copy
 import random
 from dataclasses import replace
+from datetime import datetime
 
 from hypothesis import given, strategies as st
 
-from properties.thrift_model import Case, Recorded, age, bucket_tokens, cases, floors_reached, oracle_total
+from properties.thrift_model import (
+    Case,
+    Recorded,
+    age,
+    bucket_tokens,
+    cases,
+    ephemeral_blocked,
+    floors_reached,
+    oracle_total,
+)
 from thrift_fp.thrift import Fitted, Memory, Message, WorkingRetrievable, WorkingSet
 
 REAL = ("cl100k_base", "o200k_base")
@@ -141,3 +151,24 @@ def test_real_tiktoken_fit_and_trace(case: Case) -> None:
         assert all(floors_reached(case, fitted.working_set).values())
     _check_trace(case, fitted)
     assert case.fit(ws=fitted.working_set).working_set == fitted.working_set
+
+
+@given(cases())
+def test_ephemeral_pass_oldest_first_keeping_the_latest(case: Case) -> None:
+    """Pass 7 sheds ephemeral messages (with their pair partners) oldest first and never a group
+    holding a summary, the newest non-summary message or the latest ephemeral message; every
+    ephemeral message it could still shed is newer than the oldest ephemeral message of every
+    group it shed (a partner may be newer: it left with that oldest one)."""
+    fitted = case.fit()
+    source = [m for m in case.ws.messages if isinstance(m, Message)]
+    shed = set(fitted.trace.buckets[7].ids)
+    assert not any(ephemeral_blocked(m, source) for m in source if m.id in shed)
+    leads: dict[str, tuple[datetime, int]] = {}
+    for m in source:
+        if m.id in shed and m.ephemeral:
+            unit = m.pair_id if m.pair_id is not None else m.id
+            leads[unit] = min(leads.get(unit, age(m, source)), age(m, source))
+    gone = list(leads.values())
+    open_ = [age(m, source) for m in source
+             if m.id not in shed and m.ephemeral and not ephemeral_blocked(m, source)]
+    assert all(old < young for old in gone for young in open_)
