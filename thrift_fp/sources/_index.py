@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import sqlite3
-import tempfile
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -207,16 +208,20 @@ def _in_temporary_copy(
     settings: dict[str, str],
     update: Callable[[sqlite3.Connection], Result[IndexReport, SourceError]],
 ) -> Result[IndexReport, SourceError]:
+    # Not tempfile.mkstemp: its file is always 0600, and the rename would carry that mode over.
+    # A new index gets 0666 less the umask, like any file the user creates; an update keeps the mode.
+    temporary = database.parent / f".{database.name}.{secrets.token_hex(8)}.tmp"
     try:
         database.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary_name = tempfile.mkstemp(prefix=f".{database.name}.", suffix=".tmp", dir=database.parent)
-        os.close(handle)
+        os.close(os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
     except OSError as exc:
         return Failure(IndexWriteFailed(str(database), str(exc), exc))
-    temporary = Path(temporary_name)
     try:
         result = _build(database, temporary, settings, update)
         if isinstance(result, Success):
+            # Only now: a read-only index's mode would refuse the build's own writes.
+            if database.is_file():
+                os.chmod(temporary, stat.S_IMODE(database.stat().st_mode))
             os.replace(temporary, database)
         return result
     except (OSError, sqlite3.Error) as exc:
