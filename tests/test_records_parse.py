@@ -216,3 +216,15 @@ def test_timestamp_rejections(value: object, reason_start: str) -> None:
 
 def test_missing_timestamps_are_reported() -> None:
     assert set(reasons(created_at=_DROP, updated_at=_DROP)) == {"created_at", "updated_at"}
+
+
+@pytest.mark.parametrize("field", ["id", "content", "trust_tier", "created_at", "score", "inline", "source"])
+def test_integers_too_long_to_print_are_reported_not_raised(field: str) -> None:
+    # Python refuses str() of an int past 4300 digits; the message must still be built, and short.
+    reason = reasons(**{field: 10**5000})[field]
+    assert len(reason) < 200, reason
+
+
+def test_out_of_range_epochs_are_shortened_in_messages() -> None:
+    reason = reasons(created_at=10**300)["created_at"]
+    assert len(reason) < 200 and "chars)" in reason, reason

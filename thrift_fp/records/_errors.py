@@ -8,6 +8,7 @@ from thrift_fp.tokens import TokenError
 
 # Long values are cut in messages so a bad multi-megabyte JSON field stays readable.
 _SHOWN_CHARS = 60
+_PRINTABLE_INT_BITS = 14_000
 
 
 def shown(value: object) -> str:
@@ -15,7 +16,12 @@ def shown(value: object) -> str:
 
     >>> shown("x" * 100)[-20:]
     'xxxxx... (102 chars)'
+    >>> shown(10**5000)
+    'an int of 16610 bits (too long to print)'
     """
+    # Python refuses repr() of an int past 4300 digits (about 14284 bits); say how big it is instead.
+    if isinstance(value, int) and value.bit_length() > _PRINTABLE_INT_BITS:
+        return f"an int of {value.bit_length()} bits (too long to print)"
     text = repr(value)
     if len(text) <= _SHOWN_CHARS:
         return text

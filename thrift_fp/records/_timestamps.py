@@ -62,14 +62,14 @@ def _from_datetime(value: datetime) -> Result[datetime, str]:
 
 def _from_epoch(value: int | float) -> Result[datetime, str]:
     if isinstance(value, float) and not math.isfinite(value):
-        return Failure(f"epoch value {value} is not a finite number")
+        return Failure(f"epoch value {shown(value)} is not a finite number")
     milliseconds = abs(value) >= MILLISECONDS_THRESHOLD
     try:
         offset = timedelta(milliseconds=value) if milliseconds else timedelta(seconds=value)
         return Success(_EPOCH + offset)
     except OverflowError as exc:
         unit = "milliseconds" if milliseconds else "seconds"
-        return Failure(f"epoch value {value} ({unit}) is out of the representable range: {exc}")
+        return Failure(f"epoch value {shown(value)} ({unit}) is out of the representable range: {exc}")
 
 
 def _from_iso(value: str) -> Result[datetime, str]:
