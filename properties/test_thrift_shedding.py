@@ -273,3 +273,21 @@ def test_tool_calls_shed_prior_turn_then_this_turn_oldest_first(case: Case) -> N
     assert shed == sorted(shed)
     kept = [key(call.ref) for call in fitted.working_set.tool_calls]
     assert all(gone < stay for gone in shed for stay in kept)
+
+
+@given(cases())
+def test_thoughts_shed_oldest_first(case: Case) -> None:
+    """Pass 9 sheds unprotected thoughts oldest first, and stops once within budget: every thought
+    it shed is older than every unprotected thought that stays."""
+    fitted = case.fit()
+    thoughts = list(case.ws.thoughts)
+    keep = case.options.keep_thought_ids
+
+    def key(name: str) -> tuple[float, int]:
+        at = next(index for index, thought in enumerate(thoughts) if thought.id == name)
+        return (thoughts[at].created_at.timestamp(), at)
+
+    shed = fitted.trace.buckets[9].ids
+    assert not set(shed) & keep
+    stays = [key(t.id) for t in fitted.working_set.thoughts if t.id not in keep]
+    assert all(key(gone) < stay for gone in shed for stay in stays)
