@@ -1,7 +1,7 @@
 """Building or updating an index incrementally, all or nothing.
 
-Only files whose size or modification time changed are read; of those, only files whose
-SHA-256 changed are chunked again. A file modified within ``RACY_NS`` of the moment it was
+Only files whose size or modification time changed, or that a run names under another
+trust tier, are read; of those, only files whose SHA-256 or tier changed are chunked again. A file modified within ``RACY_NS`` of the moment it was
 last checked is read again regardless: a second edit in the same timestamp tick keeps size
 and modification time, and only its hash can tell (git's "racy clean" problem). Files that
 disappeared from an indexed folder leave the index. The update is built in a temporary copy
@@ -72,14 +72,17 @@ class _Found:
 @dataclass(frozen=True, slots=True)
 class _Stored:
     source: str
+    trust_tier: str
     mtime_ns: int
     size: int
     sha256: str
     checked_ns: int
 
-    def unchanged(self, stat: os.stat_result) -> bool:
+    def unchanged(self, stat: os.stat_result, trust_tier: str) -> bool:
+        # A run's tier applies to every file it names: another tier re-chunks an unchanged file.
         racy = self.mtime_ns >= self.checked_ns - RACY_NS
-        return not racy and (self.mtime_ns, self.size) == (stat.st_mtime_ns, stat.st_size)
+        same_file = (self.mtime_ns, self.size) == (stat.st_mtime_ns, stat.st_size)
+        return not racy and same_file and self.trust_tier == trust_tier
 
 
 def index_paths(
@@ -121,7 +124,7 @@ def index_paths(
     if isinstance(found, Failure):
         return found
     settings = {"encoding": encoding, "max_tokens": str(max_tokens)}
-    untouched = _nothing_to_do(database, paths, found.unwrap(), settings)
+    untouched = _nothing_to_do(database, paths, found.unwrap(), settings, trust_tier)
     if untouched is not None:
         return Success(untouched)
     return _in_temporary_copy(
@@ -132,7 +135,7 @@ def index_paths(
 
 
 def _nothing_to_do(
-    database: Path, roots: Sequence[Path], found: tuple[_Found, ...], settings: dict[str, str]
+    database: Path, roots: Sequence[Path], found: tuple[_Found, ...], settings: dict[str, str], trust_tier: str
 ) -> IndexReport | None:
     # The common case, nothing changed, needs no copy of the index: answer from a read-only look.
     if not database.is_file():
@@ -152,7 +155,7 @@ def _nothing_to_do(
     for item in found:
         previous = stored.get(str(item.path))
         try:
-            if previous is None or not previous.unchanged(item.path.stat()):
+            if previous is None or not previous.unchanged(item.path.stat(), trust_tier):
                 return None
         except OSError:
             return None  # vanished since it was found: the full run reports it
@@ -163,9 +166,9 @@ def _nothing_to_do(
 
 def _stored_files(connection: sqlite3.Connection) -> dict[str, _Stored]:
     return {
-        str(path): _Stored(source, mtime_ns, size, sha, checked_ns)
-        for path, source, mtime_ns, size, sha, checked_ns in connection.execute(
-            "SELECT path, source, mtime_ns, size, sha256, checked_ns FROM files"
+        str(path): _Stored(source, tier, mtime_ns, size, sha, checked_ns)
+        for path, source, tier, mtime_ns, size, sha, checked_ns in connection.execute(
+            "SELECT path, source, trust_tier, mtime_ns, size, sha256, checked_ns FROM files"
         )
     }
 
@@ -296,7 +299,7 @@ def _update(
     for item in found:
         stat = item.path.stat()
         previous = stored.get(str(item.path))
-        if previous is not None and previous.unchanged(stat):
+        if previous is not None and previous.unchanged(stat, trust_tier):
             unchanged.append(str(item.path))
         else:
             to_read.append((item, stat.st_mtime_ns, stat.st_size, previous))
@@ -308,7 +311,7 @@ def _update(
         except (OSError, UnicodeDecodeError) as exc:
             return Failure(UnreadableFile(str(item.path), str(exc), exc))
         sha = hashlib.sha256(data).hexdigest()
-        if previous is not None and previous.sha256 == sha:
+        if previous is not None and previous.sha256 == sha and previous.trust_tier == trust_tier:
             connection.execute(
                 "UPDATE files SET mtime_ns = ?, size = ?, checked_ns = ? WHERE path = ?",
                 (mtime_ns, size, checked_ns, str(item.path)),
