@@ -1,10 +1,11 @@
 """Building or updating an index incrementally, all or nothing.
 
 Only files whose size or modification time changed, or that a run names under another
-trust tier, are read; of those, only files whose SHA-256 or tier changed are chunked again. A file modified within ``RACY_NS`` of the moment it was
-last checked is read again regardless: a second edit in the same timestamp tick keeps size
-and modification time, and only its hash can tell (git's "racy clean" problem). Files that
-disappeared from an indexed folder leave the index. The update is built in a temporary copy
+trust tier, are read; of those, only files whose SHA-256 or tier changed are chunked again.
+A file modified within ``RACY_NS`` of the moment it was last checked is read again
+regardless: a second edit in the same timestamp tick keeps size and modification time, and
+only its hash can tell (git's "racy clean" problem). Files that disappeared from an indexed
+folder leave the index. The update is built in a temporary copy
 of the index and moved over it with one atomic rename, so a failed run leaves the previous
 index (or no file at all) behind.
 """
