@@ -85,3 +85,21 @@ def test_an_unsupported_value_names_where_it_is() -> None:
     problem = canonical_key({"filters": [Filter("since", object())]}).failure()
     assert problem.path == "query['filters'][0].value"
     assert problem.message == "query['filters'][0].value (object): unsupported type"
+
+
+@dataclass(eq=False)
+class Session:
+    """Compared by identity, like any object without its own ``__eq__``."""
+
+    name: str
+
+
+def test_a_dataclass_compared_by_identity_has_no_canonical_key() -> None:
+    # Two such instances are different queries (a != b), so one key for both would wrongly
+    # refuse the second as a duplicate; the caller must give a key function instead.
+    first, second = Session("s"), Session("s")
+    assert first != second
+    problem = canonical_key({"session": first}).failure()
+    assert problem == NotCanonical(
+        "query['session']", "Session", "a dataclass with eq=False compares by identity; give the definition a key"
+    )

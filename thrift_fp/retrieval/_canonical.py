@@ -13,7 +13,8 @@ type, values equal by ``==`` get equal keys, whatever their insertion order:
 - any ``Mapping``: ``[key, value]`` pairs sorted by the key's own encoding.
 - ``set``/``frozenset`` (equal to each other, as in Python): members sorted.
 - dataclass instances: qualified class name and the fields that take part in
-  ``==``, sorted by name.
+  ``==``, sorted by name (an ``eq=False`` dataclass compares by identity, so it
+  has no canonical key).
 
 Anything else, a cycle, or nesting deeper than 100 is a ``NotCanonical`` value.
 """
@@ -89,6 +90,11 @@ def _encode(value: object, path: str, depth: int, open_ids: frozenset[int]) -> R
             ((f"{path}[{k!r}]", k, v) for k, v in value.items()), depth, inner
         ).map(lambda pairs: _tagged("map", f"[{','.join(pairs)}]"))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if not type(value).__dataclass_params__.eq:  # type: ignore[attr-defined]  # set by @dataclass, untyped
+            # Distinct instances are distinct queries, so their fields cannot be their key.
+            return Failure(
+                NotCanonical(path, type_name, "a dataclass with eq=False compares by identity; give the definition a key")
+            )
         compared = sorted((f for f in dataclasses.fields(value) if f.compare), key=lambda f: f.name)
         return _encode_pairs(
             ((f"{path}.{f.name}", f.name, getattr(value, f.name)) for f in compared), depth, inner
