@@ -43,9 +43,11 @@ def read_input(name: str) -> Result[str, SourceError]:
     'no such file or folder: /nonexistent'
     """
     if name == "-":
+        if sys.stdin is None:  # the process started with descriptor 0 closed
+            return Failure(UnreadableFile("standard input", "it is closed"))
         try:
             return Success(sys.stdin.buffer.read().decode("utf-8"))
-        except UnicodeDecodeError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
             return Failure(UnreadableFile("standard input", str(exc), exc))
     path = Path(name)
     if not path.exists():
