@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Final
 import platformdirs
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources import PathNotFound, SourceError, UnreadableFile
+from thrift_fp.sources import PathNotFound, SourceError, UnreadableFile, embedded_corpus
 
 CACHE_ENV: Final = "THRIFT_FP_CACHE_DIR"
 
@@ -28,12 +29,17 @@ def cache_dir() -> Path:
 
 
 def embedded_database() -> Path:
-    """The index of the embedded corpus, built on first use inside `cache_dir`.
+    """The index of this installation's embedded corpus, built on first use inside `cache_dir`.
 
-    >>> embedded_database().name
-    'embedded-corpus.db'
+    The name carries a digest of the corpus folder: installations (venvs, Python versions)
+    share the per-user cache, and an index only updates the files under the folder it is
+    given, so a shared file would keep serving another installation's corpus.
+
+    >>> embedded_database().name.startswith("embedded-corpus-"), embedded_database().suffix
+    (True, '.db')
     """
-    return cache_dir() / "embedded-corpus.db"
+    digest = hashlib.sha256(os.fsencode(embedded_corpus())).hexdigest()[:16]
+    return cache_dir() / f"embedded-corpus-{digest}.db"
 
 
 def read_input(name: str) -> Result[str, SourceError]:
