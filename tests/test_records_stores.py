@@ -246,3 +246,21 @@ def test_bytes_damaged_on_disk_are_not_utf8_values_on_read(tmp_path: Path, bad: 
         reader = store.read("doc").unwrap()
         assert isinstance(reader.read_all().failure(), NotUtf8)
         assert isinstance(reader.line_count().failure(), NotUtf8)
+
+
+def test_sqlite_reads_and_deletes_leave_a_foreign_database_unchanged(tmp_path: Path) -> None:
+    # A snapshot's descriptor may name any database file; looking a value up must not write to it.
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE app (x)")
+    connection.close()
+    store = SqliteStore(str(path))
+    missing = ValueNotFound(f"sqlite store {store.path!r}", "doc")
+    assert store.read("doc").failure() == missing
+    assert store.size("doc").failure() == missing
+    assert [chunk.failure() for chunk in store.chunks("doc")] == [missing]
+    assert store.delete("doc").unwrap() is False
+    with sqlite3.connect(path) as connection:
+        tables = connection.execute("SELECT name FROM sqlite_master").fetchall()
+    connection.close()
+    assert tables == [("app",)]

@@ -18,6 +18,7 @@ _SCHEMA: Final = (
     "CREATE TABLE IF NOT EXISTS spool_chunks ("
     " id TEXT NOT NULL, seq INTEGER NOT NULL, chunk BLOB NOT NULL, PRIMARY KEY (id, seq))"
 )
+_HAS_TABLE: Final = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'spool_chunks'"
 # A writer holding the lock makes others wait this long before giving up with an error value.
 _BUSY_SECONDS: Final = 30.0
 
@@ -64,7 +65,7 @@ class SqliteStore:
         if isinstance(checked, Failure):
             return checked
         try:
-            connection = self._connect()
+            connection = self._connect(create=True)
         except sqlite3.Error as exc:
             return Failure(StoreFailed("write", id, f"cannot open {self.path!r}: {exc}", exc))
         try:
@@ -108,10 +109,14 @@ class SqliteStore:
         if not os.path.exists(self.path):
             return Success(False)
         try:
-            connection = self._connect()
+            connection = self._connect(create=False)
             try:
                 with connection:
-                    removed = connection.execute("DELETE FROM spool_chunks WHERE id = ?", (id,)).rowcount
+                    removed = (
+                        connection.execute("DELETE FROM spool_chunks WHERE id = ?", (id,)).rowcount
+                        if connection.execute(_HAS_TABLE).fetchone()
+                        else 0
+                    )
             finally:
                 connection.close()
         except sqlite3.Error as exc:
@@ -133,11 +138,15 @@ class SqliteStore:
         if not os.path.exists(self.path):
             return Failure(self._missing(id))
         try:
-            connection = self._connect()
+            connection = self._connect(create=False)
             try:
-                rows, total = connection.execute(
-                    "SELECT count(*), coalesce(sum(length(chunk)), 0) FROM spool_chunks WHERE id = ?", (id,)
-                ).fetchone()
+                rows, total = (
+                    connection.execute(
+                        "SELECT count(*), coalesce(sum(length(chunk)), 0) FROM spool_chunks WHERE id = ?", (id,)
+                    ).fetchone()
+                    if connection.execute(_HAS_TABLE).fetchone()
+                    else (0, 0)
+                )
             finally:
                 connection.close()
         except sqlite3.Error as exc:
@@ -161,14 +170,17 @@ class SqliteStore:
             yield Failure(self._missing(id))
             return
         try:
-            connection = self._connect()
+            connection = self._connect(create=False)
         except sqlite3.Error as exc:
             yield Failure(StoreFailed("read", id, str(exc), exc))
             return
         try:
             connection.execute("BEGIN")
-            cursor = connection.execute("SELECT chunk FROM spool_chunks WHERE id = ? ORDER BY seq", (id,))
             found = False
+            if not connection.execute(_HAS_TABLE).fetchone():
+                yield Failure(self._missing(id))
+                return
+            cursor = connection.execute("SELECT chunk FROM spool_chunks WHERE id = ? ORDER BY seq", (id,))
             while True:
                 row = cursor.fetchone()
                 if row is None:
@@ -182,14 +194,16 @@ class SqliteStore:
         finally:
             connection.close()
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, *, create: bool) -> sqlite3.Connection:
         # Autocommit mode: this module issues BEGIN/COMMIT itself, one transaction per write.
+        # Only writes create the table: a lookup must not write to a database it was pointed at.
         connection = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None)
-        try:
-            connection.execute(_SCHEMA)
-        except sqlite3.Error:
-            connection.close()
-            raise
+        if create:
+            try:
+                connection.execute(_SCHEMA)
+            except sqlite3.Error:
+                connection.close()
+                raise
         return connection
 
     def _reader(self, id: str) -> StoreReader:
