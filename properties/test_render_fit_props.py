@@ -51,8 +51,10 @@ def test_fitted_block_fits_the_retrievables_share_and_costs_are_exact(
         assert fresh <= done.budget - others  # the block fits the retrievables' share, counted as one text
     else:
         assert done.records == () and done.text == ""
-    # Exact: the text is the overhead actually present plus each survivor's charged envelope.
-    assert fresh == _overhead(done.records, encoding) + survivors
+    # Exact: the text is each survivor's charge (its envelope, plus the overhead of a block it
+    # is the last to leave); a block's overhead is charged only when the block renders.
+    assert fresh == survivors
+    assert (done.text == "") == (done.records == ())
     assert done.overhead == _overhead(records, encoding)
     if slack >= 0 and mode == KeyedNonce(KEY):
         assert set(done.records) == set(records)  # everything fits: nothing shed

@@ -11,6 +11,7 @@ from thrift_fp.render import (
     FitFailed,
     KeyedNonce,
     NotRenderable,
+    SAFETY_DIRECTIVE,
     WeakNonceKey,
     fit_and_render,
     render_retrievables,
@@ -30,7 +31,7 @@ def _bucket_after(buckets: tuple[BucketTrace, ...], name: str) -> int:
     return next(bucket.after_tokens for bucket in buckets if bucket.bucket == name)
 
 
-def test_text_tokens_are_exactly_overhead_plus_the_survivors_prices() -> None:
+def test_text_tokens_are_exactly_the_survivors_prices() -> None:
     records = (
         _record("a", 50, 0.9),
         _record("b", 80, 0.5, "third-party-public"),
@@ -41,21 +42,23 @@ def test_text_tokens_are_exactly_overhead_plus_the_survivors_prices() -> None:
     assert [record.id for record in done.records] == ["a", "b"]
     assert done.trace.buckets[5].ids == ("c",)
     survivors = _bucket_after(done.trace.buckets, "retrievables")
-    assert done.tokens == done.overhead + survivors == count_tokens(done.text).unwrap().tokens
+    # The survivors' prices include the overhead of the blocks they open (directive, corpus).
+    assert done.tokens == survivors == count_tokens(done.text).unwrap().tokens
     assert done.tokens + count_tokens("Answer briefly.").unwrap().tokens <= done.budget
     # The same records rendered directly give the same text: costs were priced on it.
     direct = render_retrievables(done.records, nonce=KeyedNonce(KEY)).unwrap()
     assert (direct.text, dict(direct.nonces)) == (done.text, dict(done.rendered.nonces))
 
 
-def test_overhead_is_set_aside_like_output_reserve() -> None:
+def test_overhead_is_charged_to_the_records_not_set_aside() -> None:
     options = ThriftOptions(reserve_fraction=0.25)
     done = fit_and_render(WorkingSet(retrievables=(_record("a", 5, 0.9),)), 2000, options=options).unwrap()
     plain = resolve_budget(2000, reserve_fraction=0.25).unwrap()
-    directive_and_corpus = count_tokens(done.text).unwrap().tokens - _bucket_after(done.trace.buckets, "retrievables")
-    assert done.overhead == directive_and_corpus
+    pieces = (SAFETY_DIRECTIVE + "\n\n", "<retrieved_corpus>\n", "</retrieved_corpus>\n\n")
+    assert done.overhead == sum(count_tokens(piece).unwrap().tokens for piece in pieces)
     assert done.budget == plain.budget
-    assert (done.trace.reserve, done.trace.budget) == (plain.reserve + done.overhead, plain.budget - done.overhead)
+    assert (done.trace.reserve, done.trace.budget) == (plain.reserve, plain.budget)
+    assert done.tokens == _bucket_after(done.trace.buckets, "retrievables") == count_tokens(done.text).unwrap().tokens
 
 
 def test_fitted_working_set_holds_the_original_records_and_other_items() -> None:
@@ -122,3 +125,25 @@ def test_an_encoding_that_is_not_additive_at_boundaries_is_refused() -> None:
     assert isinstance(error, ChargeExceeded)
     assert error.counted > error.charged
     assert "is not additive at envelope boundaries" in error.message
+
+
+def test_nothing_rendered_costs_nothing() -> None:
+    # Regression: the directive and corpus wrapper were set aside from the budget even when no
+    # record survived, so messages that fit were shed to make room for a directive never rendered.
+    messages = tuple(Message(f"m{i}", "word " * 20, WHEN.replace(minute=i)) for i in range(5))
+    big = _record("big", 500, 0.9)
+    options = ThriftOptions(output_reserve=0)
+    done = fit_and_render(WorkingSet(messages=messages, retrievables=(big,)), 110, None, options).unwrap()
+    assert (done.text, done.records) == ("", ())
+    assert [message.id for message in done.working_set.messages] == [f"m{i}" for i in range(5)]
+    assert done.trace.fits and done.trace.budget == done.budget == 110
+
+
+def test_corpus_wrapper_is_charged_only_when_a_first_party_record_renders() -> None:
+    # The low-scored first-party record is shed; the public one renders with no corpus block,
+    # and the fit charged exactly the text it rendered.
+    records = (_record("web", 5, 0.9, "third-party-public"), _record("kb", 400, 0.1))
+    done = fit_and_render(WorkingSet(retrievables=records), 600, None, ThriftOptions(output_reserve=0)).unwrap()
+    assert [record.id for record in done.records] == ["web"]
+    assert "<retrieved_corpus>" not in done.text
+    assert done.tokens == _bucket_after(done.trace.buckets, "retrievables") == count_tokens(done.text).unwrap().tokens

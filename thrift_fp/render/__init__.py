@@ -10,8 +10,9 @@ top-level element (directive, corpus block, third-party envelope) ends with a bl
 last one included, so each record's share of the text does not depend on its position.
 
 ``fit_and_render`` fits a working set with every record priced at its exact rendered cost (its
-envelope and separator; the directive and corpus wrapper are set aside from the budget once), then
-renders the survivors with the same nonces: the text's exact token count is within the budget.
+envelope and separator; the directive and corpus wrapper ride on the record each block keeps
+longest, so they cost nothing when their block does not render), then renders the survivors with
+the same nonces: the text's exact token count is within the budget.
 """
 
 from thrift_fp.render._choose import MAX_NONCE_ATTEMPTS

@@ -2,13 +2,14 @@
 then render the survivors with the same nonces, so what was budgeted is what is rendered.
 
 Pricing. A record is charged the tokens of its own envelope plus its trailing separator
-(`_envelope`). The directive and the ``<retrieved_corpus>`` wrapper are charged once, as the
-*render overhead*, which is set aside from the budget exactly like the output reserve (thrift's
-trace then shows ``reserve`` = output reserve + overhead). Every boundary between charged pieces
-is ``>`` or ``.`` + newlines + ``<``, which no tiktoken pre-tokenizer piece crosses, so for
-cl100k_base and o200k_base the rendered text's count is exactly the overhead present plus the
-survivors' charges; dropping a whole block only removes tokens, so the text never exceeds what
-was budgeted. A custom estimator need not be additive: if the text counts more than it was
+(`_envelope`). The *render overhead* is charged once per block, to the record thrift sheds last
+in it: the directive to the top-ranked record (highest score, earliest among ties), the
+``<retrieved_corpus>`` wrapper to the top-ranked first-party record. Thrift's retrievables pass
+keeps a prefix of that ranking, so a block's overhead is charged exactly when the block renders,
+and nothing is charged when nothing renders. Every boundary between charged pieces is ``>`` or
+``.`` + newlines + ``<``, which no tiktoken pre-tokenizer piece crosses, so for cl100k_base and
+o200k_base the rendered text's count is exactly the survivors' charges (the retrievables bucket
+of the trace). A custom estimator need not be additive: if the text counts more than it was
 charged, the result is a `ChargeExceeded` error value rather than an over-budget prompt.
 """
 
@@ -40,9 +41,10 @@ from thrift_fp.tokens import TokenEncoding, get_encoding
 
 @dataclass(frozen=True, slots=True)
 class PricedRetrievable:
-    """A record as thrift sees it during `fit_and_render`: its envelope text and that text's tokens.
+    """A record as thrift sees it during `fit_and_render`: the text it is charged for and its tokens.
 
-    ``content`` is the envelope (with its separator), so even a text measure of it is exact.
+    ``content`` is the envelope (with its separator), plus any block overhead this record carries,
+    so even a text measure of it is exact.
 
     >>> from datetime import datetime, timezone
     >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
@@ -82,8 +84,9 @@ class PricedRetrievable:
 @dataclass(frozen=True, slots=True)
 class FitRendered:
     """A fit and its render: the text, its exact tokens, the nonces, the surviving records (in
-    thrift's score order), the fitted working set (holding those records), thrift's trace, the input budget before the render overhead was set
-    aside, and that overhead (the directive and corpus wrapper tokens)."""
+    thrift's score order), the fitted working set (holding those records), thrift's trace, the
+    input budget, and the render overhead charged when every block renders (the directive and
+    corpus wrapper tokens)."""
 
     rendered: Rendered
     records: tuple[Retrievable, ...]
@@ -198,15 +201,24 @@ def _priced_fit(
         return Failure(RenderCountFailed(counted.failure()))
     counts = counted.unwrap()
     overhead = sum(counts[: len(wrappers)]) if entries else 0
+    texts, charges = list(envelopes), list(counts[len(wrappers) :])
+    first_party = [at for at, entry in enumerate(entries) if entry.trust_tier == "first-party"]
+    # Each block's overhead rides on the record thrift would shed last from it.
+    blocks: list[tuple[Sequence[int], str, int]] = []
+    if entries:
+        blocks.append((range(len(entries)), DIRECTIVE_PIECE, counts[0]))
+    if first_party:
+        blocks.append((first_party, CORPUS_OPEN + CORPUS_CLOSE, counts[1] + counts[2]))
+    for block, pieces, tokens in blocks:
+        top = _top_ranked(entries, block)
+        texts[top], charges[top] = pieces + texts[top], charges[top] + tokens
     priced = {
-        entry.record_id: PricedRetrievable(record, envelope, tokens)
-        for entry, record, envelope, tokens in zip(entries, known, envelopes, counts[len(wrappers) :], strict=True)
+        entry.record_id: PricedRetrievable(record, text, tokens)
+        for entry, record, text, tokens in zip(entries, known, texts, charges, strict=True)
     }
     budget = resolve_budget(context_window, options.output_reserve, options.reserve_fraction)
     if isinstance(budget, Failure):
         return Failure(FitFailed(budget.failure()))
-    # Setting the overhead aside like output reserve lowers the budget by exactly the overhead.
-    held_back = replace(options, output_reserve=budget.unwrap().reserve + overhead)
     pricing = replace(
         working_set,
         retrievables=tuple(
@@ -214,10 +226,24 @@ def _priced_fit(
             for item in working_set.retrievables
         ),
     )
-    fitted = subtract_to_fit(pricing, context_window, relevant_tool_names, held_back, encoding=enc.name)
+    fitted = subtract_to_fit(pricing, context_window, relevant_tool_names, options, encoding=enc.name)
     if isinstance(fitted, Failure):
         return Failure(FitFailed(fitted.failure()))
     return _render_survivors(fitted.unwrap(), entries, nonces, enc, budget.unwrap().budget, overhead)
+
+
+def _top_ranked(entries: Sequence[Entry], block: Sequence[int]) -> int:
+    """The position in ``entries`` of the record thrift sheds last among ``block``: the highest
+    score (missing = 0), the earliest among equal scores (its retrievables pass is a stable sort).
+
+    >>> from datetime import datetime, timezone
+    >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    >>> entries = [Entry(name, "first-party", "", None, None, score, when)
+    ...            for name, score in (("a", 0.2), ("b", 0.7), ("c", 0.7), ("d", None))]
+    >>> _top_ranked(entries, range(4)), _top_ranked(entries, [0, 3])
+    (1, 0)
+    """
+    return min(block, key=lambda at: (-(entries[at].score or 0.0), at))
 
 
 def _render_survivors(
@@ -234,7 +260,7 @@ def _render_survivors(
     kept_ids = {record.id for record in kept}
     survivors = tuple(entry for entry in entries if entry.record_id in kept_ids)
     used = MappingProxyType({entry.record_id: nonces[entry.record_id] for entry in survivors})
-    charged = (overhead if kept else 0) + sum(item.tokens for item in priced)
+    charged = sum(item.tokens for item in priced)
     rendered = render_entries(survivors, used, enc.name)
     if isinstance(rendered, Success) and rendered.unwrap().tokens > charged:
         # Exact for tiktoken encodings (see the module docstring); a custom estimator may not be.
