@@ -247,7 +247,7 @@ def test_tools_hidden_by_shed_rank_then_relevance_protected_last(case: Case) -> 
     names = [tool.name for tool in case.ws.tools]
     order = list(case.relevant) if case.relevant else names
     protected = case.options.protected_tool_names
-    rank = {tool.name: tool.shed_rank for tool in case.ws.tools}
+    rank = {tool.name: getattr(tool, "shed_rank", 0) for tool in case.ws.tools}
 
     def key(name: str) -> tuple[bool, float, int]:
         return (name in protected, rank[name], order.index(name))

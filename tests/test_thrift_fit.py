@@ -381,3 +381,17 @@ def test_numbers_beyond_float_range_are_error_values() -> None:
         assert isinstance(failure, InvalidItemField), field_name
         assert field_name in failure.message
         assert isinstance(subtract_to_fit(ws, 100).failure().message, str)
+
+
+def test_a_tool_needs_only_name_and_description() -> None:
+    # DESIGN §6 item shapes: a tool is name + description; shed_rank is optional (missing = 0),
+    # like every other optional attribute. A two-field tool used to fail the ToolLike check.
+    @dataclass(frozen=True)
+    class BareTool:
+        name: str
+        description: str
+
+    tools = (BareTool("a", "alpha " * 10), Tool("b", "beta " * 10, -1), BareTool("c", "gamma " * 10))
+    ws = WorkingSet(tools=tools)
+    fitted = subtract_to_fit(ws, 1, None, ThriftOptions(output_reserve=0)).unwrap()
+    assert fitted.trace.buckets[10].ids == ("b", "a", "c")

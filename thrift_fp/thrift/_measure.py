@@ -228,7 +228,7 @@ def _thoughts(items: Sequence[ThoughtLike], pending: list[str], out: list[_Row[T
 def _tools(items: Sequence[ToolLike], pending: list[str], out: list[_Row[ToolLike]]) -> Result[None, ThriftError]:
     for item in items:
         key = item.name
-        rank = real_number("tools", key, "shed_rank", item.shed_rank)
+        rank = real_number("tools", key, "shed_rank", getattr(item, "shed_rank", None))
         text = content_text("tools", key, item.description)
         if isinstance(rank, Failure):
             return Failure(rank.failure())

@@ -15,6 +15,7 @@ retrievable     ``id`` (None: ``retrievable[<input index>]``), ``score`` (0),
 thought         ``this_turn`` (False: a prior-turn thought)
 tool call       ``this_turn`` (False: a prior-turn call)
 image           ``kept`` (True; False means already omitted, costs nothing)
+tool            ``shed_rank`` (0: pass 10 hides lower ranks first)
 ==============  ==========================================================================
 """
 
@@ -89,14 +90,13 @@ class ImageLike(Protocol):
 
 @runtime_checkable
 class ToolLike(Protocol):
-    """A callable tool; costs ``count(name + "\\n" + description)`` tokens while visible."""
+    """A callable tool; costs ``count(name + "\\n" + description)`` tokens while visible;
+    ``shed_rank`` is optional."""
 
     @property
     def name(self) -> str: ...
     @property
     def description(self) -> str: ...
-    @property
-    def shed_rank(self) -> int | float: ...
 
 
 @dataclass(frozen=True, slots=True)
