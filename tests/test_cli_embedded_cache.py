@@ -35,3 +35,13 @@ def test_ask_searches_only_this_installations_corpus(
     out = capsys.readouterr().out
     assert STALE not in out
     assert '\\"corpus/shedding.md\\"' in out and str(embedded_corpus()) not in out
+
+
+def test_a_cache_index_that_cannot_be_replaced_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("THRIFT_FP_CACHE_DIR", str(tmp_path / "cache"))
+    _paths.embedded_database().mkdir(parents=True)
+    assert run(["ask", "how does shedding work"]) == 1
+    reason = "is not a usable thrift_fp index: it is a folder, not an index file"
+    assert capsys.readouterr().err == f"thrift-fp: error: {_paths.embedded_database()} {reason}\n"

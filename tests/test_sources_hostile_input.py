@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from returns.result import Failure
 
-from thrift_fp.sources import InvalidJsonlRecord, UnreadableFile, index_paths
+from thrift_fp.sources import CorruptDatabase, InvalidJsonlRecord, UnreadableFile, index_paths, search_index
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs a filesystem that allows non-UTF-8 file names")
@@ -52,3 +52,14 @@ def test_jsonl_text_python_cannot_hold_is_an_invalid_record(tmp_path: Path, line
 def test_a_surrogate_pair_escape_in_jsonl_is_ordinary_text(tmp_path: Path) -> None:
     (tmp_path / "records.jsonl").write_text('{"id": "a", "text": "smile \\ud83d\\ude00"}\n', encoding="utf-8")
     assert index_paths(tmp_path / "index.db", [tmp_path / "records.jsonl"]).unwrap().passages == 1
+
+
+def test_a_folder_named_as_the_database_is_a_clear_error_value(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("budget")
+    folder = tmp_path / "index.db"
+    folder.mkdir()
+    # Was "could not write the index ...: disk I/O error" and "no index at ...; build one first".
+    for failure in (index_paths(folder, [tmp_path / "a.md"]).failure(), search_index(folder, "budget").failure()):
+        assert isinstance(failure, CorruptDatabase), failure
+        assert failure.message == f"{folder} is not a usable thrift_fp index: it is a folder, not an index file"
+    assert list(folder.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["a.md", "index.db"]

@@ -181,7 +181,10 @@ def _embedded() -> Path:
     built = index_paths(database, [embedded_corpus()])
     if isinstance(built, Failure) and isinstance(built.failure(), CorruptDatabase | IndexSettingsMismatch):
         # It is only a cache (left by another version, or damaged): build it afresh.
-        database.unlink(missing_ok=True)
+        try:
+            database.unlink(missing_ok=True)
+        except OSError:
+            _fail(built.failure())  # not a file we can remove (a folder): say what is wrong with it
         built = index_paths(database, [embedded_corpus()])
     if isinstance(built, Failure):
         _fail(built.failure())

@@ -35,6 +35,7 @@ from thrift_fp.sources._documents import (
     kind_of,
 )
 from thrift_fp.sources._errors import (
+    CorruptDatabase,
     IndexSettingsMismatch,
     IndexWriteFailed,
     InvalidChunkBound,
@@ -121,6 +122,8 @@ def index_paths(
     resolved: Result[object, SourceError] = get_encoding(encoding)
     if isinstance(resolved, Failure):
         return resolved
+    if database.is_dir():
+        return Failure(CorruptDatabase(str(database), "it is a folder, not an index file"))
     found = _collect(paths)
     if isinstance(found, Failure):
         return found

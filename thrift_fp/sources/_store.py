@@ -127,6 +127,8 @@ def open_index(path: Path) -> Result[sqlite3.Connection, SourceError]:
     available: Result[None, SourceError] = check_fts5()
     if isinstance(available, Failure):
         return available
+    if path.is_dir():
+        return Failure(CorruptDatabase(str(path), "it is a folder, not an index file"))
     if not path.is_file():
         return Failure(DatabaseMissing(str(path)))
     try:
