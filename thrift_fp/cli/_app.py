@@ -146,8 +146,9 @@ def _ask_command(
     """Retrieve, fit and render: print the context, and what was kept and shed."""
     window_tokens, options = _window(window, budget, encoding)
     _check_encoding(encoding)
-    if max_results < 0:
-        _fail(InvalidArgument("--max-results", max_results, "must not be negative"))
+    for option, count in (("--max-results", max_results), ("--max-queries", max_queries)):
+        if count < 0:
+            _fail(InvalidArgument(option, count, "must not be negative"))
     database = db if db is not None else _embedded()
     if db is not None and not db.exists():
         _fail(PathNotFound(str(db)))
