@@ -63,3 +63,17 @@ def test_a_folder_named_as_the_database_is_a_clear_error_value(tmp_path: Path) -
         assert isinstance(failure, CorruptDatabase), failure
         assert failure.message == f"{folder} is not a usable thrift_fp index: it is a folder, not an index file"
     assert list(folder.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["a.md", "index.db"]
+
+
+def test_a_modification_time_past_2262_is_indexed(tmp_path: Path) -> None:
+    # Nanoseconds since 1970 overflow SQLite's 64-bit INTEGER after 2262-04-11; ext4 goes to 2446.
+    note = tmp_path / "future.md"
+    note.write_text("budget")
+    os.utime(note, ns=(0, 2**63 + 10**18))
+    if note.stat().st_mtime_ns <= 2**63 - 1:
+        pytest.skip("this filesystem cannot store a modification time past 2262")
+    assert index_paths(tmp_path / "index.db", [note]).unwrap().passages == 1
+    again = index_paths(tmp_path / "index.db", [note]).unwrap()
+    assert again.passages == 1 and again.chunked == ()
+    (hit,) = search_index(tmp_path / "index.db", "budget").unwrap()
+    assert hit.created_at.year == 2262

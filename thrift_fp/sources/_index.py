@@ -50,6 +50,9 @@ from thrift_fp.tokens import get_encoding
 Progress = Callable[[int, int, str], None]
 # Filesystems with coarse timestamps (FAT: 2 s) can give two edits the same modification time.
 RACY_NS: Final = 2_000_000_000
+# SQLite's INTEGER is 64 bits: modification times past 2262 (ext4 allows 2446) are stored clamped.
+_MIN_NS: Final = -(2**63)
+_MAX_NS: Final = 2**63 - 1
 DEFAULT_MAX_TOKENS: Final = 256
 
 
@@ -83,7 +86,7 @@ class _Stored:
     def unchanged(self, stat: os.stat_result, trust_tier: str) -> bool:
         # A run's tier applies to every file it names: another tier re-chunks an unchanged file.
         racy = self.mtime_ns >= self.checked_ns - RACY_NS
-        same_file = (self.mtime_ns, self.size) == (stat.st_mtime_ns, stat.st_size)
+        same_file = (self.mtime_ns, self.size) == (_storable_ns(stat.st_mtime_ns), stat.st_size)
         return not racy and same_file and self.trust_tier == trust_tier
 
 
@@ -306,7 +309,7 @@ def _update(
         if previous is not None and previous.unchanged(stat, trust_tier):
             unchanged.append(str(item.path))
         else:
-            to_read.append((item, stat.st_mtime_ns, stat.st_size, previous))
+            to_read.append((item, _storable_ns(stat.st_mtime_ns), stat.st_size, previous))
     for done, (item, mtime_ns, size, previous) in enumerate(to_read, start=1):
         checked_ns = time.time_ns()
         try:
@@ -338,6 +341,10 @@ def _update(
     return Success(
         IndexReport(str(database), tuple(chunked), tuple(touched), tuple(unchanged), tuple(sorted(removed)), passages)
     )
+
+
+def _storable_ns(ns: int) -> int:
+    return max(_MIN_NS, min(ns, _MAX_NS))
 
 
 def _report(database: Path, progress: Progress, done: int, total: int, path: str) -> Result[None, SourceError]:
