@@ -14,6 +14,7 @@ import pytest
 from returns.result import Failure
 
 from thrift_fp.sources import CorruptDatabase, InvalidJsonlRecord, UnreadableFile, index_paths, search_index
+from thrift_fp.sources._documents import MAX_JSONL_DEPTH
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs a filesystem that allows non-UTF-8 file names")
@@ -35,9 +36,11 @@ def test_a_file_name_that_is_not_utf8_is_an_error_value(tmp_path: Path) -> None:
         ('{"id": "\\udfff", "text": "x"}', "lone surrogate"),
         ('{"id": "a", "text": "x", "metadata": {"\\ud800": 1}}', "lone surrogate"),
         ('{"id": "a", "text": "x", "metadata": {"deep": ' + "[" * 100_000 + "]" * 100_000 + "}}", "nested too deeply"),
+        # Deep enough to decode here, too deep to decode again deeper in a search's call stack.
+        ('{"id": "a", "text": "x", "metadata": {"deep": ' + "[" * 900 + "]" * 900 + "}}", "nested too deeply"),
         ('{"id": "a", "text": "x", "metadata": {"n": ' + "1" * 5000 + "}}", "digits"),
     ],
-    ids=["surrogate-text", "surrogate-id", "surrogate-metadata-key", "deep-nesting", "huge-integer"],
+    ids=["surrogate-text", "surrogate-id", "surrogate-metadata-key", "deep-nesting", "nesting-900", "huge-integer"],
 )
 def test_jsonl_text_python_cannot_hold_is_an_invalid_record(tmp_path: Path, line: str, reason: str) -> None:
     root = tmp_path / "docs"
@@ -77,3 +80,11 @@ def test_a_modification_time_past_2262_is_indexed(tmp_path: Path) -> None:
     assert again.passages == 1 and again.chunked == ()
     (hit,) = search_index(tmp_path / "index.db", "budget").unwrap()
     assert hit.created_at.year == 2262
+
+
+def test_metadata_nested_to_the_limit_is_indexed_and_searchable(tmp_path: Path) -> None:
+    deep = "[" * (MAX_JSONL_DEPTH - 2) + "]" * (MAX_JSONL_DEPTH - 2)  # the record and metadata are 2 levels
+    (tmp_path / "r.jsonl").write_text('{"id": "a", "text": "budget", "metadata": {"deep": ' + deep + "}}\n")
+    index_paths(tmp_path / "index.db", [tmp_path / "r.jsonl"]).unwrap()
+    (hit,) = search_index(tmp_path / "index.db", "budget").unwrap()
+    assert hit.metadata["record_id"] == "a"

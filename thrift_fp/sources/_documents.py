@@ -69,8 +69,9 @@ def document_passages(
     """Chunk one file's text into passages with ids ``label#n`` (JSONL: ``label#id/n``).
 
     JSONL lines are objects with a non-empty string ``id``, a string ``text`` and an
-    optional ``metadata`` object; a ``trust_tier`` inside ``metadata`` overrides the
-    file's tier. Blank lines are skipped; any other shape is an error naming the line.
+    optional ``metadata`` object (a line nests at most ``MAX_JSONL_DEPTH`` levels); a
+    ``trust_tier`` inside ``metadata`` overrides the file's tier. Blank lines are skipped;
+    any other shape is an error naming the line.
 
     >>> [p.passage_id for p in document_passages("a.md", "markdown", "x\\n\\ny",
     ...     max_tokens=64, encoding="cl100k_base", trust_tier="first-party").unwrap()]
@@ -119,6 +120,20 @@ def _passages(
 
 
 _JsonlRecord = tuple[str, str, dict[str, object]]
+# Stored metadata is decoded again on every search, in a deeper call stack than here;
+# a fixed bound keeps that decode far from Python's recursion limit.
+MAX_JSONL_DEPTH: Final = 100
+_TOO_DEEP: Final = f"invalid JSON: nested too deeply (more than {MAX_JSONL_DEPTH} levels)"
+
+
+def _depth(value: object) -> int:
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            pending.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _jsonl_records(label: str, text: str) -> Result[list[_JsonlRecord], SourceError]:
@@ -134,13 +149,15 @@ def _jsonl_records(label: str, text: str) -> Result[list[_JsonlRecord], SourceEr
         except json.JSONDecodeError as exc:
             return Failure(InvalidJsonlRecord(label, number, f"invalid JSON: {exc.msg}"))
         except RecursionError:
-            return Failure(InvalidJsonlRecord(label, number, "invalid JSON: nested too deeply"))
+            return Failure(InvalidJsonlRecord(label, number, _TOO_DEEP))
         except UnicodeEncodeError as exc:
             surrogate = f"\\u{ord(exc.object[exc.start]):04x}"
             return Failure(InvalidJsonlRecord(label, number, f"the escape {surrogate} is a lone surrogate, not text"))
         except ValueError as exc:
             # Only the int-conversion digit limit; its advice (sys.set_int_max_str_digits) is not the user's.
             return Failure(InvalidJsonlRecord(label, number, f"invalid JSON: {str(exc).split(';')[0]}"))
+        if _depth(raw) > MAX_JSONL_DEPTH:
+            return Failure(InvalidJsonlRecord(label, number, _TOO_DEEP))
         record = _record(raw, seen)
         if isinstance(record, str):
             return Failure(InvalidJsonlRecord(label, number, record))
