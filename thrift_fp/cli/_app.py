@@ -68,17 +68,19 @@ def _check_encoding(encoding: str) -> None:
 
 
 class _ProgressBar:
-    """A rich progress bar on standard error, started only for long runs."""
+    """A rich progress bar on standard error, started only for long runs on a terminal."""
 
     def __init__(self) -> None:
         self.progress: Progress | None = None
         self.task = TaskID(0)
+        # Off a terminal (a log, a pipe) the transient bar would leave a bare newline behind.
+        self.console = Console(stderr=True)
 
     def __call__(self, done: int, total: int, path: str) -> None:
-        if self.progress is None and total >= _PROGRESS_MIN_FILES:
+        if self.progress is None and total >= _PROGRESS_MIN_FILES and self.console.is_terminal:
             self.progress = Progress(
                 TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                console=Console(stderr=True), transient=True,
+                console=self.console, transient=True,
             )
             self.progress.start()
             self.task = self.progress.add_task("", total=total)
