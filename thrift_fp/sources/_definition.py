@@ -39,10 +39,11 @@ def prepare_query(query: str, context: OperationContext[object]) -> str:
 def require_searchable(query: str, context: OperationContext[object]) -> None:
     """Reject a query with no searchable word (the lifecycle turns this into ``InvalidQuery``).
 
-    >>> require_searchable("?!", OperationContext(None))
-    Traceback (most recent call last):
-    ...
-    ValueError: the query '?!' has no word to search for
+    >>> try:
+    ...     require_searchable("?!", OperationContext(None))
+    ... except ValueError as error:
+    ...     print(error)
+    the query '?!' has no word to search for
     """
     if not match_expression(query):
         raise ValueError(f"the query {query!r} has no word to search for")
