@@ -1,0 +1,387 @@
+"""LangChain adapter: fit ``BaseMessage`` lists and ``Document`` lists, get the same objects back.
+
+Needs the ``[langchain]`` extra (``langchain-core``). Three entry points:
+
+- `fit_messages`: a score-aware, pair-safe counterpart of ``trim_messages(strategy="last")``. It
+  sheds the oldest messages first, but an ``AIMessage`` and the ``ToolMessage`` results of its
+  ``tool_calls`` leave together (all of them, however many calls it made), so no tool call or
+  result is ever orphaned; retrieved ``documents`` passed alongside share the budget and shed
+  lowest ``relevance_score`` first, before any message. System messages are never shed
+  (``keep_system=True``).
+- `fitting_runnable`: the same as a ``Runnable``, to drop into an LCEL chain.
+- `ThriftDocumentCompressor`: a ``BaseDocumentCompressor`` fitting retrieved documents into a
+  budget (`fit_documents` is the function behind it).
+
+**What a message costs** (`message_text`; the framing every count here uses, exact for the named
+tiktoken encoding, ``cl100k_base`` or ``o200k_base`` offline): the count of one text per message,
+
+    <role>[ <name>][ <tool_call_id>]
+    <content>
+    <one JSON line {"id", "name", "args"} per tool call and invalid tool call>
+
+where the role is ``user``, ``assistant``, ``system``, ``tool``, ``function``, or a
+``ChatMessage``'s own role; list content keeps its text parts (``str`` items, ``text`` and
+``reasoning`` blocks) joined by newlines and shows any other block as ``[<type>]`` (images are not
+priced). A document costs its ``page_content``. The count of a list is the sum over its items.
+
+**Defaults for what LangChain objects lack** (see ``thrift_fp/adapters/_b_fit.py`` and
+``_b_passages.py``): message order stands for age; a ``Document`` without ``id`` gets a
+content-hash id; ``relevance_score`` values outside [0, 1] are min-max rescaled over the call.
+Bad input is an error value naming the message index and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from langchain_core.callbacks import Callbacks
+from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.prompt_values import PromptValue
+from langchain_core.runnables import Runnable, RunnableLambda
+from returns.result import Failure, Result, Success
+
+from thrift_fp.adapters._b_errors import (
+    AdapterError,
+    AdapterFitError,
+    DuplicateToolCall,
+    FitRejected,
+    MalformedItem,
+    MissingToolCall,
+    UnknownRole,
+)
+from thrift_fp.adapters._b_fit import ChatItem, PassageItem, fit_items, to_working_set
+from thrift_fp.adapters._b_passages import normalised_scores, passage_keys
+from thrift_fp.thrift import ThriftTrace, WorkingSet
+from thrift_fp.tokens import get_encoding
+
+__all__ = [
+    "AdapterError",
+    "AdapterFitError",
+    "DuplicateToolCall",
+    "FitRejected",
+    "FittedDocuments",
+    "FittedMessages",
+    "MalformedItem",
+    "MissingToolCall",
+    "ThriftDocumentCompressor",
+    "UnknownRole",
+    "count_messages",
+    "fit_documents",
+    "fit_messages",
+    "fitting_runnable",
+    "message_text",
+    "working_set",
+]
+
+_CALLS: Final = "tool_calls"
+_ANSWER: Final = "tool_call_id"
+# Checked in this order: subclasses (chunks) match their base kind.
+_KINDS: Final[tuple[tuple[type[BaseMessage], str], ...]] = (
+    (HumanMessage, "user"),
+    (AIMessage, "assistant"),
+    (SystemMessage, "system"),
+    (ToolMessage, "tool"),
+    (FunctionMessage, "function"),
+)
+_KNOWN: Final = ("human", "ai", "system", "tool", "function", "chat")
+
+
+@dataclass(frozen=True, slots=True)
+class FittedMessages:
+    """The caller's own messages and documents that survived (input order), and the trace."""
+
+    messages: tuple[BaseMessage, ...]
+    documents: tuple[Document, ...]
+    trace: ThriftTrace
+
+
+@dataclass(frozen=True, slots=True)
+class FittedDocuments:
+    """The caller's own documents that survived (input order), and the trace."""
+
+    documents: tuple[Document, ...]
+    trace: ThriftTrace
+
+
+def _content(content: object, index: int) -> Result[str, AdapterError]:
+    if isinstance(content, str):
+        return Success(content)
+    if not isinstance(content, list):
+        return Failure(MalformedItem("message", index, "content", f"expected a str or a list, got {type(content).__name__}"))
+    parts: list[str] = []
+    for at, block in enumerate(content):
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict):
+            kind = block.get("type")
+            text = block.get("text") if kind == "text" else block.get("reasoning") if kind == "reasoning" else None
+            parts.append(text if isinstance(text, str) else f"[{kind}]")
+        else:
+            return Failure(MalformedItem("message", index, f"content[{at}]", f"expected a str or a dict block, got {type(block).__name__}"))
+    return Success("\n".join(parts))
+
+
+def _calls(message: AIMessage, index: int) -> Result[tuple[tuple[str, ...], list[str]], AdapterError]:
+    """The ids this message issues and one JSON line per call (for its text)."""
+    ids: list[str] = []
+    lines: list[str] = []
+    for field, calls in ((_CALLS, message.tool_calls), ("invalid_tool_calls", message.invalid_tool_calls)):
+        for at, call in enumerate(calls):
+            ident = call.get("id")
+            if ident == "":
+                return Failure(MalformedItem("message", index, f"{field}[{at}].id", "expected a non-empty str or None"))
+            if ident is not None:
+                ids.append(ident)
+            shown = {"id": ident, "name": call.get("name"), "args": call.get("args")}
+            lines.append(json.dumps(shown, ensure_ascii=False, default=str))
+    return Success((tuple(dict.fromkeys(ids)), lines))
+
+
+def _item(message: object, index: int, keep_system: bool) -> Result[ChatItem, AdapterError]:
+    if not isinstance(message, BaseMessage):
+        return Failure(MalformedItem("message", index, "type", f"expected a langchain_core BaseMessage, got {type(message).__name__}"))
+    role: str | None = None
+    for kind, name in _KINDS:
+        if isinstance(message, kind):
+            role = name
+            break
+    if role is None and isinstance(message, ChatMessage):
+        role = message.role
+    if role is None:
+        return Failure(UnknownRole(index, "type", message.type, _KNOWN))
+    text = _content(message.content, index)
+    if isinstance(text, Failure):
+        return Failure(text.failure())
+    header = role if message.name is None else f"{role} {message.name}"
+    answers: str | None = None
+    if isinstance(message, ToolMessage):
+        answers = message.tool_call_id
+        if not answers:
+            return Failure(MalformedItem("message", index, _ANSWER, "expected a non-empty str"))
+        header = f"{header} {answers}"
+    if isinstance(message, AIMessage):
+        issued = _calls(message, index)
+        if isinstance(issued, Failure):
+            return Failure(issued.failure())
+        ids, lines = issued.unwrap()
+        body = "\n".join((header, text.unwrap(), *lines))
+        return Success(ChatItem(role, body, ids))
+    pinned = keep_system and role == "system"
+    return Success(ChatItem(role, f"{header}\n{text.unwrap()}", (), answers, pinned))
+
+
+def _items(messages: Sequence[object], keep_system: bool) -> Result[list[ChatItem], AdapterError]:
+    items: list[ChatItem] = []
+    for index, message in enumerate(messages):
+        item = _item(message, index, keep_system)
+        if isinstance(item, Failure):
+            return Failure(item.failure())
+        items.append(item.unwrap())
+    return Success(items)
+
+
+def message_text(message: BaseMessage, index: int = 0) -> Result[str, AdapterError]:
+    """The text a message is counted by (the framing in the module docstring).
+
+    >>> from langchain_core.messages import AIMessage
+    >>> print(message_text(AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1}, "id": "c1"}])).unwrap())
+    assistant
+    <BLANKLINE>
+    {"id": "c1", "name": "add", "args": {"a": 1}}
+    """
+    return _item(message, index, True).map(lambda item: item.text)
+
+
+def _passages(documents: Sequence[object], score_key: str) -> Result[list[PassageItem], AdapterError]:
+    texts: list[str] = []
+    ids: list[str | None] = []
+    raw: list[object] = []
+    for index, document in enumerate(documents):
+        if not isinstance(document, Document):
+            return Failure(MalformedItem("document", index, "type", f"expected a langchain_core Document, got {type(document).__name__}"))
+        texts.append(document.page_content)
+        ids.append(document.id)
+        raw.append(document.metadata.get(score_key))
+    scores = normalised_scores(raw, "document", f"metadata[{score_key!r}]")
+    if isinstance(scores, Failure):
+        return Failure(scores.failure())
+    keys = passage_keys(ids, texts)
+    return Success([PassageItem(text, key, score) for text, key, score in zip(texts, keys, scores.unwrap(), strict=True)])
+
+
+def working_set(
+    messages: Sequence[BaseMessage],
+    documents: Sequence[Document] = (),
+    *,
+    keep_system: bool = True,
+    score_key: str = "relevance_score",
+) -> Result[WorkingSet, AdapterError]:
+    """The core `WorkingSet` these objects convert to (what `fit_messages` fits).
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> ws = working_set([HumanMessage("hi")]).unwrap()
+    >>> (ws.messages[0].id, ws.messages[0].content)
+    ('message[0]', 'user\\nhi')
+    """
+    return _items(messages, keep_system).bind(
+        lambda items: _passages(documents, score_key).bind(
+            lambda passages: to_working_set(items, passages, _CALLS, _ANSWER)
+        )
+    )
+
+
+def fit_messages(
+    messages: Sequence[BaseMessage],
+    max_tokens: int,
+    *,
+    documents: Sequence[Document] = (),
+    encoding: str = "cl100k_base",
+    keep_system: bool = True,
+    score_key: str = "relevance_score",
+) -> Result[FittedMessages, AdapterError]:
+    """Fit ``messages`` (and ``documents``) into ``max_tokens``; the survivors are the same objects.
+
+    >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+    >>> history = [
+    ...     SystemMessage("Be brief."),
+    ...     HumanMessage("What is 2 + 2? " * 30),
+    ...     AIMessage("", tool_calls=[{"name": "add", "args": {"a": 2, "b": 2}, "id": "c1"}]),
+    ...     ToolMessage("4", tool_call_id="c1"),
+    ...     HumanMessage("And 3 + 3?"),
+    ... ]
+    >>> fitted = fit_messages(history, 60).unwrap()
+    >>> [type(message).__name__ for message in fitted.messages]
+    ['SystemMessage', 'AIMessage', 'ToolMessage', 'HumanMessage']
+    >>> fitted.messages[1] is history[2], fitted.trace.fits
+    (True, True)
+    >>> fit_messages([ToolMessage("4", tool_call_id="c9")], 60).failure().message
+    "message 0: tool_call_id 'c9' answers no tool call issued by an earlier message"
+    """
+    items = _items(messages, keep_system)
+    if isinstance(items, Failure):
+        return Failure(items.failure())
+    passages = _passages(documents, score_key)
+    if isinstance(passages, Failure):
+        return Failure(passages.failure())
+    kept = fit_items(items.unwrap(), passages.unwrap(), max_tokens, encoding, _CALLS, _ANSWER)
+    return kept.map(
+        lambda done: FittedMessages(
+            tuple(messages[index] for index in done.messages),
+            tuple(documents[index] for index in done.passages),
+            done.trace,
+        )
+    )
+
+
+def fit_documents(
+    documents: Sequence[Document],
+    max_tokens: int,
+    *,
+    encoding: str = "cl100k_base",
+    score_key: str = "relevance_score",
+) -> Result[FittedDocuments, AdapterError]:
+    """Fit retrieved documents into ``max_tokens``, lowest ``metadata[score_key]`` shed first.
+
+    >>> from langchain_core.documents import Document
+    >>> docs = [Document("Refunds take five days.", metadata={"relevance_score": 0.9}),
+    ...         Document("Our office dog is called Rex. " * 20, metadata={"relevance_score": 0.1})]
+    >>> fitted = fit_documents(docs, 40).unwrap()
+    >>> [doc.page_content for doc in fitted.documents], fitted.trace.buckets[5].ids
+    (['Refunds take five days.'], ('sha256:b18a94681d906b86',))
+    """
+    passages = _passages(documents, score_key)
+    if isinstance(passages, Failure):
+        return Failure(passages.failure())
+    kept = fit_items((), passages.unwrap(), max_tokens, encoding, _CALLS, _ANSWER)
+    return kept.map(lambda done: FittedDocuments(tuple(documents[index] for index in done.passages), done.trace))
+
+
+def count_messages(messages: Sequence[BaseMessage], encoding: str = "cl100k_base") -> Result[int, AdapterError]:
+    """The exact count of ``messages`` in this adapter's framing (the sum of `message_text` counts).
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> count_messages([HumanMessage("hello world")]).unwrap()
+    4
+    """
+    items = _items(messages, True)
+    if isinstance(items, Failure):
+        return Failure(items.failure())
+    resolved = get_encoding(encoding)
+    if isinstance(resolved, Failure):
+        return Failure(MalformedItem("message", 0, "encoding", resolved.failure().message))
+    counted = resolved.unwrap().count_many([item.text for item in items.unwrap()])
+    if isinstance(counted, Failure):
+        return Failure(MalformedItem("message", 0, "encoding", counted.failure().message))
+    return Success(sum(counted.unwrap()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Fitter:
+    """The callable behind `fitting_runnable` (a plain object, so LangChain passes no config)."""
+
+    max_tokens: int
+    encoding: str
+    keep_system: bool
+
+    def __call__(self, value: Sequence[BaseMessage] | PromptValue) -> list[BaseMessage]:
+        messages = value.to_messages() if isinstance(value, PromptValue) else list(value)
+        fitted = fit_messages(messages, self.max_tokens, encoding=self.encoding, keep_system=self.keep_system)
+        if isinstance(fitted, Failure):
+            raise AdapterFitError(fitted.failure())
+        return list(fitted.unwrap().messages)
+
+
+def fitting_runnable(
+    max_tokens: int, *, encoding: str = "cl100k_base", keep_system: bool = True
+) -> Runnable[Sequence[BaseMessage] | PromptValue, list[BaseMessage]]:
+    """`fit_messages` as a ``Runnable`` (messages or a prompt value in, kept messages out).
+
+    An LCEL step has no room for an error value, so bad input raises `AdapterFitError` (a
+    ``ValueError``) carrying it; call `fit_messages` directly for the value and the trace.
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> fit = fitting_runnable(8)
+    >>> [m.content for m in fit.invoke([HumanMessage("long " * 20), HumanMessage("short")])]
+    ['short']
+    """
+    return RunnableLambda(_Fitter(max_tokens, encoding, keep_system), name="thrift_fp_fit_messages")
+
+
+class ThriftDocumentCompressor(BaseDocumentCompressor):
+    """Fit retrieved documents into ``max_tokens``, lowest ``metadata[score_key]`` first.
+
+    Returns the caller's own documents in input order. Bad input raises `AdapterFitError`, since
+    the compressor interface has no room for an error value; `fit_documents` returns it instead.
+
+    >>> from langchain_core.documents import Document
+    >>> compressor = ThriftDocumentCompressor(max_tokens=10)
+    >>> docs = [Document("short and relevant", metadata={"relevance_score": 0.8}),
+    ...         Document("long and off topic " * 10, metadata={"relevance_score": 0.2})]
+    >>> [doc.page_content for doc in compressor.compress_documents(docs, "query")]
+    ['short and relevant']
+    """
+
+    max_tokens: int
+    encoding: str = "cl100k_base"
+    score_key: str = "relevance_score"
+
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        """The documents that fit (the query plays no part: scores already rank them)."""
+        fitted = fit_documents(documents, self.max_tokens, encoding=self.encoding, score_key=self.score_key)
+        if isinstance(fitted, Failure):
+            raise AdapterFitError(fitted.failure())
+        return list(fitted.unwrap().documents)
