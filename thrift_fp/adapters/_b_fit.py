@@ -1,6 +1,6 @@
 """The framework-neutral half of the LangChain and LlamaIndex adapters.
 
-An adapter reads each of its objects into a `ChatItem` or a `PassageItem` (the text it costs, its
+An adapter reads each of its objects into a `ChatRow` or a `PassageItem` (the text it costs, its
 tool call ids, its score), and this module does the rest: pair tool calls with their results,
 build the core `WorkingSet`, run `subtract_to_fit`, and hand back the input positions that
 survive, so the adapter returns the caller's own objects.
@@ -32,16 +32,10 @@ _ORIGIN: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _TICK: Final = timedelta(microseconds=1)
 
 
-@dataclass(frozen=True, slots=True)
-class ChatItem:
-    """One message as the fit sees it: its role, the text it costs, the tool call ids it issues,
-    the call id it answers (``None``: not a tool result) and whether it is never shed."""
-
-    role: str
-    text: str
-    calls: tuple[str, ...] = ()
-    answers: str | None = None
-    pinned: bool = False
+# One message as the fit sees it: (role, the text it costs, the tool call ids it issues, the call
+# id it answers or None, never shed). A plain tuple, not a dataclass: an adapter builds one per
+# message on the hot path, where a checked constructor costs more than building the text.
+ChatRow = tuple[str, str, tuple[str, ...], str | None, bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,38 +56,30 @@ class Kept:
     trace: ThriftTrace
 
 
-def message_key(index: int) -> str:
-    """The trace id of message ``index``.
-
-    >>> message_key(7)
-    'message[7]'
-    """
-    return f"message[{index}]"
-
-
-def pair_ids(items: Sequence[ChatItem], calls_field: str, answer_field: str) -> Result[tuple[str | None, ...], AdapterError]:
+def pair_ids(rows: Sequence[ChatRow], calls_field: str, answer_field: str) -> Result[tuple[str | None, ...], AdapterError]:
     """Each message's pair id: the issuing message and all its results share one.
 
-    >>> pair_ids([ChatItem("assistant", "", ("a", "b")), ChatItem("tool", "1", answers="a"),
-    ...           ChatItem("tool", "2", answers="b"), ChatItem("user", "thanks")], "tool_calls", "tool_call_id").unwrap()
+    >>> pair_ids([("assistant", "", ("a", "b"), None, False), ("tool", "1", (), "a", False),
+    ...           ("tool", "2", (), "b", False), ("user", "thanks", (), None, False)],
+    ...          "tool_calls", "tool_call_id").unwrap()
     ('calls@0', 'calls@0', 'calls@0', None)
-    >>> pair_ids([ChatItem("tool", "1", answers="a")], "tool_calls", "tool_call_id").failure().message
+    >>> pair_ids([("tool", "1", (), "a", False)], "tool_calls", "tool_call_id").failure().message
     "message 0: tool_call_id 'a' answers no tool call issued by an earlier message"
     """
     # Each issued call id -> (issuing message, its group). A message that answers a call joins
     # that group, and so do the calls it issues itself: chains leave as one unit.
     issuer: dict[str, tuple[int, str]] = {}
     pairs: list[str | None] = []
-    for index, item in enumerate(items):
-        pair: str | None = None
-        if item.answers is not None:
-            source = issuer.get(item.answers)
+    for index, (_, _, calls, answers, _) in enumerate(rows):
+        pair = None
+        if answers is not None:
+            source = issuer.get(answers)
             if source is None:
-                return Failure(MissingToolCall(index, answer_field, item.answers))
+                return Failure(MissingToolCall(index, answer_field, answers))
             pair = source[1]
-        if item.calls:
+        if calls:
             group = pair if pair is not None else f"calls@{index}"
-            for call in item.calls:
+            for call in calls:
                 first = issuer.get(call)
                 if first is not None:
                     return Failure(DuplicateToolCall(index, calls_field, call, first[0]))
@@ -104,30 +90,31 @@ def pair_ids(items: Sequence[ChatItem], calls_field: str, answer_field: str) -> 
 
 
 def to_working_set(
-    items: Sequence[ChatItem],
+    rows: Sequence[ChatRow],
     passages: Sequence[PassageItem],
     calls_field: str,
     answer_field: str,
 ) -> Result[WorkingSet, AdapterError]:
     """The core working set of these messages and passages (what `fit_items` fits).
 
-    >>> ws = to_working_set([ChatItem("user", "hi")], [PassageItem("doc", "d1", 0.5)], "tool_calls", "tool_call_id").unwrap()
+    >>> ws = to_working_set([("user", "hi", (), None, False)], [PassageItem("doc", "d1", 0.5)],
+    ...                     "tool_calls", "tool_call_id").unwrap()
     >>> (ws.messages[0].id, ws.messages[0].created_at.isoformat(), ws.retrievables[0].id)
     ('message[0]', '1970-01-01T00:00:00+00:00', 'd1')
     """
-    paired = pair_ids(items, calls_field, answer_field)
+    paired = pair_ids(rows, calls_field, answer_field)
     if isinstance(paired, Failure):
         return Failure(paired.failure())
     messages = tuple(
-        Message(message_key(index), item.text, _ORIGIN + _TICK * index, role=item.role, summary=item.pinned, pair_id=pair)
-        for index, (item, pair) in enumerate(zip(items, paired.unwrap(), strict=True))
+        Message(f"message[{index}]", text, _ORIGIN + _TICK * index, role=role, summary=pinned, pair_id=pair)
+        for index, ((role, text, _, _, pinned), pair) in enumerate(zip(rows, paired.unwrap(), strict=True))
     )
     retrievables = tuple(WorkingRetrievable(passage.text, id=passage.key, score=passage.score) for passage in passages)
     return Success(WorkingSet(messages=messages, retrievables=retrievables))
 
 
 def fit_items(
-    items: Sequence[ChatItem],
+    rows: Sequence[ChatRow],
     passages: Sequence[PassageItem],
     max_tokens: int,
     encoding: str,
@@ -137,12 +124,12 @@ def fit_items(
     """Fit the converted set into ``max_tokens`` (the whole budget: no output reserve) and return
     the surviving input positions in input order.
 
-    >>> kept = fit_items([ChatItem("user", "old " * 50), ChatItem("user", "new")], [], 20,
-    ...                  "cl100k_base", "tool_calls", "tool_call_id").unwrap()
+    >>> kept = fit_items([("user", "old " * 50, (), None, False), ("user", "new", (), None, False)], [],
+    ...                  20, "cl100k_base", "tool_calls", "tool_call_id").unwrap()
     >>> (kept.messages, kept.trace.fits)
     ((1,), True)
     """
-    built = to_working_set(items, passages, calls_field, answer_field)
+    built = to_working_set(rows, passages, calls_field, answer_field)
     if isinstance(built, Failure):
         return Failure(built.failure())
     fitted = subtract_to_fit(built.unwrap(), max_tokens, options=ThriftOptions(output_reserve=0, encoding=encoding))

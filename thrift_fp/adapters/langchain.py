@@ -61,7 +61,7 @@ from thrift_fp.adapters._b_errors import (
     MissingToolCall,
     UnknownRole,
 )
-from thrift_fp.adapters._b_fit import ChatItem, PassageItem, fit_items, to_working_set
+from thrift_fp.adapters._b_fit import ChatRow, PassageItem, fit_items, to_working_set
 from thrift_fp.adapters._b_passages import normalised_scores, passage_keys
 from thrift_fp.thrift import ThriftTrace, WorkingSet
 from thrift_fp.tokens import get_encoding
@@ -96,6 +96,7 @@ _KINDS: Final[tuple[tuple[type[BaseMessage], str], ...]] = (
     (FunctionMessage, "function"),
 )
 _KNOWN: Final = ("human", "ai", "system", "tool", "function", "chat")
+_ROLE_OF: Final[dict[type, str]] = {kind: name for kind, name in _KINDS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,12 +116,11 @@ class FittedDocuments:
     trace: ThriftTrace
 
 
-def _content(content: object, index: int) -> Result[str, AdapterError]:
-    if isinstance(content, str):
-        return Success(content)
+def _content(content: object, index: int) -> str | AdapterError:
+    """The text of non-str content (a list of str items and dict blocks)."""
     if not isinstance(content, list):
-        return Failure(MalformedItem("message", index, "content", f"expected a str or a list, got {type(content).__name__}"))
-    parts: list[str] = []
+        return MalformedItem("message", index, "content", f"expected a str or a list, got {type(content).__name__}")
+    parts = []
     for at, block in enumerate(content):
         if isinstance(block, str):
             parts.append(block)
@@ -129,67 +129,72 @@ def _content(content: object, index: int) -> Result[str, AdapterError]:
             text = block.get("text") if kind == "text" else block.get("reasoning") if kind == "reasoning" else None
             parts.append(text if isinstance(text, str) else f"[{kind}]")
         else:
-            return Failure(MalformedItem("message", index, f"content[{at}]", f"expected a str or a dict block, got {type(block).__name__}"))
-    return Success("\n".join(parts))
+            return MalformedItem("message", index, f"content[{at}]", f"expected a str or a dict block, got {type(block).__name__}")
+    return "\n".join(parts)
 
 
-def _calls(message: AIMessage, index: int) -> Result[tuple[tuple[str, ...], list[str]], AdapterError]:
+def _calls(message: AIMessage, index: int) -> tuple[tuple[str, ...], list[str]] | AdapterError:
     """The ids this message issues and one JSON line per call (for its text)."""
-    ids: list[str] = []
-    lines: list[str] = []
+    ids = []
+    lines = []
     for field, calls in ((_CALLS, message.tool_calls), ("invalid_tool_calls", message.invalid_tool_calls)):
         for at, call in enumerate(calls):
             ident = call.get("id")
             if ident == "":
-                return Failure(MalformedItem("message", index, f"{field}[{at}].id", "expected a non-empty str or None"))
+                return MalformedItem("message", index, f"{field}[{at}].id", "expected a non-empty str or None")
             if ident is not None:
                 ids.append(ident)
             shown = {"id": ident, "name": call.get("name"), "args": call.get("args")}
             lines.append(json.dumps(shown, ensure_ascii=False, default=str))
-    return Success((tuple(dict.fromkeys(ids)), lines))
+    return tuple(dict.fromkeys(ids)), lines
 
 
-def _item(message: object, index: int, keep_system: bool) -> Result[ChatItem, AdapterError]:
+def _role(message: object, index: int) -> str | AdapterError:
+    """The role of a message whose exact type is not one of the five base kinds."""
     if not isinstance(message, BaseMessage):
-        return Failure(MalformedItem("message", index, "type", f"expected a langchain_core BaseMessage, got {type(message).__name__}"))
-    role: str | None = None
+        return MalformedItem("message", index, "type", f"expected a langchain_core BaseMessage, got {type(message).__name__}")
     for kind, name in _KINDS:
         if isinstance(message, kind):
-            role = name
-            break
-    if role is None and isinstance(message, ChatMessage):
-        role = message.role
-    if role is None:
-        return Failure(UnknownRole(index, "type", message.type, _KNOWN))
-    text = _content(message.content, index)
-    if isinstance(text, Failure):
-        return Failure(text.failure())
-    header = role if message.name is None else f"{role} {message.name}"
-    answers: str | None = None
-    if isinstance(message, ToolMessage):
-        answers = message.tool_call_id
-        if not answers:
-            return Failure(MalformedItem("message", index, _ANSWER, "expected a non-empty str"))
-        header = f"{header} {answers}"
-    if isinstance(message, AIMessage):
-        issued = _calls(message, index)
-        if isinstance(issued, Failure):
-            return Failure(issued.failure())
-        ids, lines = issued.unwrap()
-        body = "\n".join((header, text.unwrap(), *lines))
-        return Success(ChatItem(role, body, ids))
-    pinned = keep_system and role == "system"
-    return Success(ChatItem(role, f"{header}\n{text.unwrap()}", (), answers, pinned))
+            return name
+    if isinstance(message, ChatMessage):
+        return message.role
+    return UnknownRole(index, "type", message.type, _KNOWN)
 
 
-def _items(messages: Sequence[object], keep_system: bool) -> Result[list[ChatItem], AdapterError]:
-    items: list[ChatItem] = []
+def _rows(messages: Sequence[object], keep_system: bool) -> Result[list[ChatRow], AdapterError]:
+    """Each message as a `ChatRow`, or the first problem.
+
+    The hot loop of a fit: one pass per message with no per-message ``Result``, checked
+    constructor or annotated local (the claw would check each), since the public functions calling
+    it are checked once at their boundary. Rare shapes (list content, tool calls, subclasses) go
+    through the helpers above.
+    """
+    rows: list[ChatRow] = []
     for index, message in enumerate(messages):
-        item = _item(message, index, keep_system)
-        if isinstance(item, Failure):
-            return Failure(item.failure())
-        items.append(item.unwrap())
-    return Success(items)
+        known = _ROLE_OF.get(type(message))
+        role = known if known is not None else _role(message, index)
+        if not isinstance(role, str):
+            return Failure(role)
+        assert isinstance(message, BaseMessage)  # _role returned a role, so it is one
+        content = message.content
+        text = content if type(content) is str else _content(content, index)
+        if not isinstance(text, str):
+            return Failure(text)
+        name = message.name
+        header = role if name is None else f"{role} {name}"
+        if isinstance(message, ToolMessage):
+            answers = message.tool_call_id
+            if not answers:
+                return Failure(MalformedItem("message", index, _ANSWER, "expected a non-empty str"))
+            rows.append((role, f"{header} {answers}\n{text}", (), answers, False))
+        elif isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
+            issued = _calls(message, index)
+            if not isinstance(issued, tuple):
+                return Failure(issued)
+            rows.append((role, "\n".join((header, text, *issued[1])), issued[0], None, False))
+        else:
+            rows.append((role, f"{header}\n{text}", (), None, keep_system and role == "system"))
+    return Success(rows)
 
 
 def message_text(message: BaseMessage, index: int = 0) -> Result[str, AdapterError]:
@@ -201,7 +206,7 @@ def message_text(message: BaseMessage, index: int = 0) -> Result[str, AdapterErr
     <BLANKLINE>
     {"id": "c1", "name": "add", "args": {"a": 1}}
     """
-    return _item(message, index, True).map(lambda item: item.text)
+    return _rows([message], True).map(lambda rows: rows[0][1])
 
 
 def _passages(documents: Sequence[object], score_key: str) -> Result[list[PassageItem], AdapterError]:
@@ -235,7 +240,7 @@ def working_set(
     >>> (ws.messages[0].id, ws.messages[0].content)
     ('message[0]', 'user\\nhi')
     """
-    return _items(messages, keep_system).bind(
+    return _rows(messages, keep_system).bind(
         lambda items: _passages(documents, score_key).bind(
             lambda passages: to_working_set(items, passages, _CALLS, _ANSWER)
         )
@@ -269,7 +274,7 @@ def fit_messages(
     >>> fit_messages([ToolMessage("4", tool_call_id="c9")], 60).failure().message
     "message 0: tool_call_id 'c9' answers no tool call issued by an earlier message"
     """
-    items = _items(messages, keep_system)
+    items = _rows(messages, keep_system)
     if isinstance(items, Failure):
         return Failure(items.failure())
     passages = _passages(documents, score_key)
@@ -315,13 +320,13 @@ def count_messages(messages: Sequence[BaseMessage], encoding: str = "cl100k_base
     >>> count_messages([HumanMessage("hello world")]).unwrap()
     4
     """
-    items = _items(messages, True)
+    items = _rows(messages, True)
     if isinstance(items, Failure):
         return Failure(items.failure())
     resolved = get_encoding(encoding)
     if isinstance(resolved, Failure):
         return Failure(MalformedItem("message", 0, "encoding", resolved.failure().message))
-    counted = resolved.unwrap().count_many([item.text for item in items.unwrap()])
+    counted = resolved.unwrap().count_many([row[1] for row in items.unwrap()])
     if isinstance(counted, Failure):
         return Failure(MalformedItem("message", 0, "encoding", counted.failure().message))
     return Success(sum(counted.unwrap()))

@@ -47,7 +47,7 @@ from thrift_fp.adapters._b_errors import (
     MalformedItem,
     MissingToolCall,
 )
-from thrift_fp.adapters._b_fit import ChatItem, PassageItem, fit_items, to_working_set
+from thrift_fp.adapters._b_fit import ChatRow, PassageItem, fit_items, to_working_set
 from thrift_fp.adapters._b_passages import normalised_scores, passage_keys
 from thrift_fp.thrift import ThriftTrace, WorkingSet
 
@@ -89,7 +89,7 @@ class FittedChat:
     trace: ThriftTrace
 
 
-def _extra_call(entry: object, index: int, at: int) -> Result[tuple[str | None, str], AdapterError]:
+def _extra_call(entry: object, index: int, at: int) -> tuple[str | None, str] | MalformedItem:
     """An ``additional_kwargs["tool_calls"]`` entry's id and JSON line."""
     field = f"{_CALLS}[{at}]"
     if isinstance(entry, dict):
@@ -97,21 +97,20 @@ def _extra_call(entry: object, index: int, at: int) -> Result[tuple[str | None, 
     else:
         dump = getattr(entry, "model_dump", None)
         if not callable(dump):
-            return Failure(MalformedItem("message", index, field, f"expected a dict or a pydantic model, got {type(entry).__name__}"))
+            return MalformedItem("message", index, field, f"expected a dict or a pydantic model, got {type(entry).__name__}")
         ident, shown = getattr(entry, "id", None), dump()
     if ident is not None and (not isinstance(ident, str) or not ident):
-        return Failure(MalformedItem("message", index, f"{field}.id", "expected a non-empty str or None"))
-    return Success((ident, json.dumps(shown, ensure_ascii=False, default=str)))
+        return MalformedItem("message", index, f"{field}.id", "expected a non-empty str or None")
+    return ident, json.dumps(shown, ensure_ascii=False, default=str)
 
 
-def _item(message: object, index: int, keep_system: bool) -> Result[ChatItem, AdapterError]:
-    if not isinstance(message, ChatMessage):
-        return Failure(MalformedItem("message", index, "type", f"expected a llama_index ChatMessage, got {type(message).__name__}"))
+def _row(message: ChatMessage, index: int, keep_system: bool) -> ChatRow | AdapterError:
+    """One message as a `ChatRow` (no per-message ``Result``: `_rows` is the hot loop)."""
     # pydantic has already checked the role against MessageRole.
     role = message.role
-    parts: list[str] = []
-    lines: list[str] = []
-    ids: list[str] = []
+    parts = []
+    lines = []
+    ids = []
     for block in message.blocks:
         if isinstance(block, TextBlock):
             parts.append(block.text)
@@ -127,36 +126,37 @@ def _item(message: object, index: int, keep_system: bool) -> Result[ChatItem, Ad
     extra = message.additional_kwargs.get("tool_calls")
     if extra is not None:
         if not isinstance(extra, list):
-            return Failure(MalformedItem("message", index, _CALLS, f"expected a list, got {type(extra).__name__}"))
+            return MalformedItem("message", index, _CALLS, f"expected a list, got {type(extra).__name__}")
         for at, entry in enumerate(extra):
             read = _extra_call(entry, index, at)
-            if isinstance(read, Failure):
-                return Failure(read.failure())
-            ident, line = read.unwrap()
-            if ident is not None:
-                ids.append(ident)
-            lines.append(line)
+            if isinstance(read, MalformedItem):
+                return read
+            if read[0] is not None:
+                ids.append(read[0])
+            lines.append(read[1])
     header = role.value
-    answers: str | None = None
+    answers = None
     if role is MessageRole.TOOL:
         answers = message.additional_kwargs.get("tool_call_id")
         if not isinstance(answers, str) or not answers:
-            return Failure(MalformedItem("message", index, _ANSWER, "expected a non-empty str on a tool message"))
+            return MalformedItem("message", index, _ANSWER, "expected a non-empty str on a tool message")
         header = f"{header} {answers}"
     text = "\n".join((header, "\n".join(parts), *lines))
     # One call may be listed both as a block and in additional_kwargs: it is still one call.
-    calls = tuple(dict.fromkeys(ids))
-    return Success(ChatItem(role.value, text, calls, answers, keep_system and role in _PINNED))
+    return role.value, text, tuple(dict.fromkeys(ids)), answers, keep_system and role in _PINNED
 
 
-def _items(messages: Sequence[object], keep_system: bool) -> Result[list[ChatItem], AdapterError]:
-    items: list[ChatItem] = []
+def _rows(messages: Sequence[object], keep_system: bool) -> Result[list[ChatRow], AdapterError]:
+    """Each message as a `ChatRow`, or the first problem (checked once at the public boundary)."""
+    rows: list[ChatRow] = []
     for index, message in enumerate(messages):
-        item = _item(message, index, keep_system)
-        if isinstance(item, Failure):
-            return Failure(item.failure())
-        items.append(item.unwrap())
-    return Success(items)
+        if not isinstance(message, ChatMessage):
+            return Failure(MalformedItem("message", index, "type", f"expected a llama_index ChatMessage, got {type(message).__name__}"))
+        row = _row(message, index, keep_system)
+        if not isinstance(row, tuple):
+            return Failure(row)
+        rows.append(row)
+    return Success(rows)
 
 
 def message_text(message: ChatMessage, index: int = 0) -> Result[str, AdapterError]:
@@ -167,7 +167,7 @@ def message_text(message: ChatMessage, index: int = 0) -> Result[str, AdapterErr
     tool c1
     4
     """
-    return _item(message, index, True).map(lambda item: item.text)
+    return _rows([message], True).map(lambda rows: rows[0][1])
 
 
 def _passages(nodes: Sequence[object], metadata_mode: MetadataMode) -> Result[list[PassageItem], AdapterError]:
@@ -205,7 +205,7 @@ def working_set(
     >>> working_set([ChatMessage(role="user", content="hi")]).unwrap().messages[0].content
     'user\\nhi'
     """
-    return _items(messages, keep_system).bind(
+    return _rows(messages, keep_system).bind(
         lambda items: _passages(nodes, metadata_mode).bind(
             lambda passages: to_working_set(items, passages, _CALLS, _ANSWER)
         )
@@ -260,7 +260,7 @@ def fit_chat_messages(
     >>> [m.role.value for m in fitted.messages], fitted.messages[2] is history[3]
     (['system', 'assistant', 'tool', 'user'], True)
     """
-    items = _items(messages, keep_system)
+    items = _rows(messages, keep_system)
     if isinstance(items, Failure):
         return Failure(items.failure())
     passages = _passages(nodes, metadata_mode)
