@@ -104,3 +104,29 @@ def test_a_result_without_its_call_is_an_error_naming_the_index(history: list[Ba
     broken = [*history[:at], ToolMessage("late", tool_call_id="never_issued"), *history[at:]]
     error = fit_messages(broken, UNLIMITED).failure()
     assert error == MissingToolCall(at, "tool_call_id", "never_issued")
+
+
+_NONEMPTY = _WORDS.filter(lambda text: text != "")
+rendered_documents = st.lists(
+    st.builds(lambda text, score: Document(text, metadata={} if score is None else {"relevance_score": score}), _NONEMPTY, _SCORES),
+    max_size=4,
+)
+
+
+@given(rendered_documents, st.integers(0, 700))
+@settings(max_examples=30)
+def test_rendered_documents_fit_exactly_and_are_the_callers_own(docs: list[Document], budget: int) -> None:
+    from thrift_fp.adapters.langchain import render_documents
+    from thrift_fp.render import KeyedNonce
+
+    done = render_documents(docs, budget, nonce=KeyedNonce(bytes(32))).unwrap()
+    assert get_encoding("cl100k_base").unwrap().count(done.text).unwrap() == done.tokens
+    if done.trace.fits:
+        assert done.tokens <= budget
+    assert all(any(kept is doc for doc in docs) for kept in done.documents)
+    positions = [next(i for i, doc in enumerate(docs) if doc is kept) for kept in done.documents]
+    assert positions == sorted(positions)
+    if docs and done.documents:
+        assert "third-party-private" in done.text
+    if budget >= 10**6:
+        assert len(done.documents) == len(docs)

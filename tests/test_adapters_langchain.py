@@ -167,3 +167,16 @@ def test_importing_thrift_fp_imports_neither_langchain_nor_llama_index() -> None
     code = "import sys, thrift_fp, thrift_fp.adapters; print([m for m in ('langchain_core', 'llama_index') if m in sys.modules])"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_render_documents_uses_the_named_tier_and_the_source() -> None:
+    from thrift_fp.adapters.langchain import render_documents
+    from thrift_fp.render import KeyedNonce
+
+    docs = [Document("Paris is in France.", metadata={"source": "https://example.org/paris"})]
+    public = render_documents(docs, 10**6, trust_tier="third-party-public", nonce=KeyedNonce(bytes(32))).unwrap()
+    assert "third-party-public" in public.text and "https://example.org/paris" in public.text
+    assert public.documents[0] is docs[0]
+    assert "third-party" not in render_documents(docs, 10**6, trust_tier="first-party").unwrap().text
+    empty = render_documents([Document("x"), Document("")], 10**6).failure()
+    assert empty == MalformedItem("document", 1, "content", "must not be an empty string")

@@ -145,3 +145,11 @@ def test_postprocessor_sync_async_and_errors() -> None:
     with pytest.raises(AdapterFitError):
         ThriftNodePostprocessor(max_tokens=-1).postprocess_nodes(nodes)
 
+
+
+def test_render_nodes_defaults_to_a_third_party_tier() -> None:
+    from thrift_fp.adapters.llamaindex import render_nodes
+
+    nodes = [NodeWithScore(node=TextNode(text="body", metadata={"file_name": "a.md"}), score=0.4)]
+    done = render_nodes(nodes, 10**6).unwrap()
+    assert "third-party-private" in done.text and "a.md" in done.text and done.nodes[0] is nodes[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from thrift_fp.render import RenderError
 from thrift_fp.thrift import ThriftError
 
 ItemKind = Literal["message", "document", "node"]
@@ -100,7 +101,23 @@ class FitRejected:
         return f"fit failed: {self.error.message}"
 
 
-AdapterError = MalformedItem | UnknownRole | MissingToolCall | DuplicateToolCall | FitRejected
+@dataclass(frozen=True, slots=True)
+class RenderRejected:
+    """Fitting and rendering retrieved documents failed (a weak nonce key, a count failure, ...).
+
+    >>> from thrift_fp.render import WeakNonceKey
+    >>> RenderRejected(WeakNonceKey(3, 16)).message.startswith("render failed: ")
+    True
+    """
+
+    error: RenderError
+
+    @property
+    def message(self) -> str:
+        return f"render failed: {self.error.message}"
+
+
+AdapterError = MalformedItem | UnknownRole | MissingToolCall | DuplicateToolCall | FitRejected | RenderRejected
 
 
 class AdapterFitError(ValueError):
