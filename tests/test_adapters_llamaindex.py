@@ -52,7 +52,7 @@ _OFFLINE = textwrap.dedent(
 
     nodes = [NodeWithScore(node=TextNode(text="kept", id_="a"), score=0.9),
              NodeWithScore(node=TextNode(text="shed " * 50, id_="b"), score=0.1)]
-    kept = ThriftNodePostprocessor(max_tokens=20, encoding="o200k_base").postprocess_nodes(nodes)
+    kept = ThriftNodePostprocessor(max_tokens=20).postprocess_nodes(nodes)
     chat = fit_chat_messages([ChatMessage(role="user", content="old " * 50),
                               ChatMessage(role="user", content="new")], 10).unwrap()
     print(json.dumps({"nodes": [n.node.node_id for n in kept], "chat": [m.content for m in chat.messages]}))
