@@ -74,7 +74,7 @@ def test_uncached_encoding_is_an_error_without_network(
 ) -> None:
     import socket
 
-    from thrift_fp import EncodingUnavailable, get_encoding
+    from thrift_fp.tokens import EncodingUnavailable, get_encoding
 
     attempts: list[object] = []
 
