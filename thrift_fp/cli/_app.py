@@ -75,6 +75,10 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
+    epilog=(
+        "Exit status: 0 done, 1 an error (one line on standard error), 2 a command-line syntax error,"
+        " 3 `fit` found that the working set does not fit (its result is still printed)."
+    ),
 )
 
 
@@ -93,11 +97,7 @@ def _main(
         typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
     ] = None,
 ) -> None:
-    """Index documents, then retrieve, fit and render the context an LLM agent gets to see.
-
-    Exit status: 0 done, 1 an error (one line on standard error), 2 a command-line syntax
-    error, 3 `fit` found that the working set does not fit (its result is still printed).
-    """
+    """The options before any command (typer shows the app's help and epilog instead)."""
 
 # Below this many files to read, a progress bar is more flicker than help.
 _PROGRESS_MIN_FILES = 20
