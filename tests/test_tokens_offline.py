@@ -72,22 +72,28 @@ def test_counts_offline_equal_tiktoken(tmp_path: Path) -> None:
 def test_uncached_encoding_is_an_error_without_network(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import socket
+    import sys
 
     from thrift_fp.tokens import EncodingUnavailable, get_encoding
 
-    attempts: list[object] = []
+    # Audit events are what the resolver and connect raise before any packet leaves (issue 14
+    # removed the pre-check that read tiktoken's bytecode; the guard now refuses the first one).
+    events: list[str] = []
+    watching = [True]
 
-    def record(*args: object, **kwargs: object) -> object:
-        attempts.append(args)
-        raise OSError("network blocked by test")
+    def watch(event: str, _args: tuple[object, ...]) -> None:
+        if watching[0] and event.startswith("socket."):
+            events.append(event)
 
+    sys.addaudithook(watch)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "empty-cache"))
-    monkeypatch.setattr(socket, "getaddrinfo", record)
-    monkeypatch.setattr(socket, "create_connection", record)
-    result = get_encoding("p50k_base")
+    try:
+        result = get_encoding("p50k_base")
+    finally:
+        watching[0] = False
     error = result.failure()
     assert isinstance(error, EncodingUnavailable)
     assert error.name == "p50k_base"
     assert "never downloads" in error.message
-    assert attempts == []  # the guard refused before any resolver call
+    # The first resolver call was refused: nothing was resolved, no socket was opened or connected.
+    assert events == ["socket.getaddrinfo"], events
