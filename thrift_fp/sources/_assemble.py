@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import PathArg, StringsArg, as_strings
 from thrift_fp.records import TRUST_TIERS, ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, RenderError, fit_and_render
 from thrift_fp.retrieval import (
@@ -64,12 +64,12 @@ class Assembled:
 def assemble(
     query: str | Sequence[str],
     *,
-    database: Path,
+    database: PathArg,
     context_window: int = 4096,
     options: ThriftOptions = ThriftOptions(),
     max_results: int = 8,
     max_queries: int = 4,
-    tiers: Iterable[str] = ALL_TIERS,
+    tiers: StringsArg = ALL_TIERS,
     state: RetrievalState[Hit] = RetrievalState(),
     context: OperationContext[object] = OperationContext(None),
     nonce: NonceMode = RandomNonce(),
@@ -102,7 +102,7 @@ def assemble(
     "trust tier 'internal' is not one of first-party, third-party-public, third-party-private"
     """
     queries = (query,) if isinstance(query, str) else tuple(query)
-    allowed = tuple(tiers)
+    allowed = as_strings(tiers)  # one tier as a str is one tier, not its letters
     unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
     if unknown:
         return Failure(InvalidTrustTier(unknown[0], TRUST_TIERS))
