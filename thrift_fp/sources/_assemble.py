@@ -50,7 +50,13 @@ class Decision:
 @dataclass(frozen=True, slots=True)
 class Assembled:
     """The rendered context, its exact ``tokens``, the receipts (one per query), the thrift trace,
-    every retrieved record's ``decisions`` (kept first, then shed) and the next request state."""
+    every retrieved record's ``decisions`` (kept first, then shed), the next request state, and
+    the fitted ``working_set``: everything kept (system prompt, instructions, messages, memories,
+    tools, the kept records), so what the fit dropped from the caller's own items shows directly.
+
+    ``text`` renders every kept record (``working_set.retrievables``, the caller's and the
+    retrieved ones alike); the rest of the working set is the caller's to lay out.
+    """
 
     text: str
     tokens: int
@@ -59,6 +65,7 @@ class Assembled:
     decisions: tuple[Decision, ...]
     state: RetrievalState[Hit]
     budget: int
+    working_set: WorkingSet
 
 
 def assemble(
@@ -96,6 +103,8 @@ def assemble(
     (True, True)
     >>> [(d.record.id, d.kept) for d in done.decisions], done.receipts[0].sequence
     ([('a.md#1', True)], 1)
+    >>> [record.id for record in done.working_set.retrievables]   # the fitted working set
+    ['a.md#1']
     >>> assemble("shedding", database=root / "i.db", state=done.state, max_queries=1).failure().message
     'retrieval \\'fts5-search\\': query budget exhausted (1 of 1 used); refused query "shedding"'
     >>> assemble("shedding", database=root / "i.db", tiers=["internal"]).failure().message
@@ -197,4 +206,6 @@ def _assembled(
         reason = "within the budget" if kept else removed.get(record.id, "shed")
         decisions.append(Decision(record, kept, tokens.unwrap().tokens, reason))
     ordered = sorted(decisions, key=lambda d: not d.kept)
-    return Success(Assembled(done.text, done.tokens, receipts, done.trace, tuple(ordered), state, done.budget))
+    return Success(
+        Assembled(done.text, done.tokens, receipts, done.trace, tuple(ordered), state, done.budget, done.working_set)
+    )
