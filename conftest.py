@@ -25,6 +25,15 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
+# CI's second run, at the minimum dependency versions: compatibility, not the rules again.
+settings.register_profile(
+    "ci-minimum",
+    max_examples=20,
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.register_profile(
     "nightly",
     max_examples=2000,

@@ -24,4 +24,4 @@ def test_assembled_carries_the_fitted_working_set(tmp_path: Path) -> None:
     assert shed and kept == {m.id for m in history} - shed
     assert "m11" in kept  # the newest message is never shed
     assert done.working_set.system_prompt == "Answer from the notes."
-    assert [r.id for r in done.working_set.retrievables] == [d.record.id for d in done.decisions if d.kept]
+    assert [getattr(r, "id", None) for r in done.working_set.retrievables] == [d.record.id for d in done.decisions if d.kept]
