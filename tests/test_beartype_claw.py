@@ -155,6 +155,32 @@ _PRODUCTION = textwrap.dedent(
 )
 
 
+_EVERY_PUBLIC_FUNCTION = textwrap.dedent(
+    """
+    import importlib, types
+    from thrift_fp._beartype import _wrapper_codes
+    unchecked, checked = [], 0
+    for name in ("tokens", "records", "retrieval", "thrift", "render", "sources"):
+        package = importlib.import_module(f"thrift_fp.{name}")
+        for export in package.__all__:
+            value = getattr(package, export)
+            if isinstance(value, types.FunctionType):
+                if value.__code__ in _wrapper_codes:
+                    checked += 1
+                else:
+                    unchecked.append(f"{name}.{export}")
+    print(checked, unchecked)
+    """
+)
+
+
+def test_production_wraps_every_exported_function() -> None:
+    done = subprocess.run([sys.executable, "-c", _EVERY_PUBLIC_FUNCTION], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    checked, unchecked = done.stdout.split(" ", 1)
+    assert unchecked.strip() == "[]" and int(checked) >= 40, done.stdout
+
+
 def test_production_checks_public_functions_and_loads_lazily() -> None:
     done = subprocess.run([sys.executable, "-c", _PRODUCTION], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
