@@ -43,10 +43,14 @@ _ANNOTATION_HOMES: Final = {
 # thrift_fp.sources.DEFAULT_MAX_TOKENS.
 Tier = Literal["first-party", "third-party-public", "third-party-private"]
 TIER_CHOICES: Final[tuple[Tier, ...]] = get_args(Tier)
+DEFAULT_MAX_TOKENS: Final = 256
+DEFAULT_WINDOW: Final = 4096
+# `fit` when the protected floor alone exceeds the budget (``"fits": false``).
+EXIT_DOES_NOT_FIT: Final = 3
 
 
 class TierOption(enum.StrEnum):
-    """A repeatable ``--tier`` (typer lists an enum's choices; it cannot a list of a Literal)."""
+    """A repeatable ``--tier`` (typer lists an enum's choices; it cannot list a list of Literal)."""
 
     FIRST_PARTY = "first-party"
     THIRD_PARTY_PUBLIC = "third-party-public"
@@ -56,10 +60,6 @@ class TierOption(enum.StrEnum):
 def _tiers(chosen: list[TierOption] | None) -> tuple[Tier, ...]:
     # A filter of the canonical tuple: typed as the library's tiers, in its order, no repeats.
     return tuple(tier for tier in TIER_CHOICES if not chosen or tier in chosen)
-DEFAULT_MAX_TOKENS: Final = 256
-DEFAULT_WINDOW: Final = 4096
-# `fit` when the protected floor alone exceeds the budget (``"fits": false``).
-EXIT_DOES_NOT_FIT: Final = 3
 
 
 def __getattr__(name: str) -> object:
@@ -98,6 +98,7 @@ def _main(
     ] = None,
 ) -> None:
     """The options before any command (typer shows the app's help and epilog instead)."""
+
 
 # Below this many files to read, a progress bar is more flicker than help.
 _PROGRESS_MIN_FILES = 20
