@@ -120,8 +120,10 @@ def test_ask_errors_are_one_line(docs: Path, tmp_path: Path, capsys: pytest.Capt
     _one_error_line(capsys, "is not a usable thrift_fp index", "file is not a database")
     assert run(["ask", "?!", "--db", str(db)]) == 1
     _one_error_line(capsys, "has no word to search for")
-    assert run(["ask", "budget", "--db", str(db), "--tier", "internal"]) == 1
-    _one_error_line(capsys, "trust tier 'internal' is not one of")
+    # --tier has choices now (issue 14): a wrong one is a command-line syntax error, listing them.
+    assert run(["ask", "budget", "--db", str(db), "--tier", "internal"]) == 2
+    err = " ".join(capsys.readouterr().err.replace("│", " ").split())
+    assert "'internal' is not one of 'first-party', 'third-party-public', 'third-party-private'" in err
 
 
 def test_ask_without_db_indexes_the_embedded_corpus_once(private_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:

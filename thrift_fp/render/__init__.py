@@ -15,6 +15,7 @@ longest, so they cost nothing when their block does not render), then renders th
 the same nonces: the text's exact token count is within the budget.
 """
 
+from thrift_fp._beartype import check_public
 from thrift_fp.render._choose import MAX_NONCE_ATTEMPTS
 from thrift_fp.render._directive import SAFETY_DIRECTIVE
 from thrift_fp.render._errors import (
@@ -57,3 +58,6 @@ __all__ = [
     "fit_and_render",
     "render_retrievables",
 ]
+
+# Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
+check_public(globals(), __all__)

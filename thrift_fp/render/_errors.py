@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thrift_fp._errors import ThriftFpError
 from thrift_fp.records import RecordError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
 
 
 @dataclass(frozen=True, slots=True)
-class WeakNonceKey:
+class WeakNonceKey(ThriftFpError):
     """A `KeyedNonce` key shorter than the 128 bits its nonces claim."""
 
     key_bytes: int
@@ -25,7 +26,7 @@ class WeakNonceKey:
 
 
 @dataclass(frozen=True, slots=True)
-class DuplicateRecordId:
+class DuplicateRecordId(ThriftFpError):
     """Two records share an id, so their nonces (keyed by id) could not tell them apart."""
 
     record_id: str
@@ -36,7 +37,7 @@ class DuplicateRecordId:
 
 
 @dataclass(frozen=True, slots=True)
-class NonceCollision:
+class NonceCollision(ThriftFpError):
     """Every nonce drawn for a record occurred in some body (a body built to collide)."""
 
     record_id: str
@@ -51,7 +52,7 @@ class NonceCollision:
 
 
 @dataclass(frozen=True, slots=True)
-class RenderCountFailed:
+class RenderCountFailed(ThriftFpError):
     """The token layer could not count the rendered text."""
 
     error: TokenError
@@ -66,7 +67,7 @@ class RenderCountFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class BodyUnavailable:
+class BodyUnavailable(ThriftFpError):
     """A record's body (or handle text) could not be produced; ``error`` is the records layer's."""
 
     record_id: str
@@ -82,7 +83,7 @@ class BodyUnavailable:
 
 
 @dataclass(frozen=True, slots=True)
-class NotRenderable:
+class NotRenderable(ThriftFpError):
     """A working-set retrievable that is not a `Retrievable`: without a trust tier it has no envelope."""
 
     index: int
@@ -97,7 +98,7 @@ class NotRenderable:
 
 
 @dataclass(frozen=True, slots=True)
-class FitFailed:
+class FitFailed(ThriftFpError):
     """The fit itself failed; ``error`` is the thrift layer's."""
 
     error: ThriftError
@@ -112,7 +113,7 @@ class FitFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class ChargeExceeded:
+class ChargeExceeded(ThriftFpError):
     """The rendered text counts more tokens than its pieces were charged: the encoding (a custom
     estimator) is not additive at envelope boundaries, so the fit cannot be trusted."""
 

@@ -21,6 +21,7 @@ from types import MappingProxyType
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import StringsArg
 from thrift_fp.records import Retrievable
 from thrift_fp.render._choose import choose_nonces
 from thrift_fp.render._envelope import CORPUS_CLOSE, CORPUS_OPEN, DIRECTIVE_PIECE
@@ -107,7 +108,7 @@ class FitRendered:
 def fit_and_render(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: Sequence[str] | None = None,
+    relevant_tool_names: StringsArg | None = None,
     options: ThriftOptions = ThriftOptions(),
     *,
     nonce: NonceMode = RandomNonce(),
@@ -160,7 +161,7 @@ def _records(items: Sequence[RetrievableLike]) -> Result[tuple[Retrievable, ...]
 def _fit_and_render(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: Sequence[str] | None,
+    relevant_tool_names: StringsArg | None,
     options: ThriftOptions,
     mode: NonceMode,
     enc: TokenEncoding,
@@ -185,7 +186,7 @@ def _fit_and_render(
 def _priced_fit(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: Sequence[str] | None,
+    relevant_tool_names: StringsArg | None,
     options: ThriftOptions,
     enc: TokenEncoding,
     known: tuple[Retrievable, ...],
