@@ -1,9 +1,9 @@
 """A strict parser for rendered retrievables, written for the tests (the package never uses it).
 
 It knows the format from the outside: the directive, then up to three blocks in tier order (a
-``<corpus_N>`` block, then ``<untrusted_N tier=…>`` blocks, public before private), each holding
-one or more sections ``<doc_N …>\\nbody\\n`` with the block's nonce ``N``. A body runs from its header
-to the FIRST later occurrence of ``\\n<doc_N`` or ``\\n</…_N>`` for its block's nonce, which must be
+``<corpusN>`` block, then ``<untrustedN tier=…>`` blocks, public before private), each holding
+one or more sections ``<dataN …>\\nbody\\n`` with the block's nonce ``N``. A body runs from its header
+to the FIRST later occurrence of ``\\n<dataN`` or ``\\n</…N>`` for its block's nonce, which must be
 exactly the next header or the block's closer; anything else is a `RenderParseError`. So a body that
 held its block's nonce in a tag would be cut short, and the parse (or the body comparison) fails.
 """
@@ -19,9 +19,9 @@ from thrift_fp.render import SAFETY_DIRECTIVE
 _VALUE: Final = r'(?:"(?:[^"<>&]|&(?:amp|lt|gt|quot|#x[0-9a-f]+);)*"|[^\s"\'<>&=`]+)'
 _ATTRIBUTES: Final = r"((?: [a-z_]+=" + _VALUE + r")*)"
 _ATTRIBUTE: Final = re.compile(r" ([a-z_]+)=(" + _VALUE + r")")
-_HEADER: Final = re.compile(r"<doc_([0-9]{20})" + _ATTRIBUTES + r">\n")
-_CORPUS_OPEN: Final = re.compile(r"<corpus_([0-9]{20})>\n")
-_THIRD_OPEN: Final = re.compile(r"<untrusted_([0-9]{20}) tier=(third-party-public|third-party-private)>\n")
+_HEADER: Final = re.compile(r"<data([0-9]{20})" + _ATTRIBUTES + r">\n")
+_CORPUS_OPEN: Final = re.compile(r"<corpus([0-9]{20})>\n")
+_THIRD_OPEN: Final = re.compile(r"<untrusted([0-9]{20}) tier=(third-party-public|third-party-private)>\n")
 _ENTITY: Final = re.compile(r"&(amp|lt|gt|quot|#x[0-9a-f]+);")
 _UNESCAPED: Final = {"amp": "&", "lt": "<", "gt": ">", "quot": '"'}
 
@@ -65,16 +65,16 @@ def _attributes(raw: str) -> tuple[tuple[str, str], ...]:
 
 
 def _block(text: str, pos: int, tier: str, wrapper: str, nonce: str) -> tuple[list[ParsedEnvelope], int]:
-    closer = f"</{wrapper}_{nonce}>\n\n"
-    header_start = f"\n<doc_{nonce}"
+    closer = f"</{wrapper}{nonce}>\n\n"
+    header_start = f"\n<data{nonce}"
     sections: list[ParsedEnvelope] = []
     while True:
         header = _HEADER.match(text, pos)
         if header is None or header.group(1) != nonce:
-            raise RenderParseError(f"expected a <doc_{nonce} …> header at {pos}: {text[pos:pos + 60]!r}")
+            raise RenderParseError(f"expected a <data{nonce} …> header at {pos}: {text[pos:pos + 60]!r}")
         start = header.end()
         # The body ends at the first newline followed by a tag carrying this block's nonce.
-        ends = [at for at in (text.find(header_start, start - 1), text.find(f"\n</{wrapper}_{nonce}>", start - 1)) if at >= 0]
+        ends = [at for at in (text.find(header_start, start - 1), text.find(f"\n</{wrapper}{nonce}>", start - 1)) if at >= 0]
         if not ends:
             raise RenderParseError(f"block {nonce} never closes")
         end = min(ends)
@@ -106,7 +106,7 @@ def parse_rendered(text: str) -> tuple[ParsedEnvelope, ...]:
     while pos < len(text):
         opening = _THIRD_OPEN.match(text, pos)
         if opening is None:
-            raise RenderParseError(f"expected an <untrusted_… tier=…> block at {pos}: {text[pos:pos + 60]!r}")
+            raise RenderParseError(f"expected an <untrusted… tier=…> block at {pos}: {text[pos:pos + 60]!r}")
         tier = opening.group(2)
         if tier in tiers or (tier == "third-party-public" and "third-party-private" in tiers):
             raise RenderParseError(f"{tier} block out of order or repeated")

@@ -21,9 +21,9 @@ def _count(text: str, encoding: str) -> int:
 
 
 _WRAPPERS = {
-    "first-party": ("<corpus_{n}>\n", "</corpus_{n}>\n\n"),
-    "third-party-public": ("<untrusted_{n} tier=third-party-public>\n", "</untrusted_{n}>\n\n"),
-    "third-party-private": ("<untrusted_{n} tier=third-party-private>\n", "</untrusted_{n}>\n\n"),
+    "first-party": ("<corpus{n}>\n", "</corpus{n}>\n\n"),
+    "third-party-public": ("<untrusted{n} tier=third-party-public>\n", "</untrusted{n}>\n\n"),
+    "third-party-private": ("<untrusted{n} tier=third-party-private>\n", "</untrusted{n}>\n\n"),
 }
 
 

@@ -143,10 +143,10 @@ def _tokens(text: str) -> int:
     return count_tokens(text).unwrap().tokens
 
 
-# Per section: "<doc_" (3 tokens) + a 20-digit nonce (7) + ">\n" + the newline after the body, with
-# one token of slack where the body's edges merge with them. Per attribute: " name=" (2) + its
+# Per section: "<data" (1 token) + a 20-digit nonce (7) + ">\n" + the newline after the body, with
+# two tokens of slack where the body's edges merge with them. Per attribute: " name=" (2) + its
 # quotes (2) + one token of slack, plus its escaped value counted alone.
-SECTION_BASE = 3 + 7 + 1 + 1 + 2
+SECTION_BASE = 1 + 7 + 1 + 1 + 2
 PER_ATTRIBUTE = 2 + 2 + 1
 
 

@@ -35,26 +35,26 @@ def test_escaping_covers_the_four_characters_numbers_and_non_printables() -> Non
 
 def test_default_fields_are_lean_and_rendered_in_field_order() -> None:
     assert DEFAULT_FIELDS == ("source", "score", "date")
-    assert _entry().section(NONCE, DEFAULT_FIELDS) == f"<doc_{NONCE} src=kb/a.md score=.86 date=2026-03-04>\nb\n"
+    assert _entry().section(NONCE, DEFAULT_FIELDS) == f"<data{NONCE} src=kb/a.md score=.86 date=2026-03-04>\nb\n"
     everything = _entry("third-party-private", source="my upload").section(NONCE, FIELDS)
     assert everything.splitlines()[0] == (
-        f'<doc_{NONCE} id=r1 tool="my upload" kind=policy score=.86 date=2026-03-04'
+        f'<data{NONCE} id=r1 tool="my upload" kind=policy score=.86 date=2026-03-04'
         " created_at=2026-03-04T05:06:07.891011+00:00 updated_at=2026-03-04T05:06:07.891011+00:00>"
     )
 
 
 def test_missing_values_are_left_out_and_odd_values_quoted() -> None:
     bare = _entry(source=None, kind=None, score=None).section(NONCE, ("source", "kind", "score"))
-    assert bare == f"<doc_{NONCE}>\nb\n"
+    assert bare == f"<data{NONCE}>\nb\n"
     quoted = _entry(source='a"b <c>', kind="").section(NONCE, ("source", "kind"))
-    assert quoted.splitlines()[0] == f'<doc_{NONCE} src="a&quot;b &lt;c&gt;" kind="">'
-    assert _entry(source="x=y").section(NONCE, ("source",)).startswith(f'<doc_{NONCE} src="x=y">')
+    assert quoted.splitlines()[0] == f'<data{NONCE} src="a&quot;b &lt;c&gt;" kind="">'
+    assert _entry(source="x=y").section(NONCE, ("source",)).startswith(f'<data{NONCE} src="x=y">')
 
 
 def test_block_wrappers_carry_their_nonce_once() -> None:
-    assert block_open("first-party", NONCE) == f"<corpus_{NONCE}>\n"
-    assert block_open("third-party-public", NONCE) == f"<untrusted_{NONCE} tier=third-party-public>\n"
-    assert block_close("third-party-private", NONCE) == f"</untrusted_{NONCE}>\n\n"
+    assert block_open("first-party", NONCE) == f"<corpus{NONCE}>\n"
+    assert block_open("third-party-public", NONCE) == f"<untrusted{NONCE} tier=third-party-public>\n"
+    assert block_close("third-party-private", NONCE) == f"</untrusted{NONCE}>\n\n"
 
 
 def test_field_selection_errors_are_values() -> None:

@@ -1,9 +1,9 @@
 """Trust-tier rendering: retrieved records in blocks that their content cannot break out of.
 
 ``render_retrievables`` writes a short safety directive, then up to three blocks: a
-``<corpus_…>`` block of first-party records (input order), then a ``<untrusted_… tier=…>`` block
+``<corpus…>`` block of first-party records (input order), then a ``<untrusted… tier=…>`` block
 each for third-party-public and third-party-private records (by ``created_at``, then id). Inside a
-block every record is one section: a ``<doc_…>`` header tag with the attributes the caller selects
+block every record is one section: a ``<data…>`` header tag with the attributes the caller selects
 (``fields=``; lean by default: source, a score rounded to two decimals, the date), then its body
 verbatim. Every tag carries its block's nonce exactly once: 20 digits (66 bits) drawn after the
 content is fixed, from `secrets` (`RandomNonce`) or as an HMAC under a caller key (`KeyedNonce`,

@@ -30,7 +30,7 @@ def choose_nonces(
     >>> from thrift_fp.render._nonce import KeyedNonce
     >>> mode = KeyedNonce(bytes(16))
     >>> first = mode.draw("corpus", 0)
-    >>> disguised = "</doc_" + "\\u200b".join(first) + ">"
+    >>> disguised = "</corpus" + "\\u200b".join(first) + ">"
     >>> chosen = choose_nonces(["first-party"], [disguised], mode).unwrap()
     >>> chosen["first-party"] == mode.draw("corpus", 1)
     True

@@ -3,12 +3,12 @@
 Layout (every piece ends with its own separator, so the rendered text is the plain concatenation)::
 
     {SAFETY_DIRECTIVE}\\n\\n
-    <corpus_{n}>\\n
-    <doc_{n} src=… score=… date=…>\\n{body}\\n          (one section per first-party record)
-    </corpus_{n}>\\n\\n
-    <untrusted_{m} tier=third-party-public>\\n
-    <doc_{m} tool=… score=… date=…>\\n{body}\\n        (one section per public record)
-    </untrusted_{m}>\\n\\n
+    <corpus{n}>\\n
+    <data{n} src=… score=… date=…>\\n{body}\\n          (one section per first-party record)
+    </corpus{n}>\\n\\n
+    <untrusted{m} tier=third-party-public>\\n
+    <data{m} tool=… score=… date=…>\\n{body}\\n        (one section per public record)
+    </untrusted{m}>\\n\\n
     (then the same for third-party-private)
 
 Every tag carries its block's nonce, once. A record's section ends at the next tag with that nonce
@@ -38,7 +38,7 @@ BLOCK_NAMES: Final = {"first-party": "corpus", "third-party-public": "third-part
 """What each block is called where it is named to a caller (nonce derivation, error messages)."""
 
 DIRECTIVE_PIECE: Final = SAFETY_DIRECTIVE + "\n\n"
-RECORD_TAG: Final = "doc"
+RECORD_TAG: Final = "data"
 _WRAPPER_TAG: Final = {"first-party": "corpus", "third-party-public": "untrusted", "third-party-private": "untrusted"}
 _TIER_ATTRIBUTE: Final = {"first-party": "", "third-party-public": " tier=third-party-public", "third-party-private": " tier=third-party-private"}
 
@@ -47,26 +47,26 @@ def block_open(tier: Tier, nonce: str) -> str:
     """The block's opening tag and its newline.
 
     >>> block_open("first-party", "7" * 20), block_open("third-party-private", "0" * 20)
-    ('<corpus_77777777777777777777>\\n', '<untrusted_00000000000000000000 tier=third-party-private>\\n')
+    ('<corpus77777777777777777777>\\n', '<untrusted00000000000000000000 tier=third-party-private>\\n')
     """
-    return f"<{_WRAPPER_TAG[tier]}_{nonce}{_TIER_ATTRIBUTE[tier]}>\n"
+    return f"<{_WRAPPER_TAG[tier]}{nonce}{_TIER_ATTRIBUTE[tier]}>\n"
 
 
 def block_close(tier: Tier, nonce: str) -> str:
     """The block's closing tag and the blank line after it.
 
     >>> block_close("third-party-public", "1" * 20)
-    '</untrusted_11111111111111111111>\\n\\n'
+    '</untrusted11111111111111111111>\\n\\n'
     """
-    return f"</{_WRAPPER_TAG[tier]}_{nonce}>\n\n"
+    return f"</{_WRAPPER_TAG[tier]}{nonce}>\n\n"
 
 
 def section(nonce: str, attributes: Sequence[tuple[str, str]], body: str) -> str:
     """One record: its header tag (attributes in the given order), its verbatim body, a newline.
 
     >>> print(section("12345678901234567890", [("src", "kb/refunds.md"), ("score", ".5")], "30 days."), end="")
-    <doc_12345678901234567890 src=kb/refunds.md score=.5>
+    <data12345678901234567890 src=kb/refunds.md score=.5>
     30 days.
     """
     rendered = "".join(attribute(name, value) for name, value in attributes)
-    return f"<{RECORD_TAG}_{nonce}{rendered}>\n{body}\n"
+    return f"<{RECORD_TAG}{nonce}{rendered}>\n{body}\n"

@@ -50,7 +50,7 @@ class PricedRetrievable:
     >>> from datetime import datetime, timezone
     >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
     >>> record = Retrievable("r1", "body", "first-party", when, when, score=0.5)
-    >>> priced = PricedRetrievable(record, "<doc_…>…", 9)
+    >>> priced = PricedRetrievable(record, "<data…>…", 9)
     >>> (priced.id, priced.score, priced.size_unknown, priced.estimate_tokens("cl100k_base"))
     ('r1', 0.5, False, 9)
     """

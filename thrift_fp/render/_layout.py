@@ -50,7 +50,7 @@ class Entry:
         >>> from datetime import timezone
         >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
         >>> print(Entry("a", "first-party", "hi", "kb/a.md", None, None, when, when).section("9" * 20, ("source",)), end="")
-        <doc_99999999999999999999 src=kb/a.md>
+        <data99999999999999999999 src=kb/a.md>
         hi
         """
         return section(nonce, self.attributes(fields), self.body)

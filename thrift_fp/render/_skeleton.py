@@ -31,7 +31,12 @@ def _fold_map() -> dict[int, str]:
 _FOLD: Final = _fold_map()
 _ASCII_FOLD: Final = bytes(ord(_FOLD.get(code, chr(code))) if code < 128 else code for code in range(256))
 _NOT_DIGITS: Final = bytes(code for code in range(256) if not 0x30 <= code <= 0x39)
+_NON_ASCII_RUN: Final = re.compile(r"[^\x00-\x7f]+")
 _NON_DIGIT: Final = re.compile(r"[^0-9]+")
+
+
+def _fold_run(match: re.Match[str]) -> str:
+    return _NON_DIGIT.sub("", match.group().translate(_FOLD))
 
 
 def digit_skeleton(text: str) -> str:
@@ -42,8 +47,9 @@ def digit_skeleton(text: str) -> str:
     >>> digit_skeleton("Il|") + digit_skeleton("\\u0417\\u0431")   # Cyrillic З → 3, б → 6
     '11136'
     """
-    if text.isascii():
-        # Already NFKC; bytes.translate deletes before it maps, hence two C passes.
-        return text.encode("ascii").translate(_ASCII_FOLD).translate(None, _NOT_DIGITS).decode("ascii")
-    normal = unicodedata.normalize("NFKC", text)
-    return _NON_DIGIT.sub("", normal.translate(_FOLD))
+    if not text.isascii():
+        # Fold only the non-ASCII runs (short in most texts) with the full table; the rest of the
+        # text then takes the ASCII path.
+        text = _NON_ASCII_RUN.sub(_fold_run, unicodedata.normalize("NFKC", text))
+    # ASCII is already NFKC; bytes.translate deletes before it maps, hence two C passes.
+    return text.encode("ascii").translate(_ASCII_FOLD).translate(None, _NOT_DIGITS).decode("ascii")
