@@ -143,7 +143,7 @@ def _tokens(text: str) -> int:
     return count_tokens(text).unwrap().tokens
 
 
-# Per section: "<data" (1 token) + a 20-digit nonce (7) + ">\n" + the newline after the body, with
+# Per record: "<data" (1 token) + a 20-digit nonce (7) + ">\n" + the newline after the body, with
 # two tokens of slack where the body's edges merge with them. Per attribute: " name=" (2) + its
 # quotes (2) + one token of slack, plus its escaped value counted alone.
 SECTION_BASE = 1 + 7 + 1 + 1 + 2
@@ -151,15 +151,18 @@ PER_ATTRIBUTE = 2 + 2 + 1
 
 
 @settings(max_examples=60)
-@given(record_specs(max_size=4), nonce_modes, field_sets)
-def test_overhead_is_bounded_by_the_attributes_shown(
-    specs: tuple[RecordSpec, ...], mode: NonceMode, fields: tuple[Field, ...] | None
-) -> None:
-    records = build(specs)
-    rendered = _render(records, mode, fields=fields)
-    parsed = _by_record(records, rendered)
-    for record in records:
-        section = parsed[record.id]
-        overhead = _tokens(section.text) - _tokens(section.body)
-        bound = SECTION_BASE + sum(PER_ATTRIBUTE + _tokens(escape_attribute(value)) for _, value in section.attributes)
-        assert overhead <= bound, (section.text, overhead, bound)
+@given(record_specs(max_size=4), field_sets)
+def test_overhead_is_bounded_by_the_attributes_shown(specs: tuple[RecordSpec, ...], fields: tuple[Field, ...] | None) -> None:
+    # Measured from the outside, as the envelope benchmark does: what adding a record to a render
+    # adds beyond its body. The bound depends only on the attribute values the record should show
+    # (this module's own oracle), so any hidden repetition (a repeated nonce, an unselected field,
+    # unrounded scores, full timestamps) breaks it.
+    mode = KeyedNonce(KEY)
+    for record in build(specs):
+        anchor = Retrievable("anchor-record-id", "Anchor.", record.trust_tier, record.created_at, record.updated_at)
+        alone = _render((anchor,), mode, fields=fields).tokens
+        both = _render((anchor, record), mode, fields=fields).tokens
+        overhead = both - alone - _tokens(record.rendered_body("cl100k_base").unwrap())
+        shown = _expected_attributes(record, fields)
+        bound = SECTION_BASE + sum(PER_ATTRIBUTE + _tokens(escape_attribute(value)) for _, value in shown)
+        assert overhead <= bound, (record, overhead, bound)
