@@ -3,12 +3,13 @@ can never end its quotes, open a tag, or carry an invisible or control character
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 # "&" first, so the entities the later replacements introduce are not escaped twice.
 _ENTITIES: Final = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"))
-# Outside quotes these would end the value, start another attribute or look like markup.
-_NOT_BARE: Final = frozenset("\"'<>&=`")
+# Outside quotes, spaces and these would end the value, start another attribute or look like markup.
+_BARE: Final = re.compile(r"[^\s\"'<>&=`]+")
 
 
 def escape_attribute(value: str | int | float) -> str:
@@ -36,6 +37,6 @@ def attribute(name: str, value: str) -> str:
     >>> attribute("src", "corpus/shedding.md") + attribute("tool", "web search") + attribute("kind", "")
     ' src=corpus/shedding.md tool="web search" kind=""'
     """
-    if value and value.isprintable() and not any(char.isspace() or char in _NOT_BARE for char in value):
+    if value.isprintable() and _BARE.fullmatch(value):
         return f" {name}={value}"
     return f' {name}="{escape_attribute(value)}"'

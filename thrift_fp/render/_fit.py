@@ -23,7 +23,7 @@ from types import MappingProxyType
 from returns.result import Failure, Result, Success
 
 from thrift_fp.records import Retrievable
-from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open
+from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open, section
 from thrift_fp.render._errors import (
     ChargeExceeded,
     DuplicateRecordId,
@@ -189,20 +189,23 @@ def _fit_and_render(
     entries = entries_of(known, enc.name)
     if isinstance(entries, Failure):
         return Failure(entries.failure())
-    nonces = nonces_for(entries.unwrap(), fields, mode)
+    shown = tuple(entry.attributes(fields) for entry in entries.unwrap())
+    nonces = nonces_for(entries.unwrap(), shown, mode)
     if isinstance(nonces, Failure):
         return Failure(nonces.failure())
-    priced = _Pricing(entries.unwrap(), nonces.unwrap(), fields)
+    priced = _Pricing(entries.unwrap(), nonces.unwrap(), fields, shown)
     return _priced_fit(working_set, context_window, relevant_tool_names, options, enc, known, priced)
 
 
 @dataclass(frozen=True, slots=True)
 class _Pricing:
-    """The candidates of one fit, their blocks' nonces and the attributes they render."""
+    """The candidates of one fit, their blocks' nonces, the fields rendered and each candidate's
+    attributes for them (formatted once per fit)."""
 
     entries: tuple[Entry, ...]
     nonces: MappingProxyType[Tier, str]
     fields: tuple[Field, ...]
+    shown: tuple[tuple[tuple[str, str], ...], ...]
 
     def overhead_pieces(self) -> list[tuple[tuple[int, ...], str]]:
         """Each fixed piece with the positions (in ``entries``) of the records it is rendered for:
@@ -228,7 +231,10 @@ def _priced_fit(
     pricing: _Pricing,
 ) -> Result[FitRendered, RenderError]:
     entries = pricing.entries
-    sections = [entry.section(pricing.nonces[entry.trust_tier], pricing.fields) for entry in entries]
+    sections = [
+        section(pricing.nonces[entry.trust_tier], attributes, entry.body)
+        for entry, attributes in zip(entries, pricing.shown, strict=True)
+    ]
     overheads = pricing.overhead_pieces()
     counted = enc.count_many([*(text for _, text in overheads), *sections])
     if isinstance(counted, Failure):

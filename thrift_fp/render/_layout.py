@@ -33,16 +33,25 @@ class Entry:
         >>> entry.attributes(("id", "source", "kind", "score", "date"))
         (('id', 'a'), ('tool', 'web_search'), ('score', '.25'), ('date', '2026-01-02'))
         """
-        values: dict[Field, tuple[str, str | None]] = {
-            "id": ("id", self.record_id),
-            "source": ("src" if self.trust_tier == "first-party" else "tool", self.source),
-            "kind": ("kind", self.kind),
-            "score": ("score", None if self.score is None else score_text(self.score)),
-            "date": ("date", date_text(self.created_at)),
-            "created_at": ("created_at", self.created_at.isoformat()),
-            "updated_at": ("updated_at", self.updated_at.isoformat()),
-        }
-        return tuple((name, value) for name, value in (values[field] for field in fields) if value is not None)
+        # Only the selected fields are formatted: this runs for every candidate of every fit.
+        pairs: list[tuple[str, str]] = []
+        for field in fields:
+            if field == "source":
+                if self.source is not None:
+                    pairs.append(("src" if self.trust_tier == "first-party" else "tool", self.source))
+            elif field == "score":
+                if self.score is not None:
+                    pairs.append(("score", score_text(self.score)))
+            elif field == "date":
+                pairs.append(("date", date_text(self.created_at)))
+            elif field == "kind":
+                if self.kind is not None:
+                    pairs.append(("kind", self.kind))
+            elif field == "id":
+                pairs.append(("id", self.record_id))
+            else:
+                pairs.append((field, (self.created_at if field == "created_at" else self.updated_at).isoformat()))
+        return tuple(pairs)
 
     def section(self, nonce: str, fields: Sequence[Field]) -> str:
         """This record's section with its separator (its own charged share of the text).

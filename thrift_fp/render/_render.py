@@ -84,15 +84,16 @@ def entries_of(records: Sequence[Retrievable], encoding: str) -> Result[tuple[En
 
 
 def nonces_for(
-    entries: Sequence[Entry], fields: Sequence[Field], mode: NonceMode
+    entries: Sequence[Entry], shown: Sequence[tuple[tuple[str, str], ...]], mode: NonceMode
 ) -> Result[MappingProxyType[Tier, str], RenderError]:
-    """A nonce for each non-empty block that no body or rendered attribute value shows.
+    """A nonce for each non-empty block that no body or rendered attribute value (``shown``: each
+    entry's `Entry.attributes`) shows.
 
     >>> nonces_for((), (), RandomNonce()).unwrap()
     mappingproxy({})
     """
     texts = [entry.body for entry in entries]
-    texts += [value for entry in entries for _, value in entry.attributes(fields)]
+    texts += [value for attributes in shown for _, value in attributes]
     chosen: Result[MappingProxyType[Tier, str], RenderError] = choose_nonces(
         [tier for tier, _ in ordered_blocks(entries)], texts, mode
     )
@@ -161,6 +162,7 @@ def _render(
     entries = entries_of(records, encoding)
     if isinstance(entries, Failure):
         return entries
-    return nonces_for(entries.unwrap(), fields, mode).bind(
+    shown = [entry.attributes(fields) for entry in entries.unwrap()]
+    return nonces_for(entries.unwrap(), shown, mode).bind(
         lambda nonces: render_entries(entries.unwrap(), nonces, fields, encoding)
     )
