@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from benchmarks import algorithm, cold_start, counting, memory, peer, scale
+from benchmarks import algorithm, cold_start, counting, envelope, memory, peer, scale
 from benchmarks._harness import Report, figure, machine, run_and_print, seconds, versions
 
 WORKLOADS: dict[str, Callable[[], Report]] = {
@@ -22,6 +22,7 @@ WORKLOADS: dict[str, Callable[[], Report]] = {
     "memory": memory.run,
     "scale": scale.run,
     "cold_start": cold_start.run,
+    "envelope": envelope.run,
 }
 
 

@@ -281,21 +281,33 @@ def _ask_json(done: Assembled, encoding: str) -> dict[str, object]:
 
 
 def _decision_table(done: Assembled, encoding: str) -> Table:
-    kept = sum(d.kept for d in done.decisions)
+    """Each passage's rendered cost (its body + its envelope = cost); the footer adds the kept rows'
+    costs and the fixed overhead (the directive and block tags) up to the context's exact total."""
+    kept = [d for d in done.decisions if d.kept]
+    rows_total = sum(d.rendered or 0 for d in kept)
     table = Table(
-        title=f"kept {kept} of {len(done.decisions)} passages",
-        caption=f"context: {done.tokens} {encoding} tokens of a {done.budget}-token budget",
+        title=f"kept {len(kept)} of {len(done.decisions)} passages",
+        caption=(
+            f"context: {done.tokens} {encoding} tokens of a {done.budget}-token budget;"
+            " fixed: the directive and block tags"
+        ),
+        show_footer=True,
+        collapse_padding=True,
+        pad_edge=False,
     )
     table.add_column("")
-    table.add_column("passage", overflow="fold")
+    table.add_column("passage", "kept\n+ fixed\n= context", overflow="fold")
     table.add_column("score", justify="right")
-    table.add_column("tokens", justify="right")
+    table.add_column("body", justify="right")
+    table.add_column("env", justify="right")
+    table.add_column("cost", f"{rows_total}\n{done.fixed}\n{rows_total + done.fixed}", justify="right")
     table.add_column("tier")
     table.add_column("reason")
     for d in done.decisions:
+        envelope, rendered = ("-", "-") if d.rendered is None else (str(d.rendered - d.tokens), str(d.rendered))
         table.add_row(
             "[green]kept[/]" if d.kept else "[red]shed[/]", d.record.id,
-            f"{d.record.score or 0:.3f}", str(d.tokens), d.record.trust_tier, d.reason,
+            f"{d.record.score or 0:.3f}", str(d.tokens), envelope, rendered, d.record.trust_tier, d.reason,
         )
     return table
 

@@ -25,6 +25,26 @@ class WeakNonceKey(ThriftFpError):
         )
 
 
+def _shown(value: object) -> str:
+    """A short, always-renderable form of a caller's value (never an unbounded ``repr``)."""
+    if isinstance(value, str):
+        text = repr(value[:60] + "…" if len(value) > 60 else value)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return f"a {type(value).__name__}"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidFields(ThriftFpError):
+    """A ``fields=`` selection naming something that is not a field, or a field twice."""
+
+    name: object
+    problem: str
+
+    @property
+    def message(self) -> str:
+        return f"fields: {_shown(self.name)} {self.problem}"
+
+
 @dataclass(frozen=True, slots=True)
 class DuplicateRecordId(ThriftFpError):
     """Two records share an id, so their nonces (keyed by id) could not tell them apart."""
@@ -38,16 +58,17 @@ class DuplicateRecordId(ThriftFpError):
 
 @dataclass(frozen=True, slots=True)
 class NonceCollision(ThriftFpError):
-    """Every nonce drawn for a record occurred in some body (a body built to collide)."""
+    """Every nonce drawn for a block showed (after normalisation) in some rendered body or
+    attribute: only text built to collide gets here."""
 
-    record_id: str
+    block: str
     attempts: int
 
     @property
     def message(self) -> str:
         return (
-            f"no usable nonce for record {self.record_id!r} after {self.attempts} draws:"
-            " each one occurred in a rendered body"
+            f"no usable nonce for the {self.block} block after {self.attempts} draws:"
+            " each one showed in a rendered body or attribute"
         )
 
 
@@ -130,7 +151,8 @@ class ChargeExceeded(ThriftFpError):
 
 
 RenderError = (
-    WeakNonceKey
+    InvalidFields
+    | WeakNonceKey
     | DuplicateRecordId
     | NonceCollision
     | BodyUnavailable

@@ -39,20 +39,25 @@ class SpoolPolicy:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """What happened to one retrieved record: kept or shed, its tokens and why."""
+    """What happened to one retrieved record: kept or shed, its body's tokens, why, and
+    ``rendered``: the tokens its section (body and envelope) costs in the context, kept or shed
+    (``None`` when it was never priced: a size-unknown record)."""
 
     record: Retrievable
     kept: bool
     tokens: int
     reason: str
+    rendered: int | None
 
 
 @dataclass(frozen=True, slots=True)
 class Assembled:
     """The rendered context, its exact ``tokens``, the receipts (one per query), the thrift trace,
-    every retrieved record's ``decisions`` (kept first, then shed), the next request state, and
-    the fitted ``working_set``: everything kept (system prompt, instructions, messages, memories,
-    tools, the kept records), so what the fit dropped from the caller's own items shows directly.
+    every retrieved record's ``decisions`` (kept first, then shed), the next request state, the
+    budget, ``fixed`` (the directive and block tags in ``tokens``, so that ``tokens == fixed +`` the
+    kept decisions' ``rendered``) and the fitted ``working_set``: everything kept (system prompt,
+    instructions, messages, memories, tools, the kept records), so what the fit dropped from the
+    caller's own items shows directly.
 
     ``text`` renders every kept record (``working_set.retrievables``, the caller's and the
     retrieved ones alike); the rest of the working set is the caller's to lay out.
@@ -65,6 +70,7 @@ class Assembled:
     decisions: tuple[Decision, ...]
     state: RetrievalState[Hit]
     budget: int
+    fixed: int
     working_set: WorkingSet
 
 
@@ -204,8 +210,11 @@ def _assembled(
             return Failure(tokens.failure())
         kept = record.id in kept_ids
         reason = "within the budget" if kept else removed.get(record.id, "shed")
-        decisions.append(Decision(record, kept, tokens.unwrap().tokens, reason))
+        decisions.append(Decision(record, kept, tokens.unwrap().tokens, reason, done.costs.get(record.id)))
     ordered = sorted(decisions, key=lambda d: not d.kept)
     return Success(
-        Assembled(done.text, done.tokens, receipts, done.trace, tuple(ordered), state, done.budget, done.working_set)
+        Assembled(
+            done.text, done.tokens, receipts, done.trace, tuple(ordered), state, done.budget, done.fixed,
+            done.working_set,
+        )
     )
