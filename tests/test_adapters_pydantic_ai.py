@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
@@ -58,7 +60,8 @@ def test_a_real_agent_sees_a_history_within_budget_with_no_orphaned_tool_parts(m
     agent = _agent(make(), seen)  # type: ignore[operator]  # the parametrized factories
     history: list[ModelMessage] | None = None
     for turn in range(5):
-        history = agent.run_sync(f"What happened on day {turn}? " * 5, message_history=history).all_messages()
+        # agent.run, not run_sync: run_sync leaves its event loop open for the rest of the session.
+        history = asyncio.run(agent.run(f"What happened on day {turn}? " * 5, message_history=history)).all_messages()
     for request in seen:
         assert count_model_messages(request).unwrap().tokens <= WINDOW - RESERVE
         calls = {p.tool_call_id for m in request for p in m.parts if isinstance(p, ToolCallPart)}

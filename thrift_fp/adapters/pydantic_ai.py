@@ -2,8 +2,8 @@
 
 Needs the ``[pydantic-ai]`` extra (``pydantic-ai-slim``); ``import thrift_fp`` never imports it.
 `ThriftHistory` (sync) and `AsyncThriftHistory` (async) are history processors: pass one as
-``Agent(history_processors=[...])`` (Pydantic AI 1.x) or ``capabilities=[ProcessHistory(...)]``
-(2.x). Each returns the same message objects, in the same order, minus what was shed;
+``Agent(..., capabilities=[ProcessHistory(processor)])`` (Pydantic AI 2 replaced the
+``history_processors=`` argument with this capability; the processor is the same). Each returns the same message objects, in the same order, minus what was shed;
 `fit_model_messages` does the same and also returns the trace.
 
 What is shed, and what never is. A ``ToolCallPart`` and the ``ToolReturnPart`` or
