@@ -103,7 +103,11 @@ _BY_ENCODING: Final = {"o200k_base": _GPT4O, "cl100k_base": _GPT4}
 
 @dataclass(frozen=True, slots=True)
 class UnknownModel:
-    """A model name the table does not know, with the names it does."""
+    """A model name the table does not know, with the names it does.
+
+    >>> UnknownModel("gpt-9", ("gpt-4o", "gpt-4")).message
+    "unknown model 'gpt-9'; known models (and their dated snapshots): gpt-4o, gpt-4; or pass encoding= explicitly"
+    """
 
     model: str
     known: tuple[str, ...]

@@ -36,7 +36,9 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._a_errors import (
     AdapterError,
+    CountFailed,
     DuplicateToolCall,
+    FitFailed,
     InvalidArgument,
     InvalidTool,
     MalformedMessage,
@@ -49,6 +51,30 @@ from thrift_fp.adapters._a_fit import Budgeting, Groups, Priced, StrippedThought
 from thrift_fp.adapters._a_values import non_empty_str, string_leaves
 from thrift_fp.thrift import ThriftTrace
 from thrift_fp.tokens import TokenCount, estimate_by_length
+
+__all__ = [
+    "ESTIMATE",
+    "IMAGE_TOKENS",
+    "ROLES",
+    "TOKENS_PER_MESSAGE",
+    "TOOL_USE_SYSTEM_PROMPT",
+    "AdapterError",
+    "AnthropicFit",
+    "CountFailed",
+    "DuplicateToolCall",
+    "FitFailed",
+    "ImagePricer",
+    "InvalidArgument",
+    "InvalidTool",
+    "MalformedMessage",
+    "PricingFailed",
+    "System",
+    "ToolCallWithoutResult",
+    "ToolResultWithoutCall",
+    "UnknownRole",
+    "count_anthropic_tokens",
+    "fit_anthropic_messages",
+]
 
 ROLES: Final = ("user", "assistant")
 ESTIMATE: Final = "chars/3.5"
@@ -72,7 +98,12 @@ System = str | Sequence[Mapping[str, Any]] | None
 @dataclass(frozen=True, slots=True)
 class AnthropicFit(Generic[_Message]):
     """The fitted request: the system prompt (unchanged), the caller's message objects that stay
-    (input order), the input indices shed, thrift's trace, and the estimated count of the request."""
+    (input order), the input indices shed, thrift's trace, and the estimated count of the request.
+
+    >>> fitted = fit_anthropic_messages([{"role": "user", "content": "Hi"}], 100, system="Be brief.").unwrap()
+    >>> fitted.shed, fitted.tokens
+    ((), TokenCount(tokens=10, encoding='chars/3.5', precision='estimated'))
+    """
 
     system: System
     messages: list[_Message]

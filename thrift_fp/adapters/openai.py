@@ -31,12 +31,20 @@ from typing import Any, Final, Generic, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._a_documents import Document, documents_to_records
+from thrift_fp.adapters._a_documents import (
+    DEFAULT_DOCUMENT_TIER,
+    Document,
+    content_id,
+    documents_to_records,
+    normalised_scores,
+)
 from thrift_fp.adapters._a_errors import (
     AdapterError,
     CountFailed,
     DuplicateToolCall,
+    FitFailed,
     InvalidArgument,
+    InvalidDocument,
     InvalidTool,
     MalformedMessage,
     PricingFailed,
@@ -46,11 +54,41 @@ from thrift_fp.adapters._a_errors import (
 )
 from thrift_fp.adapters._a_fit import Budgeting, Groups, Priced, fit_priced
 from thrift_fp.adapters._a_values import non_empty_str, string_leaves
-from thrift_fp.adapters._models import ModelProfile, resolve_model
+from thrift_fp.adapters._models import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import ThriftTrace
 from thrift_fp.tokens import TokenCount, TokenEncoding, get_encoding
+
+__all__ = [
+    "DEFAULT_DOCUMENT_TIER",
+    "MODELS",
+    "PINNED_ROLES",
+    "ROLES",
+    "AdapterError",
+    "CountFailed",
+    "Document",
+    "DuplicateToolCall",
+    "FitFailed",
+    "ImagePricer",
+    "InvalidArgument",
+    "InvalidDocument",
+    "InvalidTool",
+    "MalformedMessage",
+    "ModelProfile",
+    "OpenAIFit",
+    "PricingFailed",
+    "ToolCallWithoutResult",
+    "ToolResultWithoutCall",
+    "UnknownModel",
+    "UnknownRole",
+    "content_id",
+    "count_openai_tokens",
+    "documents_to_records",
+    "fit_openai_messages",
+    "normalised_scores",
+    "resolve_model",
+]
 
 ROLES: Final = ("system", "developer", "user", "assistant", "tool")
 PINNED_ROLES: Final = frozenset({"system", "developer"})
@@ -68,7 +106,12 @@ class OpenAIFit(Generic[_Message]):
     """The fitted request: the caller's message objects that stay (in input order, with the
     documents message inserted when documents were passed and some survive), the input indices
     that were shed, the surviving document records, thrift's trace, and the exact count of
-    ``messages`` plus ``tools`` in OpenAI's framing."""
+    ``messages`` plus ``tools`` in OpenAI's framing.
+
+    >>> fitted = fit_openai_messages([{"role": "user", "content": "Hi"}], 100, model="gpt-4o").unwrap()
+    >>> fitted.shed, fitted.tokens.tokens, fitted.trace.fits
+    ((), 8, True)
+    """
 
     messages: list[_Message | dict[str, str]]
     shed: tuple[int, ...]

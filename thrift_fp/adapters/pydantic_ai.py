@@ -46,14 +46,36 @@ from returns.result import Failure, Result, Success
 from thrift_fp.adapters._a_errors import (
     AdapterError,
     CountFailed,
+    FitFailed,
     MalformedMessage,
     PricingFailed,
     ToolResultWithoutCall,
 )
 from thrift_fp.adapters._a_fit import Budgeting, Groups, Priced, fit_priced
-from thrift_fp.adapters._models import resolve_model
+from thrift_fp.adapters._models import UnknownModel, resolve_model
 from thrift_fp.thrift import ThriftTrace
 from thrift_fp.tokens import Precision, TokenCount, TokenEncoding, get_encoding
+
+__all__ = [
+    "DEFAULT_ENCODING",
+    "MEDIA_TOKENS",
+    "REPLY_PRIMING",
+    "TOKENS_PER_PART",
+    "AdapterError",
+    "AsyncThriftHistory",
+    "CountFailed",
+    "FitFailed",
+    "HistoryFitError",
+    "MalformedMessage",
+    "MediaPricer",
+    "ModelMessagesFit",
+    "PricingFailed",
+    "ThriftHistory",
+    "ToolResultWithoutCall",
+    "UnknownModel",
+    "count_model_messages",
+    "fit_model_messages",
+]
 
 TOKENS_PER_PART: Final = 3
 REPLY_PRIMING: Final = 3
@@ -68,7 +90,13 @@ MediaPricer = Callable[[object], int]
 @dataclass(frozen=True, slots=True)
 class ModelMessagesFit:
     """The fitted history: the caller's messages that stay (input order), the input indices
-    shed, thrift's trace, and the count of the kept messages."""
+    shed, thrift's trace, and the count of the kept messages.
+
+    >>> from pydantic_ai.messages import ModelRequest
+    >>> fitted = fit_model_messages([ModelRequest.user_text_prompt("Hi")], 100).unwrap()
+    >>> fitted.shed, fitted.tokens.tokens
+    ((), 7)
+    """
 
     messages: list[ModelMessage]
     shed: tuple[int, ...]
@@ -80,6 +108,13 @@ class HistoryFitError(Exception):
     """A history processor could not fit the messages; ``error`` is the error value.
 
     Raised only by the processors: Pydantic AI gives a history processor no other way to fail.
+
+    >>> from pydantic_ai.messages import ModelRequest
+    >>> try:
+    ...     ThriftHistory(100, encoding="nope")([ModelRequest.user_text_prompt("Hi")])
+    ... except HistoryFitError as failed:
+    ...     print(type(failed.error).__name__)
+    CountFailed
     """
 
     def __init__(self, error: AdapterError) -> None:
