@@ -10,7 +10,10 @@ message with ``tool_calls`` and every ``tool`` message answering it form one gro
 shed whole: an assistant message keeps all of its tool results or leaves with them, and no result
 is ever kept without its call. Retrieved ``documents`` (see `thrift_fp.adapters._a_documents` for
 their defaults) are rendered in trust-tier envelopes (`thrift_fp.render`) into one message placed
-where the caller chooses; the lowest-scored shed first, before any message.
+where the caller chooses; the lowest-scored shed first, before any message. The documents
+message's own framing (``tokens_per_message`` and its role) is charged whenever documents are
+passed, so when none survives up to that many tokens of the budget stay unused. In the trace,
+messages are named by their input index (``"3"``), documents by their record id.
 
 Counting, exact for the model's encoding (the table in `thrift_fp.adapters._models`), follows
 OpenAI's cookbook: per message ``tokens_per_message`` plus the encoded role, content and other
