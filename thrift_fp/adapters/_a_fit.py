@@ -13,8 +13,13 @@ Conversion. Message ``i`` of the caller's list becomes the core `Message` with i
   is how the core's arithmetic becomes exactly the format's. ``FILLER_UNIT`` is one token in
   ``cl100k_base`` and ``o200k_base`` however often it repeats (a property pins it).
 
+- ``role`` is the format's role (``request``/``response`` for Pydantic AI).
+
+A format's tool call is a message (an assistant message, a ``ModelResponse``), so it enters as a
+paired message rather than as a core tool call, which would be shed apart from its message.
 Request-wide costs (reply priming, tool schemas, the documents message's framing) are the
-working set's ``system_prompt``, priced the same way: never shed. Prior-turn reasoning that the
+working set's ``system_prompt``, priced the same way: never shed (a request's tool list is the
+caller's contract with the model, so tools are not shed either). Prior-turn reasoning that the
 provider strips (Anthropic thinking blocks) enters as core thoughts, which pass 1 strips.
 """
 
@@ -48,6 +53,7 @@ class Priced:
     tokens: int
     group: str | None = None
     pinned: bool = False
+    role: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +107,7 @@ def working_set_of(
     return WorkingSet(
         system_prompt=filler(fixed_tokens),
         messages=tuple(
-            Message(str(index), filler(item.tokens), AGE, summary=item.pinned, pair_id=item.group)
+            Message(str(index), filler(item.tokens), AGE, item.role, item.pinned, pair_id=item.group)
             for index, item in enumerate(messages)
         ),
         thoughts=tuple(Thought(item.id, filler(item.tokens), AGE) for item in thoughts),

@@ -177,7 +177,7 @@ def fit_anthropic_messages(
     if isinstance(groups, Failure):
         return Failure(groups.failure())
     thoughts = _prior_thoughts(messages, bills)
-    units = [Priced(bill.tokens, group) for bill, group in zip(bills, groups.unwrap(), strict=True)]
+    units = [Priced(bill.tokens, group, role=bill.role) for bill, group in zip(bills, groups.unwrap(), strict=True)]
     fitted = fit_priced(
         units, fixed, Budgeting(context_window, output_reserve, reserve_fraction), _FIT_ENCODING,
         thoughts=thoughts,

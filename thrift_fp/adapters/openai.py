@@ -232,7 +232,7 @@ def fit_openai_messages(
     frame = profile.tokens_per_message + role_tokens.unwrap() if docs else 0
     fixed = profile.reply_priming + tool_tokens.unwrap() + frame
     units = [
-        Priced(price, group, bill.role in PINNED_ROLES)
+        Priced(price, group, bill.role in PINNED_ROLES, bill.role)
         for price, group, bill in zip(priced.unwrap(), groups.unwrap(), bills.unwrap(), strict=True)
     ]
     fitted = fit_priced(

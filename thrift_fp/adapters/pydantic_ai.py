@@ -190,8 +190,8 @@ def fit_model_messages(
     if isinstance(prices, Failure):
         return Failure(prices.failure())
     units = [
-        Priced(price, group, bill.pinned)
-        for price, group, bill in zip(prices.unwrap(), groups.unwrap(), bills.unwrap(), strict=True)
+        Priced(price, group, bill.pinned, "request" if isinstance(message, ModelRequest) else "response")
+        for price, group, bill, message in zip(prices.unwrap(), groups.unwrap(), bills.unwrap(), messages, strict=True)
     ]
     fitted = fit_priced(units, REPLY_PRIMING, Budgeting(context_window, output_reserve, reserve_fraction), _FIT_ENCODING)
     if isinstance(fitted, Failure):
