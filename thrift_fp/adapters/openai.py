@@ -55,13 +55,13 @@ from thrift_fp.adapters._a_errors import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._a_fit import Budgeting, Groups, Priced, fit_priced
+from thrift_fp.adapters._a_fit import Budgeting, CoreFit, Groups, Priced, fit_priced
 from thrift_fp.adapters._a_values import non_empty_str, string_leaves
 from thrift_fp.adapters._models import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import ThriftTrace
-from thrift_fp.tokens import TokenCount, TokenEncoding, get_encoding
+from thrift_fp.tokens import Precision, TokenCount, TokenEncoding, get_encoding
 
 __all__ = [
     "DEFAULT_DOCUMENT_TIER",
@@ -242,19 +242,40 @@ def fit_openai_messages(
     if isinstance(fitted, Failure):
         return Failure(fitted.failure())
     core = fitted.unwrap()
-    kept = core.kept
-    out: list[_Message | dict[str, str]] = [messages[index] for index in kept]
-    kept_records: tuple[Retrievable, ...] = ()
-    tokens = profile.reply_priming + tool_tokens.unwrap() + sum(priced.unwrap()[index] for index in kept)
-    if core.documents is not None and core.documents.records:
-        at = sum(1 for index in kept if index < place.unwrap())
-        out.insert(at, {"role": documents_role, "content": core.documents.text})
-        kept_records = core.documents.records
-        tokens += frame + core.documents.tokens
-    estimated = any(bills.unwrap()[index].estimated for index in kept)
-    shed = tuple(index for index in range(len(messages)) if index not in set(kept))
-    count = TokenCount(tokens, enc.name, "estimated" if estimated else "exact")
-    return Success(OpenAIFit(out, shed, kept_records, core.trace, count))
+    insert = _DocumentsMessage(documents_role, place.unwrap(), frame)
+    return Success(_output(messages, bills.unwrap(), priced.unwrap(), fixed - frame, core, insert, enc.name))
+
+
+@dataclass(frozen=True, slots=True)
+class _DocumentsMessage:
+    role: str
+    place: int
+    frame: int
+
+
+def _output(
+    messages: Sequence[_Message],
+    bills: Sequence[_Bill],
+    prices: Sequence[int],
+    request_tokens: int,
+    core: CoreFit,
+    documents: _DocumentsMessage,
+    encoding: str,
+) -> OpenAIFit[_Message]:
+    """The kept messages (and the documents message) and their exact count."""
+    out: list[_Message | dict[str, str]] = [messages[index] for index in core.kept]
+    records: tuple[Retrievable, ...] = ()
+    tokens = request_tokens + sum(prices[index] for index in core.kept)
+    rendered = core.documents
+    if rendered is not None and rendered.records:
+        at = sum(1 for index in core.kept if index < documents.place)
+        out.insert(at, {"role": documents.role, "content": rendered.text})
+        records = rendered.records
+        tokens += documents.frame + rendered.tokens
+    kept = set(core.kept)
+    shed = tuple(index for index in range(len(messages)) if index not in kept)
+    precision: Precision = "estimated" if any(bills[index].estimated for index in kept) else "exact"
+    return OpenAIFit(out, shed, records, core.trace, TokenCount(tokens, encoding, precision))
 
 
 def _setup(model: str | None, encoding: str | None) -> Result[tuple[ModelProfile, TokenEncoding], AdapterError]:
