@@ -51,9 +51,14 @@ def test_an_unlimited_budget_returns_the_same_objects_in_the_same_order(events: 
 
 @settings(max_examples=40)
 @given(conversations, windows)
-def test_no_tool_use_or_result_is_ever_orphaned(events: list[Say | Round], window: int) -> None:
-    fitted = fit_anthropic_messages(anthropic(events).messages, window, output_reserve=0).unwrap()
+def test_no_tool_use_or_result_is_ever_orphaned_and_what_is_kept_starts_a_turn(
+    events: list[Say | Round], window: int
+) -> None:
+    given_ = anthropic(events).messages
+    fitted = fit_anthropic_messages(given_, window, output_reserve=0).unwrap()
     assert _orphans(fitted.messages) == []
+    if fitted.messages and fitted.messages[0] is not given_[0]:
+        assert fitted.messages[0]["role"] == "user" and isinstance(fitted.messages[0]["content"], str)
 
 
 def _turn_start(messages: Sequence[Mapping[str, Any]]) -> int:
@@ -64,17 +69,20 @@ def _turn_start(messages: Sequence[Mapping[str, Any]]) -> int:
 
 def _oracle_kept(written: Written, window: int) -> list[int]:
     """The core's keep on a set built from the test's own knowledge: each message's estimate
-    alone, without thinking blocks before the current turn (the API strips them)."""
+    alone, without thinking blocks before the current turn (the API strips them), each turn one
+    pair group."""
     at = datetime(1970, 1, 1, tzinfo=timezone.utc)
     start = _turn_start(written.messages)
     messages = []
+    turn = 0
     for index, message in enumerate(written.messages):
         alone = message
         if index < start and not isinstance(message["content"], str):
             alone = {**message, "content": [block for block in message["content"] if block["type"] != "thinking"]}
         tokens = count_anthropic_tokens([alone]).unwrap().tokens
-        round_ = written.rounds[index]
-        messages.append(Message(str(index), FILLER_UNIT * tokens, at, pair_id=None if round_ is None else f"r{round_}"))
+        # Whole turns: a user message without tool results starts one (tool rounds sit inside).
+        turn += message["role"] == "user" and isinstance(message["content"], str)
+        messages.append(Message(str(index), FILLER_UNIT * tokens, at, pair_id=f"t{turn}"))
     fixed = count_anthropic_tokens([], system=SYSTEM, tools=TOOLS).unwrap().tokens
     ws = WorkingSet(system_prompt=FILLER_UNIT * fixed, messages=tuple(messages))
     fitted = subtract_to_fit(ws, window, options=ThriftOptions(output_reserve=0)).unwrap()

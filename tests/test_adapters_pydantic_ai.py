@@ -53,15 +53,20 @@ def _agent(processor: ThriftHistory | AsyncThriftHistory, seen: list[list[ModelM
     return agent
 
 
-@pytest.mark.parametrize("make", [lambda: ThriftHistory(WINDOW, output_reserve=RESERVE),
-                                  lambda: AsyncThriftHistory(ThriftHistory(WINDOW, output_reserve=RESERVE))])
+def _report(fits: list[bool]) -> ThriftHistory:
+    return ThriftHistory(WINDOW, output_reserve=RESERVE, on_fit=lambda fitted: fits.append(fitted.trace.fits))
+
+
+@pytest.mark.parametrize("make", [_report, lambda fits: AsyncThriftHistory(_report(fits))])
 def test_a_real_agent_sees_a_history_within_budget_with_no_orphaned_tool_parts(make: object) -> None:
     seen: list[list[ModelMessage]] = []
-    agent = _agent(make(), seen)  # type: ignore[operator]  # the parametrized factories
+    fits: list[bool] = []
+    agent = _agent(make(fits), seen)  # type: ignore[operator]  # the parametrized factories
     history: list[ModelMessage] | None = None
     for turn in range(5):
         # agent.run, not run_sync: run_sync leaves its event loop open for the rest of the session.
-        history = asyncio.run(agent.run(f"What happened on day {turn}? " * 5, message_history=history)).all_messages()
+        history = asyncio.run(agent.run(f"What happened on day {turn}?", message_history=history)).all_messages()
+    assert len(fits) == len(seen) and all(fits)
     for request in seen:
         assert count_model_messages(request).unwrap().tokens <= WINDOW - RESERVE
         calls = {p.tool_call_id for m in request for p in m.parts if isinstance(p, ToolCallPart)}

@@ -25,6 +25,7 @@ provider strips (Anthropic thinking blocks) enters as core thoughts, which pass 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -154,8 +155,8 @@ class Groups:
 
     >>> groups = Groups()
     >>> groups.link(1, 2); groups.link(4, 2); groups.link(6, 7)
-    >>> [groups.group_of(index) for index in range(8)]
-    [None, 'calls@1', 'calls@1', None, 'calls@1', None, 'calls@6', 'calls@6']
+    >>> groups.ids(8)
+    (None, 'calls@1', 'calls@1', None, 'calls@1', None, 'calls@6', 'calls@6')
     """
 
     __slots__ = ("_parent",)
@@ -177,8 +178,29 @@ class Groups:
         low, high = sorted((self._root(first), self._root(second)))
         self._parent[high] = low
 
-    def group_of(self, index: int) -> str | None:
-        """The group id of message ``index``, or ``None`` when it is linked to nothing."""
-        if index not in self._parent:
-            return None
-        return f"calls@{self._root(index)}"
+    def link_turns(self, starts: Sequence[bool], pinned: Sequence[bool]) -> None:
+        """Group every message with the turn it belongs to: a turn runs from a message that starts
+        one (``starts``) to the next; messages before the first start form a turn of their own.
+        Pinned messages join no turn (a group holding a pinned message could never be shed); the
+        messages after a pinned start form a turn of their own.
+
+        >>> groups = Groups()
+        >>> groups.link_turns([False, True, False, True, False], [True, False, False, False, False])
+        >>> groups.ids(5)
+        (None, 'calls@1', 'calls@1', 'calls@3', 'calls@3')
+        """
+        start: int | None = None
+        for index, (begins, fixed) in enumerate(zip(starts, pinned, strict=True)):
+            if fixed:
+                # A pinned message that starts a turn still ends the one before it.
+                start = None if begins else start
+                continue
+            if begins or start is None:
+                start = index
+            self.link(start, index)
+
+    def ids(self, count: int) -> tuple[str | None, ...]:
+        """The group id of each of messages ``0 .. count - 1`` (``None`` when linked to no other)."""
+        roots = [self._root(index) if index in self._parent else None for index in range(count)]
+        sizes = Counter(root for root in roots if root is not None)
+        return tuple(None if root is None or sizes[root] < 2 else f"calls@{root}" for root in roots)

@@ -6,7 +6,8 @@ third-party package is needed.
 
 Pairs. A ``tool_use`` block and the ``tool_result`` block answering it (by ``tool_use_id``) are a
 pair; an assistant message with several ``tool_use`` blocks and the user messages holding their
-results form one group, kept or shed whole. The ``system`` prompt is never shed, nor is the newest
+results form one group, kept or shed whole. By default whole turns are (see
+`fit_anthropic_messages`), so the kept messages start with a user message. The ``system`` prompt is never shed, nor is the newest
 message; otherwise the oldest messages go first (message order stands for age).
 
 Thinking blocks are thoughts. Anthropic's API strips ``thinking`` and ``redacted_thinking`` blocks
@@ -150,8 +151,14 @@ def fit_anthropic_messages(
     output_reserve: int | float | None = None,
     reserve_fraction: float = 0.35,
     image_tokens: ImagePricer | None = None,
+    whole_turns: bool = True,
 ) -> Result[AnthropicFit[_Message], AdapterError]:
     """Fit ``messages`` (with ``system`` and ``tools``) into ``context_window``.
+
+    ``whole_turns`` (default) keeps or sheds each turn whole (a user message that holds no tool
+    result, and every message until the next), so the kept messages start with a user message:
+    Anthropic on Amazon Bedrock (and older API versions) refuses a conversation that starts with
+    an assistant message. ``whole_turns=False`` sheds message by message (tool pairs still whole).
 
     >>> conversation = [
     ...     {"role": "user", "content": "Summarise the incident report. " * 20},
@@ -164,8 +171,10 @@ def fit_anthropic_messages(
     ...     {"role": "user", "content": "What should we change?"},
     ... ]
     >>> fitted = fit_anthropic_messages(conversation, 200, system="Be brief.", output_reserve=100).unwrap()
-    >>> fitted.shed, fitted.messages[0] is conversation[1]
-    ((0,), True)
+    >>> fitted.shed, fitted.messages[0] is conversation[4]
+    ((0, 1, 2, 3), True)
+    >>> fit_anthropic_messages(conversation, 200, system="Be brief.", output_reserve=100, whole_turns=False).unwrap().shed
+    (0,)
     >>> fitted.trace.buckets[1].ids, fitted.tokens.precision
     (('thinking@1.0',), 'estimated')
     """
@@ -173,7 +182,7 @@ def fit_anthropic_messages(
     if isinstance(priced, Failure):
         return Failure(priced.failure())
     fixed, bills = priced.unwrap()
-    groups = _groups(bills)
+    groups = _groups(bills, whole_turns)
     if isinstance(groups, Failure):
         return Failure(groups.failure())
     thoughts = _prior_thoughts(messages, bills)
@@ -249,19 +258,21 @@ def _tool_tokens(tools: Sequence[Mapping[str, Any]]) -> Result[int, AdapterError
 
 
 def _genuine_user(message: Mapping[str, Any]) -> bool:
-    """A user message that is not only tool results (it starts a turn)."""
+    """A user message holding no tool result: it starts a turn (one that answers a tool call
+    continues the turn of that call, even when it also holds text)."""
     content = message.get("content")
     if message.get("role") != "user":
         return False
     if isinstance(content, str):
         return True
-    return isinstance(content, list | tuple) and any(
-        not (isinstance(block, Mapping) and block.get("type") == "tool_result") for block in content
+    return isinstance(content, list | tuple) and not any(
+        isinstance(block, Mapping) and block.get("type") == "tool_result" for block in content
     )
 
 
 def _turn_start(messages: Sequence[Mapping[str, Any]]) -> int:
-    """The index of the last user message that starts a turn (0 when there is none)."""
+    """The index of the last user message that starts a turn (0 when there is none): thinking
+    before it is a prior turn's."""
     for index in range(len(messages) - 1, -1, -1):
         message: object = messages[index]
         if isinstance(message, Mapping) and _genuine_user(message):
@@ -372,9 +383,12 @@ def _image(index: int, field: str, block: Mapping[str, Any], image_tokens: Image
     return Success(tokens)
 
 
-def _groups(bills: Sequence[_Bill]) -> Result[tuple[str | None, ...], AdapterError]:
-    """Each message's tool group: messages linked by ``tool_use`` ids and the results naming them."""
+def _groups(bills: Sequence[_Bill], whole_turns: bool) -> Result[tuple[str | None, ...], AdapterError]:
+    """Each message's group: messages linked by ``tool_use`` ids and the results naming them,
+    and, with ``whole_turns``, the messages of one turn."""
     groups = Groups()
+    if whole_turns:
+        groups.link_turns([bill.genuine_user for bill in bills], [False] * len(bills))
     open_calls: dict[str, tuple[int, str]] = {}
     seen: set[str] = set()
     for index, bill in enumerate(bills):
@@ -391,7 +405,7 @@ def _groups(bills: Sequence[_Bill]) -> Result[tuple[str | None, ...], AdapterErr
     if open_calls:
         call_id, (index, field) = next(iter(open_calls.items()))
         return Failure(ToolCallWithoutResult(index, field, call_id))
-    return Success(tuple(groups.group_of(index) for index in range(len(bills))))
+    return Success(groups.ids(len(bills)))
 
 
 def _prior_thoughts(messages: Sequence[Mapping[str, Any]], bills: Sequence[_Bill]) -> tuple[StrippedThought, ...]:

@@ -463,7 +463,7 @@ def _groups(bills: Sequence[_Bill]) -> Result[tuple[str | None, ...], AdapterErr
     if open_calls:
         call_id, (index, field) = next(iter(open_calls.items()))
         return Failure(ToolCallWithoutResult(index, field, call_id))
-    return Success(tuple(groups.group_of(index) for index in range(len(bills))))
+    return Success(groups.ids(len(bills)))
 
 
 def _message_tokens(bills: Sequence[_Bill], enc: TokenEncoding) -> Result[tuple[int, ...], AdapterError]:

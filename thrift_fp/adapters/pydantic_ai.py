@@ -10,7 +10,8 @@ What is shed, and what never is. A ``ToolCallPart`` and the ``ToolReturnPart`` o
 ``RetryPromptPart`` answering it (same ``tool_call_id``) leave together: the response holding
 the call and the requests holding its answers form one group, kept or shed whole. Never shed: a
 request holding a ``SystemPromptPart`` (the system prompt would be lost), the newest request and
-the newest message. Otherwise the oldest messages go first (message order stands for age).
+the newest message. Otherwise the oldest messages go first (message order stands for age), a
+whole turn at a time by default (see `fit_model_messages`).
 
 Counting (exact for the encoding, ``o200k_base`` unless ``encoding=`` or a known ``model=`` says
 otherwise): 3 tokens of framing per part (most providers send each part as its own message or
@@ -130,6 +131,7 @@ class _Bill:
     calls: tuple[str, ...]
     answers: tuple[tuple[str, str], ...]
     pinned: bool
+    prompt: bool
 
 
 def count_model_messages(
@@ -166,8 +168,14 @@ def fit_model_messages(
     output_reserve: int | float | None = None,
     reserve_fraction: float = 0.35,
     media_tokens: MediaPricer | None = None,
+    whole_turns: bool = True,
 ) -> Result[ModelMessagesFit, AdapterError]:
     """Fit ``messages`` into ``context_window`` (see the module docstring).
+
+    ``whole_turns`` (default) keeps or sheds each turn whole (a request with a user prompt and
+    every message until the next), so the kept history never starts with a ``ModelResponse``,
+    which Anthropic on Bedrock and Gemini refuse; ``whole_turns=False`` sheds message by message
+    (tool pairs still whole).
 
     >>> from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
     >>> history = [ModelRequest.user_text_prompt("Tell me a long story. " * 40),
@@ -183,7 +191,7 @@ def fit_model_messages(
     bills = _bills(messages, media_tokens)
     if isinstance(bills, Failure):
         return Failure(bills.failure())
-    groups = _groups(bills.unwrap())
+    groups = _groups(bills.unwrap(), whole_turns)
     if isinstance(groups, Failure):
         return Failure(groups.failure())
     prices = _prices(bills.unwrap(), enc.unwrap())
@@ -221,8 +229,8 @@ class ThriftHistory:
     >>> fit = ThriftHistory(200, output_reserve=100)
     >>> history = [ModelRequest.user_text_prompt("Hi. " * 200), ModelResponse([TextPart("Hello!")]),
     ...            ModelRequest.user_text_prompt("Again?")]
-    >>> [message is history[at] for message, at in zip(fit(history), (1, 2))]
-    [True, True]
+    >>> [message is history[2] for message in fit(history)]    # the first turn is shed whole
+    [True]
     """
 
     context_window: int | float
@@ -232,13 +240,14 @@ class ThriftHistory:
     reserve_fraction: float = 0.35
     media_tokens: MediaPricer | None = None
     on_fit: Callable[[ModelMessagesFit], object] | None = None
+    whole_turns: bool = True
 
     def fit(self, messages: list[ModelMessage]) -> Result[ModelMessagesFit, AdapterError]:
         """`fit_model_messages` with this processor's settings."""
         return fit_model_messages(
             messages, self.context_window, encoding=self.encoding, model=self.model,
             output_reserve=self.output_reserve, reserve_fraction=self.reserve_fraction,
-            media_tokens=self.media_tokens,
+            media_tokens=self.media_tokens, whole_turns=self.whole_turns,
         )
 
     def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
@@ -319,6 +328,7 @@ def _bill(
     calls: list[str] = []
     answers: list[tuple[str, str]] = []
     pinned = newest_request
+    prompt = False
     instructions = getattr(message, "instructions", None)
     if isinstance(instructions, str):
         texts.append(instructions)
@@ -330,6 +340,7 @@ def _bill(
             pinned = True
             texts.append(part.content)
         elif isinstance(part, UserPromptPart):
+            prompt = True
             read = _user_content(index, field, part.content, media_tokens)
             if isinstance(read, Failure):
                 return Failure(read.failure())
@@ -351,7 +362,7 @@ def _bill(
                 answers.append((f"{field}.tool_call_id", part.tool_call_id))
         else:
             texts.append(repr(part))
-    return Success(_Bill(tuple(texts), fixed, estimated, tuple(calls), tuple(answers), pinned))
+    return Success(_Bill(tuple(texts), fixed, estimated, tuple(calls), tuple(answers), pinned, prompt))
 
 
 def _user_content(
@@ -381,9 +392,12 @@ def _user_content(
     return Success((texts, fixed, estimated))
 
 
-def _groups(bills: Sequence[_Bill]) -> Result[tuple[str | None, ...], AdapterError]:
-    """Each message's tool group: the response holding a call and the requests answering it."""
+def _groups(bills: Sequence[_Bill], whole_turns: bool) -> Result[tuple[str | None, ...], AdapterError]:
+    """Each message's group: the response holding a call and the requests answering it, and,
+    with ``whole_turns``, the messages of one turn (from a request with a user prompt)."""
     groups = Groups()
+    if whole_turns:
+        groups.link_turns([bill.prompt for bill in bills], [bill.pinned for bill in bills])
     calls: dict[str, int] = {}
     for index, bill in enumerate(bills):
         for field, call_id in bill.answers:
@@ -392,7 +406,7 @@ def _groups(bills: Sequence[_Bill]) -> Result[tuple[str | None, ...], AdapterErr
             groups.link(calls[call_id], index)
         for call_id in bill.calls:
             calls[call_id] = index
-    return Success(tuple(groups.group_of(index) for index in range(len(bills))))
+    return Success(groups.ids(len(bills)))
 
 
 def _prices(bills: Sequence[_Bill], enc: TokenEncoding) -> Result[tuple[int, ...], AdapterError]:
