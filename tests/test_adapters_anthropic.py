@@ -111,3 +111,16 @@ def test_bad_system_tools_and_pricers_are_error_values() -> None:
     image = [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "u"}}]}]
     raised = fit_anthropic_messages(image, 100, image_tokens=lambda block: int("x")).failure()
     assert isinstance(raised, PricingFailed) and isinstance(raised.cause, ValueError)
+
+
+def test_whole_turns_keep_the_history_starting_with_a_user_message() -> None:
+    history = [{"role": "user", "content": "old question " * 40}, {"role": "assistant", "content": "short answer"},
+               {"role": "user", "content": "new question"}]
+    window = count_anthropic_tokens(history[1:]).unwrap().tokens
+    assert fit_anthropic_messages(history, window, output_reserve=0).unwrap().shed == (0, 1)
+    assert fit_anthropic_messages(history, window, output_reserve=0, whole_turns=False).unwrap().shed == (0,)
+    mixed = [{"role": "user", "content": "q"}, _uses(["a"]),
+             {"role": "user", "content": [*_results(["a"])["content"], {"type": "text", "text": "and also"}]},
+             {"role": "assistant", "content": "ok"}]
+    # A user message answering a tool call continues its turn, so the call's thinking stays current.
+    assert fit_anthropic_messages(mixed, 10**6).unwrap().trace.buckets[1].ids == ()

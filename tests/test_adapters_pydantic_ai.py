@@ -137,3 +137,12 @@ def test_model_names_pick_the_encoding_and_media_is_priced() -> None:
     priced = count_model_messages(history, media_tokens=lambda item: 5).unwrap()
     assert default.precision == "estimated" and priced.precision == "exact"
     assert default.tokens - priced.tokens == MEDIA_TOKENS - 5
+
+
+def test_whole_turns_never_leave_a_response_first() -> None:
+    history: list[ModelMessage] = [ModelRequest.user_text_prompt("old " * 100), ModelResponse([TextPart("short")]),
+                                   ModelRequest.user_text_prompt("new")]
+    window = count_model_messages(history[1:]).unwrap().tokens
+    assert fit_model_messages(history, window, output_reserve=0).unwrap().shed == (0, 1)
+    assert fit_model_messages(history, window, output_reserve=0, whole_turns=False).unwrap().shed == (0,)
+    assert ThriftHistory(window, output_reserve=0, whole_turns=False)(history)[0] is history[1]
