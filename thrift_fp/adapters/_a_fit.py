@@ -2,9 +2,12 @@
 
 Conversion. Message ``i`` of the caller's list becomes the core `Message` with id ``str(i)``:
 
-- ``pair_id`` is its tool group (a call message and every message answering it share one, so
-  they leave together: pass 8 sheds only prefixes that no group straddles);
-- ``summary=True`` pins it (never shed): system and developer instructions, the newest request;
+- ``pair_id`` is its group (a call message and every message answering it share one, and so
+  do the messages of one turn where an adapter keeps turns whole), so they leave together:
+  pass 8 sheds only prefixes that no group straddles;
+- ``summary=True`` pins it (never shed): system and developer instructions, the Pydantic AI
+  requests holding the system prompt and the newest request;
+- ``role`` is the format's role (``request``/``response`` for Pydantic AI);
 - ``created_at`` is the Unix epoch for every message, so the core's age is the input order
   (message order stands for age; no wall-clock time is invented);
 - ``content`` is a priced stand-in: ``FILLER_UNIT`` repeated once per token the message costs in
@@ -12,8 +15,6 @@ Conversion. Message ``i`` of the caller's list becomes the core `Message` with i
   caller-priced message cost (tool calls and images have ``token_cost``, messages do not), so this
   is how the core's arithmetic becomes exactly the format's. ``FILLER_UNIT`` is one token in
   ``cl100k_base`` and ``o200k_base`` however often it repeats (a property pins it).
-
-- ``role`` is the format's role (``request``/``response`` for Pydantic AI).
 
 A format's tool call is a message (an assistant message, a ``ModelResponse``), so it enters as a
 paired message rather than as a core tool call, which would be shed apart from its message.
