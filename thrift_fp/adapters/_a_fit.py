@@ -152,7 +152,7 @@ def _kept(ws: WorkingSet) -> tuple[int, ...]:
 
 
 class Groups:
-    """Union of messages linked by tool-call ids; a group's id is its earliest member's index.
+    """Union of messages linked by tool-call ids (and turns); a group's id is its earliest member's index.
 
     >>> groups = Groups()
     >>> groups.link(1, 2); groups.link(4, 2); groups.link(6, 7)
