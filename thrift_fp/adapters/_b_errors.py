@@ -7,12 +7,13 @@ from typing import Literal
 
 from thrift_fp.render import RenderError
 from thrift_fp.thrift import ThriftError
+from thrift_fp._errors import ThriftFpError
 
 ItemKind = Literal["message", "document", "node"]
 
 
 @dataclass(frozen=True, slots=True)
-class MalformedItem:
+class MalformedItem(ThriftFpError):
     """An input object lacks a field, or a field has the wrong type or value.
 
     >>> MalformedItem("message", 3, "content", "expected a str or a list of content blocks").message
@@ -30,7 +31,7 @@ class MalformedItem:
 
 
 @dataclass(frozen=True, slots=True)
-class UnknownRole:
+class UnknownRole(ThriftFpError):
     """A message whose role (or message type) the adapter does not know.
 
     >>> UnknownRole(0, "type", "remove", ("human", "ai")).message
@@ -48,7 +49,7 @@ class UnknownRole:
 
 
 @dataclass(frozen=True, slots=True)
-class MissingToolCall:
+class MissingToolCall(ThriftFpError):
     """A tool result whose call no earlier message issued.
 
     >>> MissingToolCall(4, "tool_call_id", "call_9").message
@@ -68,7 +69,7 @@ class MissingToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class DuplicateToolCall:
+class DuplicateToolCall(ThriftFpError):
     """Two messages issue a tool call with the same id, so its results cannot be paired.
 
     >>> DuplicateToolCall(5, "tool_calls", "call_1", 2).message
@@ -86,7 +87,7 @@ class DuplicateToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class FitRejected:
+class FitRejected(ThriftFpError):
     """The core fit refused the converted set (an invalid budget, an unknown encoding, ...).
 
     >>> from thrift_fp.thrift import InvalidBudget
@@ -102,7 +103,7 @@ class FitRejected:
 
 
 @dataclass(frozen=True, slots=True)
-class RenderRejected:
+class RenderRejected(ThriftFpError):
     """Fitting and rendering retrieved documents failed (a weak nonce key, a count failure, ...).
 
     >>> from thrift_fp.render import WeakNonceKey

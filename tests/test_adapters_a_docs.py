@@ -1,0 +1,23 @@
+"""Every public class and function of the OpenAI, Anthropic and Pydantic AI adapters shows a ``>>>`` example."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import thrift_fp.adapters.anthropic
+import thrift_fp.adapters.openai
+import thrift_fp.adapters.pydantic_ai
+
+_PUBLIC = [
+    (module.__name__, name, getattr(module, name))
+    for module in (thrift_fp.adapters.openai, thrift_fp.adapters.anthropic, thrift_fp.adapters.pydantic_ai)
+    for name in module.__all__
+    if inspect.isclass(getattr(module, name)) or inspect.isfunction(getattr(module, name))
+]
+
+
+@pytest.mark.parametrize(("module", "name", "value"), _PUBLIC, ids=[f"{m}.{n}" for m, n, _ in _PUBLIC])
+def test_public_names_have_a_doctest(module: str, name: str, value: object) -> None:
+    assert ">>>" in (inspect.getdoc(value) or ""), f"{module}.{name} has no >>> example"

@@ -1,0 +1,244 @@
+"""Example tests of the OpenAI Chat Completions adapter: cookbook figures, errors, documents."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from thrift_fp.adapters._a_errors import (
+    DuplicateToolCall,
+    FitFailed,
+    InvalidArgument,
+    InvalidDocument,
+    InvalidTool,
+    MalformedMessage,
+    PricingFailed,
+    ToolCallWithoutResult,
+    ToolResultWithoutCall,
+    UnknownRole,
+)
+from thrift_fp.adapters._models import UnknownModel, resolve_model
+from thrift_fp.adapters.openai import count_openai_tokens, fit_openai_messages
+from thrift_fp.render import KeyedNonce
+from thrift_fp.tokens import register_token_estimator, unregister_token_estimator
+
+# The cookbook's own examples, with the prompt_tokens the OpenAI API reported for them.
+COOKBOOK_MESSAGES: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a helpful, pattern-following assistant that translates corporate jargon into plain English."},
+    {"role": "system", "name": "example_user", "content": "New synergies will help drive top-line growth."},
+    {"role": "system", "name": "example_assistant", "content": "Things working well together will increase revenue."},
+    {"role": "system", "name": "example_user", "content": "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage."},
+    {"role": "system", "name": "example_assistant", "content": "Let's talk later when we're less busy about how to do better."},
+    {"role": "user", "content": "This late pivot means we don't have time to boil the ocean for the client deliverable."},
+]
+WEATHER_TOOLS: list[dict[str, Any]] = [{
+    "type": "function",
+    "function": {
+        "name": "get_current_weather",
+        "description": "Get the current weather in a given location",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
+                "unit": {"type": "string", "description": "The unit of temperature to return", "enum": ["celsius", "fahrenheit"]},
+            },
+            "required": ["location"],
+        },
+    },
+}]
+WEATHER_MESSAGES: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a helpful assistant that can answer to questions about the weather."},
+    {"role": "user", "content": "What's the weather like in San Francisco?"},
+]
+
+
+@pytest.mark.parametrize(("model", "expected"), [("gpt-3.5-turbo", 129), ("gpt-4-0613", 129), ("gpt-4", 129),
+                                                 ("gpt-4o", 124), ("gpt-4o-mini", 124)])
+def test_message_counts_match_the_api_figures_of_the_cookbook(model: str, expected: int) -> None:
+    assert count_openai_tokens(COOKBOOK_MESSAGES, model=model).unwrap().tokens == expected
+
+
+@pytest.mark.parametrize(("model", "expected"), [("gpt-3.5-turbo", 105), ("gpt-4", 105), ("gpt-4o", 101), ("gpt-4o-mini", 101)])
+def test_tool_counts_match_the_api_figures_of_the_cookbook(model: str, expected: int) -> None:
+    assert count_openai_tokens(WEATHER_MESSAGES, model=model, tools=WEATHER_TOOLS).unwrap().tokens == expected
+
+
+def test_models_map_to_their_encodings_in_one_table() -> None:
+    assert resolve_model("gpt-4o-2024-08-06").unwrap().encoding == "o200k_base"
+    assert resolve_model("gpt-4.1-mini").unwrap().encoding == "o200k_base"
+    assert resolve_model("o3").unwrap().encoding == "o200k_base"
+    assert resolve_model("gpt-4-turbo-2024-04-09").unwrap().encoding == "cl100k_base"
+    assert resolve_model("gpt-3.5-turbo-0125").unwrap().encoding == "cl100k_base"
+    assert resolve_model("gpt-3.5-turbo-0301").unwrap().tokens_per_message == 4
+    error = resolve_model("claude-3").failure()
+    assert "gpt-4o" in error.message and "encoding=" in error.message
+
+
+def test_an_explicit_encoding_overrides_the_model_or_stands_in_for_an_unknown_one() -> None:
+    one = [{"role": "user", "content": "Hello there"}]
+    assert count_openai_tokens(one, model="gpt-4o", encoding="cl100k_base").unwrap().encoding == "cl100k_base"
+    assert count_openai_tokens(one, model="my-finetune", encoding="o200k_base").unwrap().tokens == 9
+    assert isinstance(count_openai_tokens(one).failure(), UnknownModel)
+
+
+def test_a_custom_estimator_is_refused_because_the_count_must_be_exact() -> None:
+    register_token_estimator("adapters-a-words", lambda text: len(text.split())).unwrap()
+    try:
+        error = fit_openai_messages([{"role": "user", "content": "hi"}], 100, encoding="adapters-a-words").failure()
+        assert isinstance(error, InvalidArgument) and error.field == "encoding"
+    finally:
+        unregister_token_estimator("adapters-a-words")
+
+
+def _round(call_ids: list[str]) -> list[dict[str, Any]]:
+    calls = [{"id": c, "type": "function", "function": {"name": "f", "arguments": "{}"}} for c in call_ids]
+    return [{"role": "assistant", "content": None, "tool_calls": calls},
+            *({"role": "tool", "tool_call_id": c, "content": "result " * 30} for c in call_ids)]
+
+
+def test_an_assistant_message_keeps_all_its_results_or_leaves_with_them() -> None:
+    history = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "go"},
+               *_round(["a", "b", "c"]), {"role": "user", "content": "thanks, and now?"}]
+    sizes = [count_openai_tokens(history[: end + 1], model="gpt-4o").unwrap().tokens for end in range(len(history))]
+    seen_shed: set[tuple[int, ...]] = set()
+    for window in range(sizes[-1] + 1):
+        fitted = fit_openai_messages(history, window, model="gpt-4o", output_reserve=0).unwrap()
+        group = set(range(2, 6))
+        assert group <= set(fitted.shed) or not group & set(fitted.shed)
+        seen_shed.add(fitted.shed)
+    assert {(), (1,), (1, 2, 3, 4, 5)} <= seen_shed
+
+
+def test_the_same_objects_come_back_and_the_input_is_untouched() -> None:
+    history: list[dict[str, Any]] = [{"role": "user", "content": "x " * 300}, {"role": "assistant", "content": "ok"},
+               {"role": "user", "content": [{"type": "text", "text": "look"},
+                                            {"type": "image_url", "image_url": {"url": "https://e.x/a.png", "detail": "low"}}]}]
+    before = repr(history)
+    fitted = fit_openai_messages(history, 300, model="gpt-4o").unwrap()
+    assert fitted.shed == (0,) and fitted.messages[0] is history[1] and fitted.messages[1] is history[2]
+    assert repr(history) == before
+    assert fitted.tokens.precision == "estimated"  # the image is priced at its detail level's maximum
+
+
+def test_image_parts_are_priced_by_detail_or_by_the_callers_pricer() -> None:
+    def image(detail: str) -> list[dict[str, Any]]:
+        return [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u", "detail": detail}}]}]
+    plain = count_openai_tokens([{"role": "user", "content": []}], model="gpt-4o").unwrap().tokens
+    assert count_openai_tokens(image("low"), model="gpt-4o").unwrap().tokens - plain == 85
+    assert count_openai_tokens(image("high"), model="gpt-4o").unwrap().tokens - plain == 1445
+    priced = count_openai_tokens(image("auto"), model="gpt-4o", image_tokens=lambda part: 255).unwrap()
+    assert (priced.tokens - plain, priced.precision) == (255, "exact")
+    raised = count_openai_tokens(image("auto"), model="gpt-4o", image_tokens=lambda part: 1 // 0).failure()
+    assert isinstance(raised, PricingFailed) and isinstance(raised.cause, ZeroDivisionError)
+    assert "messages[0].content[0]" in raised.message
+    assert isinstance(count_openai_tokens(image("auto"), model="gpt-4o", image_tokens=lambda part: -1).failure(), PricingFailed)
+
+
+@pytest.mark.parametrize(("messages", "kind", "text"), [
+    ([{"content": "x"}], MalformedMessage, "messages[0].role: is required"),
+    ([{"role": "robot", "content": "x"}], UnknownRole, "unknown role 'robot'"),
+    ([{"role": "user", "content": 7}], MalformedMessage, "messages[0].content: expected a str or a list"),
+    ([{"role": "user"}], MalformedMessage, "messages[0].content: is required on a user message"),
+    ([{"role": "assistant"}], MalformedMessage, "needs content, tool_calls or a refusal"),
+    ([{"role": "user", "content": [{"text": "x"}]}], MalformedMessage, "messages[0].content[0]: expected a content part"),
+    ([{"role": "user", "content": [{"type": "text", "text": 3}]}], MalformedMessage, "messages[0].content[0].text"),
+    ([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}], MalformedMessage, "content[0].image_url"),
+    ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u", "detail": "max"}}]}],
+     MalformedMessage, "content[0].image_url.detail"),
+    ([{"role": "user", "content": "x", "name": 5}], MalformedMessage, "messages[0].name"),
+    ([{"role": "tool", "content": "x"}], MalformedMessage, "messages[0].tool_call_id: is required"),
+    ([{"role": "tool", "content": "x", "tool_call_id": "c9"}], ToolResultWithoutCall, "messages[0].tool_call_id"),
+    ([{"role": "user", "content": "x", "tool_calls": []}], MalformedMessage, "only assistant messages make tool calls"),
+    ([{"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "f"}}]}],
+     MalformedMessage, "messages[0].tool_calls[0].id"),
+    ([{"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {}}]}],
+     MalformedMessage, "messages[0].tool_calls[0].function"),
+    (_round(["c"])[:1], ToolCallWithoutResult, "messages[0].tool_calls[0].id: tool call 'c' has no result"),
+    ([*_round(["c"]), *_round(["c"])], DuplicateToolCall, "messages[2].tool_calls[0].id"),
+    ([*_round(["c"]), {"role": "tool", "tool_call_id": "c", "content": "again"}], ToolResultWithoutCall, "messages[2]"),
+])
+def test_bad_messages_are_error_values_naming_index_and_field(messages: list[Any], kind: type, text: str) -> None:
+    error = fit_openai_messages(messages, 1000, model="gpt-4o").failure()
+    assert isinstance(error, kind)
+    assert text in error.message
+
+
+@pytest.mark.parametrize(("tools", "field"), [
+    ([{"type": "retrieval"}], "tools[0].type"),
+    ([{"type": "function", "function": {"description": "x"}}], "tools[0].function.name"),
+    ([{"type": "function", "function": {"name": "f", "description": 3}}], "tools[0].function.description"),
+    ([{"type": "function", "function": {"name": "f", "parameters": {"properties": {"p": 1}}}}], "properties.p"),
+])
+def test_bad_tools_are_error_values(tools: list[Any], field: str) -> None:
+    error = fit_openai_messages([{"role": "user", "content": "x"}], 1000, model="gpt-4o", tools=tools).failure()
+    assert isinstance(error, InvalidTool) and field in error.message
+
+
+def test_a_bad_window_is_the_cores_error_value() -> None:
+    error = fit_openai_messages([{"role": "user", "content": "x"}], -5, model="gpt-4o").failure()
+    assert isinstance(error, FitFailed) and "context_window" in error.message
+
+
+DOCS: list[dict[str, Any]] = [
+    {"content": "Refunds take 30 days.", "score": 3.0, "source": "kb/refunds.md"},
+    {"content": "Shipping is free over 50 EUR. " * 20, "score": -1.0},
+]
+
+
+def test_documents_render_into_one_message_where_the_caller_chooses() -> None:
+    history = [{"role": "system", "content": "Answer from the documents."}, {"role": "user", "content": "Refund time?"}]
+    nonce = KeyedNonce(bytes(32))
+    default = fit_openai_messages(history, 4000, model="gpt-4o", documents=DOCS, nonce=nonce).unwrap()
+    assert [m["role"] for m in default.messages] == ["system", "user", "user"]
+    assert default.messages[0] is history[0] and default.messages[2] is history[1]
+    assert "Refunds take 30 days." in default.messages[1]["content"]
+    assert [record.trust_tier for record in default.documents] == ["third-party-private"] * 2
+    assert [record.score for record in default.documents] == [1.0, 0.0]  # min-max onto [0, 1]
+    at_end = fit_openai_messages(history, 4000, model="gpt-4o", documents=DOCS, documents_at=2,
+                                 documents_role="system", trust_tier="first-party", nonce=nonce).unwrap()
+    assert at_end.messages[2]["role"] == "system" and at_end.messages[:2] == history
+    assert count_openai_tokens(at_end.messages, model="gpt-4o").unwrap() == at_end.tokens
+
+
+def test_low_scored_documents_shed_first_and_none_left_means_no_message() -> None:
+    history = [{"role": "user", "content": "Refund time?"}]
+    nonce = KeyedNonce(bytes(32))
+    full = fit_openai_messages(history, 10**6, model="gpt-4o", documents=DOCS, nonce=nonce).unwrap()
+    one = fit_openai_messages(history, full.tokens.tokens - 1, model="gpt-4o", documents=DOCS,
+                              nonce=nonce, output_reserve=0).unwrap()
+    assert [record.source for record in one.documents] == ["kb/refunds.md"]
+    none = fit_openai_messages(history, 20, model="gpt-4o", documents=DOCS, nonce=nonce, output_reserve=0).unwrap()
+    assert none.documents == () and none.messages == history
+
+
+def test_document_defaults_are_deterministic_and_bad_documents_are_error_values() -> None:
+    same = [{"content": "twin"}, {"content": "twin"}]
+    nonce = KeyedNonce(bytes(32))
+    first = fit_openai_messages([{"role": "user", "content": "q"}], 10**6, model="gpt-4o", documents=same, nonce=nonce).unwrap()
+    again = fit_openai_messages([{"role": "user", "content": "q"}], 10**6, model="gpt-4o", documents=same, nonce=nonce).unwrap()
+    assert [r.id for r in first.documents] == [r.id for r in again.documents]
+    assert first.documents[1].id == first.documents[0].id + "-2"
+    assert first.documents[0].created_at.year == 1970
+    for documents, field in (([{"content": ""}], "content"), ([{"content": "x", "score": float("nan")}], "score"),
+                             ([{"content": "x", "trust_tier": "mine"}], "trust_tier"), ([{"content": "x", "colour": 1}], "colour")):
+        error = fit_openai_messages([{"role": "user", "content": "q"}], 1000, model="gpt-4o", documents=documents).failure()
+        assert isinstance(error, InvalidDocument) and error.field == field, error
+
+
+def test_the_documents_place_is_checked() -> None:
+    history = [{"role": "user", "content": "go"}, *_round(["a", "b"])]
+    for place in (9, -9, 2):
+        error = fit_openai_messages(history, 1000, model="gpt-4o", documents=DOCS, documents_at=place).failure()
+        assert isinstance(error, InvalidArgument) and error.field == "documents_at"
+    error = fit_openai_messages(history, 1000, model="gpt-4o", documents=DOCS, documents_role="tool").failure()
+    assert isinstance(error, InvalidArgument) and error.field == "documents_role"
+
+
+def test_importing_the_adapters_package_imports_no_ecosystem_module() -> None:
+    code = ("import sys, thrift_fp, thrift_fp.adapters, thrift_fp.adapters.openai, thrift_fp.adapters.anthropic;"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic_ai', 'langchain_core', 'llama_index', 'openai', 'anthropic')))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"
