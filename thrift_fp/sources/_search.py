@@ -97,7 +97,7 @@ def search_index(
     >>> _ = (root / "a.txt").write_text("Shedding drops the lowest score first.\\n\\nBudgets are tokens.")
     >>> _ = index_paths(root / "i.db", [root], max_tokens=8).unwrap()
     >>> [(h.passage_id, round(h.score, 2)) for h in search_index(root / "i.db", "shedding?").unwrap()]
-    [('...a.txt#1', 0.32)]
+    [('...a.txt#1', 0.36)]
     >>> search_index(root / "i.db", '"AND (').unwrap()
     ()
     """
