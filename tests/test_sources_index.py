@@ -114,9 +114,9 @@ def test_a_failed_strict_index_leaves_no_database_behind(corpus: Path, tmp_path:
     # Changed with issue 15: a bad file no longer fails a run; only a strict run is all or nothing.
     db = tmp_path / "index.db"
     (corpus / "zbad.jsonl").write_text('{"id": "x"}\n')
-    failed = index_paths(db, [corpus], strict=True)
-    assert isinstance(failed.failure(), IndexProblems)
-    (problem,) = failed.failure().skipped
+    failed = index_paths(db, [corpus], strict=True).failure()
+    assert isinstance(failed, IndexProblems)
+    (problem,) = failed.skipped
     assert isinstance(problem.error, InvalidJsonlRecord) and "line 1" in problem.message
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]
     lenient = index_paths(db, [corpus]).unwrap()

@@ -106,13 +106,14 @@ def assemble(
     >>> assemble([], database=root / "i.db").failure().message
     'no query to answer: the collection of queries is empty'
     """
-    queries = (query,) if isinstance(query, str) else tuple(query)
+    queries: tuple[object, ...] = (query,) if isinstance(query, str) else tuple(query)
     if not queries:
         return Failure(NoQuery("the collection of queries is empty"))
     # beartype checks one element of a collection; every element is checked here.
     strays = [item for item in queries if not isinstance(item, str)]
     if strays:
         return Failure(NoQuery(f"every query must be a str, got a {type(strays[0]).__name__}"))
+    questions = tuple(str(item) for item in queries)
     allowed = tuple(tiers)
     unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
     if unknown:
@@ -120,7 +121,7 @@ def assemble(
     definition = fts5_definition(
         database, max_results=max_results, max_queries=max_queries, tiers=allowed, authorize=authorize
     )
-    retrieved = _retrieve(definition, queries, context, state)
+    retrieved = _retrieve(definition, questions, context, state)
     if isinstance(retrieved, Failure):
         return Failure(retrieved.failure())
     receipts, next_state = retrieved.unwrap()
