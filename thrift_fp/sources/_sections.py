@@ -126,6 +126,7 @@ def _sections(document: StructuredText) -> list[_Section]:
 class _Group:
     sections: tuple[_Section, ...]
     tokens: int
+    exact: bool
 
     @property
     def start(self) -> int:
@@ -146,6 +147,26 @@ class _Group:
 
 
 @dataclass(frozen=True, slots=True)
+class _Counted:
+    """A section's heading and body paragraphs with their token counts (counted once, reused)."""
+
+    head: tuple[int, int]
+    head_tokens: int
+    units: list[tuple[int, int]]
+    counts: tuple[int, ...]
+
+    @property
+    def estimate(self) -> int:
+        # The sum of the parts plus one token per seam: what greedy merging decides on.
+        parts = (self.head_tokens > 0) + len(self.units)
+        return self.head_tokens + sum(self.counts) + max(parts - 1, 0)
+
+    @property
+    def exact(self) -> bool:
+        return (self.head_tokens > 0) + len(self.units) <= 1
+
+
+@dataclass(frozen=True, slots=True)
 class _Splitter:
     text: str
     bound: int
@@ -158,35 +179,66 @@ class _Splitter:
         return counted
 
     def passages(self, sections: list[_Section]) -> Result[tuple[SectionPassage, ...], SourceError]:
-        counted: Result[tuple[int, ...], SourceError] = self.encoding.count_many(
-            [self.text[s.start : s.end] for s in sections]
-        )
+        counted = self._counted(sections)
         if isinstance(counted, Failure):
             return counted
-        grouped = self._groups(sections, counted.unwrap())
+        parts = {section.start: part for section, part in zip(sections, counted.unwrap(), strict=True)}
+        grouped = self._groups(sections, [part.estimate for part in counted.unwrap()],
+                               [part.exact for part in counted.unwrap()])
         if isinstance(grouped, Failure):
             return grouped
         out: list[SectionPassage] = []
         for group in grouped.unwrap():
-            if group.tokens <= self.bound:
-                out.append(SectionPassage(self.text[group.start : group.end], group.start, group.end,
-                                          group.tokens, group.path))
+            tokens = group.tokens
+            if not group.exact and tokens <= self.bound:
+                exact = self._count(group.start, group.end)
+                if isinstance(exact, Failure):
+                    return exact
+                tokens = exact.unwrap()
+            if tokens <= self.bound:
+                out.append(SectionPassage(self.text[group.start : group.end], group.start, group.end, tokens,
+                                          group.path))
                 continue
-            split = self._split(group)
+            split = self._split(group, parts[group.sections[-1].start])
             if isinstance(split, Failure):
                 return split
             out.extend(split.unwrap())
         return Success(tuple(out))
 
-    def _groups(self, sections: list[_Section], counts: tuple[int, ...]) -> Result[list[_Group], SourceError]:
-        # Greedy on the sum of the parts (plus one token per seam), then one exact count per
-        # merged group, dropping its last members while the exact count is over the bound.
+    def _counted(self, sections: list[_Section]) -> Result[list[_Counted], SourceError]:
+        # One batch count of every heading and body paragraph, reused for merging and splitting.
+        chunker = _Chunker(self.text, self.bound, self.encoding, self.fences, False)
+        layout: list[tuple[tuple[int, int], list[tuple[int, int]]]] = []
+        spans: list[tuple[int, int]] = []
+        for section in sections:
+            head = _trim(self.text, section.start, section.body)
+            units = chunker._units(_trim(self.text, section.body, section.end), 0)
+            layout.append((head, units))
+            spans.extend([head, *units])
+        counted: Result[tuple[int, ...], SourceError] = self.encoding.count_many(
+            [self.text[a:b] for a, b in spans]
+        )
+        if isinstance(counted, Failure):
+            return counted
+        counts = counted.unwrap()
+        out: list[_Counted] = []
+        cursor = 0
+        for head, units in layout:
+            head_tokens = counts[cursor]
+            out.append(_Counted(head, head_tokens, units, counts[cursor + 1 : cursor + 1 + len(units)]))
+            cursor += 1 + len(units)
+        return Success(out)
+
+    def _groups(
+        self, sections: list[_Section], counts: list[int], exact: list[bool]
+    ) -> Result[list[_Group], SourceError]:
+        # Greedy on estimates (the parts plus one token per seam); `passages` counts each
+        # merged group exactly once and splits it if the estimate was too low.
         groups: list[_Group] = []
         i = 0
         while i < len(sections):
             members, estimate = [sections[i]], counts[i]
             j = i + 1
-            oversized = False
             while j < len(sections):
                 bare = not any(s.has_body for s in members)
                 parent = members[0].path[:-1]
@@ -196,62 +248,43 @@ class _Splitter:
                     if bare:
                         # Bare headings above an oversized section stay at the front of its first piece.
                         members.append(sections[j])
+                        estimate += counts[j] + 1
                         j += 1
-                        oversized = True
                     break
                 members.append(sections[j])
                 estimate += counts[j] + 1
                 j += 1
-            if oversized:
-                groups.append(_Group(tuple(members), self.bound + 1))
-                i = j
-                continue
-            exact = self._exact(members, counts[i])
-            if isinstance(exact, Failure):
-                return exact
-            group, j = exact.unwrap(), i + len(exact.unwrap().sections)
-            if (group.tokens < self.minimum or not group.has_body) and groups and groups[-1].tokens <= self.bound:
+            group = _Group(tuple(members), estimate, len(members) == 1 and exact[i])
+            if (estimate < self.minimum or not group.has_body) and groups and groups[-1].tokens <= self.bound:
                 previous = groups[-1]
-                if previous.tokens + group.tokens + 1 <= self.bound:
-                    joined = self._count(previous.start, group.end)
-                    if isinstance(joined, Failure):
-                        return joined
-                    if joined.unwrap() <= self.bound:
-                        groups.pop()
-                        group = _Group(previous.sections + group.sections, joined.unwrap())
+                if previous.tokens + estimate + 1 <= self.bound:
+                    groups.pop()
+                    group = _Group(previous.sections + group.sections, previous.tokens + estimate + 1, False)
             groups.append(group)
             i = j
         return Success(groups)
 
-    def _exact(self, members: list[_Section], first: int) -> Result[_Group, SourceError]:
-        while len(members) > 1:
-            counted = self._count(members[0].start, members[-1].end)
+    def _split(self, group: _Group, last: _Counted) -> Result[list[SectionPassage], SourceError]:
+        # The oversized section is the group's last; anything before it is bare headings.
+        head_start = group.start
+        head_tokens = last.head_tokens
+        if len(group.sections) > 1:
+            counted = self._count(head_start, last.head[1])
             if isinstance(counted, Failure):
                 return counted
-            if counted.unwrap() <= self.bound:
-                return Success(_Group(tuple(members), counted.unwrap()))
-            members = members[:-1]
-        return Success(_Group(tuple(members), first))
-
-    def _split(self, group: _Group) -> Result[list[SectionPassage], SourceError]:
-        last = group.sections[-1]
-        head = self._count(group.start, last.body)
-        if isinstance(head, Failure):
-            return head
-        body = _trim(self.text, last.body, last.end)
+            head_tokens = counted.unwrap()
         margin = 2
-        while self.bound - head.unwrap() - margin >= MIN_PASSAGE_TOKENS and body[0] < body[1]:
-            pieces = _Chunker(self.text, self.bound - head.unwrap() - margin, self.encoding, self.fences, False).chunk(
-                body, 0
-            )
+        while self.bound - head_tokens - margin >= MIN_PASSAGE_TOKENS and last.units:
+            chunker = _Chunker(self.text, self.bound - head_tokens - margin, self.encoding, self.fences, False)
+            pieces = chunker._pack(last.units, last.counts, 0)
             if isinstance(pieces, Failure):
                 return pieces
             first = pieces.unwrap()[0]
-            joined = self._count(group.start, first.end)
+            joined = self._count(head_start, first.end)
             if isinstance(joined, Failure):
                 return joined
             if joined.unwrap() <= self.bound:
-                lead = Passage(self.text[group.start : first.end], group.start, first.end, joined.unwrap())
+                lead = Passage(self.text[head_start : first.end], head_start, first.end, joined.unwrap())
                 return Success([self._passage(p, group.path) for p in (lead, *pieces.unwrap()[1:])])
             margin *= 2
         # Headings too long to share a passage with any text: split the whole section as text.
