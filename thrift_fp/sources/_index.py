@@ -145,10 +145,9 @@ def index_paths(
     if isinstance(selected, Failure):
         return Failure(selected.failure())
     found, skipped = selected.unwrap().files, selected.unwrap().skipped
-    if strict and skipped:
-        return Failure(IndexProblems(str(database), skipped))
     settings = {"encoding": encoding, "max_tokens": str(max_tokens)}
-    untouched = _nothing_to_do(database, paths, found, settings, trust_tier)
+    # A strict run with problems goes through the files anyway, to report every problem at once.
+    untouched = None if strict and skipped else _nothing_to_do(database, paths, found, settings, trust_tier)
     if untouched is not None:
         return Success(dataclasses.replace(untouched, skipped=skipped))
     run = _Run(database, tuple(paths), found, skipped, settings, trust_tier, progress, strict)

@@ -6,7 +6,8 @@ heading, are merged with the sections that follow them (siblings or descendants)
 merged text stays within ``max_tokens``; a section still too small joins the passage before
 it when that fits. A section larger than ``max_tokens`` is split on paragraphs, lines,
 sentences and words (see `chunk_text`), and its heading — with any bare headings right above
-it — stays at the front of its first piece. Every passage carries its heading path, for
+it — stays at the front of its first piece. (Only headings so long that they leave less than
+``MIN_PASSAGE_TOKENS`` of room for text are split as text themselves.) Every passage carries its heading path, for
 example ``("fs", "Promises API", "fsPromises.readFile")``.
 
 Every passage is a verbatim slice of the document text and what lies between passages is
