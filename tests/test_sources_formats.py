@@ -184,3 +184,13 @@ def test_a_limit_beyond_sqlite_integers_is_clamped(tmp_path: Path) -> None:
     index_paths(tmp_path / "i.db", [tmp_path / "a.md"]).unwrap()
     for limit in (2**63, 2**64 + 5, 10**400):
         assert len(search_index(tmp_path / "i.db", "budget", limit=limit).unwrap()) == 1
+
+
+def test_bounds_beyond_sqlite_integers_are_values_not_overflows(tmp_path: Path) -> None:
+    from thrift_fp.sources import assemble
+
+    (tmp_path / "a.md").write_text("# Budget\n\nThe budget is the window minus the reserve.")
+    report = index_paths(tmp_path / "i.db", [tmp_path / "a.md"], max_tokens=2**64).unwrap()
+    assert report.passages == 1
+    done = assemble("budget", database=tmp_path / "i.db", max_results=2**64, max_queries=2**70).unwrap()
+    assert [d.record.id for d in done.decisions] == ["a.md#1"]
