@@ -8,7 +8,7 @@ underlines and headings in HTML blocks are told apart as CommonMark says).
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Any, Final
 
 from returns.result import Failure, Result, Success
 
@@ -35,21 +35,42 @@ def markdown_structure(text: str, label: str = "<text>") -> Result[StructuredTex
         from markdown_it import MarkdownIt
     except ImportError:
         return Failure(MissingParser(label, "Markdown", "markdown-it-py"))
-    # Block structure only: inline parsing of every paragraph would double the cost, and
-    # only heading titles need it.
-    parser = MarkdownIt("commonmark")
-    tokens = parser.disable(["inline", "text_join"]).parse(text)
+    # Block structure only: inline parsing of every paragraph would double the cost, and only
+    # heading titles need it (all of them in one inline pass below). Lists are not parsed
+    # either: a heading is only ever taken at the top level, and list parsing was over half of
+    # the block cost; the price is that a '#' line indented inside a list item reads as a heading.
+    parser = MarkdownIt("commonmark").disable(["inline", "text_join", "list"])
+    tokens = parser.parse(text)
     starts = _line_starts(text)
-    headings: list[Heading] = []
+    found: list[tuple[int, int, int, str]] = []
     for i, token in enumerate(tokens):
         if token.type != "heading_open" or token.level != 0 or token.map is None:
             continue
         first, last = token.map
-        children = parser.enable(["inline"]).parseInline(tokens[i + 1].content)[0].children or []
-        title = "".join(child.content for child in children if child.type in {"text", "code_inline"})
         start = starts[first]
         end = min(starts[last], len(text))
         while end > start and text[end - 1] in "\r\n":
             end -= 1
-        headings.append(Heading(start, end, int(token.tag[1:]), _SPACE.sub(" ", title).strip()))
-    return Success(StructuredText(text, tuple(headings)))
+        found.append((start, end, int(token.tag[1:]), tokens[i + 1].content.replace("\n", " ")))
+    titles = _titles(parser.enable(["inline"]), [raw for _, _, _, raw in found])
+    headings = tuple(
+        Heading(start, end, level, title) for (start, end, level, _), title in zip(found, titles, strict=True)
+    )
+    return Success(StructuredText(text, headings))
+
+
+def _titles(parser: Any, raw: list[str]) -> list[str]:
+    # Any: markdown-it's class is imported only when a document is parsed (the extra is lazy).
+    # One inline pass over every title, one per line: code spans and emphasis give their text.
+    if not raw:
+        return []
+    titles: list[list[str]] = [[]]
+    for child in parser.parseInline("\n".join(raw))[0].children or []:
+        if child.type in {"softbreak", "hardbreak"}:
+            titles.append([])
+        elif child.type in {"text", "code_inline"}:
+            titles[-1].append(child.content)
+    if len(titles) != len(raw):
+        # A code span or other inline run crossed from one title into the next: one by one.
+        return [_titles(parser, [one])[0] for one in raw] if len(raw) > 1 else [" ".join(raw[0].split())]
+    return [_SPACE.sub(" ", "".join(parts)).strip() for parts in titles]
