@@ -62,7 +62,9 @@ class Assembled:
 
 
 def assemble(
-    query: str | Iterable[str],
+    # Iterable[object], not Iterable[str]: beartype would check one sampled item and raise, so a
+    # bad item would sometimes be an exception; every item is checked below instead (a value).
+    query: str | Iterable[object],
     *,
     database: Path,
     context_window: int = 4096,
@@ -106,7 +108,7 @@ def assemble(
     >>> assemble([], database=root / "i.db").failure().message
     'no query to answer: the collection of queries is empty'
     """
-    queries: tuple[object, ...] = (query,) if isinstance(query, str) else tuple(query)
+    queries = (query,) if isinstance(query, str) else tuple(query)
     if not queries:
         return Failure(NoQuery("the collection of queries is empty"))
     # beartype checks one element of a collection; every element is checked here.
