@@ -5,31 +5,59 @@ from __future__ import annotations
 import math
 import sqlite3
 
-from hypothesis import given
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thrift_fp.sources import bm25_to_score, match_expression
+from thrift_fp.sources import _search, bm25_to_score, index_paths, match_expression, query_terms
 
 _ranks = st.floats(allow_nan=True, allow_infinity=True)
+_ideals = st.floats(min_value=0.0, allow_nan=False, allow_infinity=False)
 
 
-@given(rank=_ranks)
-def test_score_is_within_unit_interval(rank: float) -> None:
-    score = bm25_to_score(rank)
+@given(rank=_ranks, ideal=_ideals)
+def test_score_is_within_unit_interval(rank: float, ideal: float) -> None:
+    score = bm25_to_score(rank, ideal)
     assert math.isfinite(score)
     assert 0.0 <= score <= 1.0
 
 
-@given(better=st.floats(allow_nan=False), worse=st.floats(allow_nan=False))
-def test_a_better_rank_never_scores_lower(better: float, worse: float) -> None:
+@given(better=st.floats(allow_nan=False), worse=st.floats(allow_nan=False), ideal=_ideals)
+def test_a_better_rank_never_scores_lower(better: float, worse: float, ideal: float) -> None:
     better, worse = min(better, worse), max(better, worse)
-    assert bm25_to_score(better) >= bm25_to_score(worse)
+    assert bm25_to_score(better, ideal) >= bm25_to_score(worse, ideal)
 
 
 @given(better=st.floats(min_value=-1e6, max_value=-1e-3), gap=st.floats(min_value=1e-3, max_value=1e3))
-def test_strictly_monotone_over_real_bm25_ranks(better: float, gap: float) -> None:
+def test_strictly_monotone_below_the_ideal(better: float, gap: float) -> None:
     worse = min(better + gap, -1e-9)
-    assert bm25_to_score(better) > bm25_to_score(worse)
+    assert bm25_to_score(better, 2e6) > bm25_to_score(worse, 2e6)
+
+
+_words = st.sampled_from(["budget", "shed", "token", "C++", "node:fs", "reserve", "the", "window", "score"])
+_documents = st.lists(st.lists(_words, min_size=1, max_size=40).map(" ".join), min_size=1, max_size=12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(documents=_documents, headings=st.lists(_words, max_size=3), query=st.lists(_words, min_size=1, max_size=4))
+def test_the_ideal_bounds_every_real_bm25_rank(documents: list[str], headings: list[str], query: list[str]) -> None:
+    # The normalisation is honest only if no passage can beat the ideal: checked against FTS5 itself.
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "d.md").write_text("\n\n".join(f"# {' '.join(headings)} {n}\n\n{text}"
+                                                for n, text in enumerate(documents)))
+        index_paths(root / "i.db", [root / "d.md"], max_tokens=64).unwrap()
+        connection = sqlite3.connect(root / "i.db")
+        terms = query_terms(" ".join(query))
+        ideal = _search._ideal(connection, terms)
+        ranks = [rank for (rank,) in connection.execute(
+            "SELECT bm25(passages_fts, 1.0, ?) FROM passages_fts WHERE passages_fts MATCH ?",
+            (_search.HEADING_WEIGHT, " OR ".join(terms)),
+        )]
+        connection.close()
+        assert all(-rank <= ideal * (1 + 1e-9) for rank in ranks), (ranks, ideal)
 
 
 _fts = sqlite3.connect(":memory:")

@@ -91,7 +91,9 @@ def test_ask_json_reports_decisions_receipts_and_trace(docs: Path, tmp_path: Pat
     db = tmp_path / "index.db"
     run(["index", str(docs), "--db", str(db), "--tier", "third-party-public"])
     capsys.readouterr()
-    assert run(["ask", "budget", "quotas", "--db", str(db), "--window", "3000", "--json", "--encoding", "o200k_base"]) == 0
+    # Issue 14: the words form one question; --query asks another.
+    assert run(["ask", "budget", "--query", "quotas", "--db", str(db), "--window", "3000", "--json",
+                "--encoding", "o200k_base"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["tokens"] <= answer["budget"] and answer["encoding"] == "o200k_base"
     assert [r["sequence"] for r in answer["receipts"]] == [1, 2]
@@ -108,7 +110,7 @@ def test_ask_errors_are_one_line(docs: Path, tmp_path: Path, capsys: pytest.Capt
     _one_error_line(capsys, "--budget -5", "must not be negative")
     assert run(["ask", "budget", "--db", str(db), "--window", "-1"]) == 1
     _one_error_line(capsys, "--window -1")
-    assert run(["ask", "budget", "reserve", "--db", str(db), "--max-queries", "1"]) == 1
+    assert run(["ask", "budget", "-q", "reserve", "--db", str(db), "--max-queries", "1"]) == 1
     _one_error_line(capsys, "query budget exhausted (1 of 1 used)")
     assert run(["ask", "budget", "--db", str(db), "--encoding", "nope"]) == 1
     _one_error_line(capsys, "unknown encoding 'nope'")
@@ -143,8 +145,11 @@ def test_ask_without_db_indexes_the_embedded_corpus_once(private_cache: Path, ca
 def test_a_failed_index_leaves_no_database(docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (docs / "broken.jsonl").write_text("{not json}\n")
     db = tmp_path / "index.db"
-    assert run(["index", str(docs), "--db", str(db)]) == 1
-    _one_error_line(capsys, "broken.jsonl, line 1", "invalid JSON")
+    # Issue 15: only --strict fails a run on one bad file (a plain run skips it and says why).
+    assert run(["index", str(docs), "--db", str(db), "--strict"]) == 1
+    skipped, error = capsys.readouterr().err.splitlines()
+    assert skipped.startswith("thrift-fp: skipped: ") and "broken.jsonl, line 1" in skipped and "invalid JSON" in skipped
+    assert error.startswith("thrift-fp: error: strict run: 1 files could not be indexed")
     assert not db.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     assert run(["index", str(tmp_path / "nowhere"), "--db", str(db)]) == 1
     _one_error_line(capsys, "no such file or folder")

@@ -33,18 +33,18 @@ def corpus(tmp_path: Path) -> Path:
     (docs / "guides" / "shedding.txt").write_text(
         "Shedding removes the lowest-scoring passages first while the working set is over budget.\n"
     )
-    (docs / "faq.jsonl").write_text(
-        '{"id": "quota", "text": "A quota caps how many queries one request may run."}\n'
-        '{"id": "web", "text": "Public pages say shedding is like packing a suitcase.",'
-        ' "metadata": {"trust_tier": "third-party-public"}}\n'
-    )
+    (docs / "faq.jsonl").write_text('{"id": "quota", "text": "A quota caps how many queries one request may run."}\n')
+    # A record cannot choose its own tier (issue 11): public pages are indexed under their tier.
+    (tmp_path / "web.jsonl").write_text('{"id": "web", "content": "Public pages say shedding is like packing a suitcase."}\n')
     return docs
 
 
 def test_index_then_ask_then_fit(corpus: Path, tmp_path: Path) -> None:
     indexed = _thrift_fp("index", str(corpus), "--db", "docs.db", cwd=tmp_path)
     assert indexed.returncode == 0, indexed.stderr
-    assert "indexed 3 files into docs.db: 3 chunked, 0 touched, 0 unchanged, 0 removed; 5 passages" in indexed.stdout
+    assert "indexed 3 files into docs.db: 3 chunked, 0 touched, 0 unchanged, 0 removed; 3 passages" in indexed.stdout
+    public = _thrift_fp("index", "web.jsonl", "--db", "docs.db", "--tier", "third-party-public", cwd=tmp_path)
+    assert public.returncode == 0 and "; 4 passages" in public.stdout, public.stderr
 
     asked = _thrift_fp("ask", "how does shedding work", "--db", "docs.db", "--budget", "1000", cwd=tmp_path)
     assert asked.returncode == 0, asked.stderr

@@ -31,6 +31,8 @@ def test_a_long_run_writes_nothing_to_a_non_terminal_stderr(tmp_path: Path, caps
 def test_a_long_failed_run_is_exactly_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     many = _many(tmp_path)
     (many / "zz-broken.jsonl").write_text("{not json}\n")
-    assert run(["index", str(many), "--db", str(tmp_path / "many.db")]) == 1
+    assert run(["index", str(many), "--db", str(tmp_path / "many.db"), "--strict"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("thrift-fp: error: ") and err.count("\n") == 1, repr(err)
+    # One line for the skipped file, one for the error: no progress bar left behind (issue 15: --strict).
+    assert err.startswith("thrift-fp: skipped: ") and err.count("\n") == 2, repr(err)
+    assert err.splitlines()[1].startswith("thrift-fp: error: ")

@@ -38,11 +38,12 @@ def database(tmp_path: Path) -> Path:
         (docs / f"budget{n}.md").write_text(
             f"# Budget note {n}\n\n" + f"The budget shrinks by the reserve; note {n} explains why. " * (n + 2)
         )
-    (docs / "web.jsonl").write_text(
-        '{"id": "w1", "text": "A public page about the budget.", "metadata": {"trust_tier": "third-party-public"}}\n'
-    )
+    web = tmp_path / "web"
+    web.mkdir()
+    (web / "web.jsonl").write_text('{"id": "w1", "content": "A public page about the budget."}\n')
     db = tmp_path / "index.db"
     index_paths(db, [docs], max_tokens=64).unwrap()
+    index_paths(db, [web], max_tokens=64, trust_tier="third-party-public").unwrap()
     return db
 
 
@@ -60,7 +61,7 @@ def test_tiers_filter_and_keyed_nonces_render_identically(database: Path) -> Non
     key = KeyedNonce(bytes(range(32)))
     one = assemble("budget", database=database, tiers={"third-party-public"}, nonce=key).unwrap()
     two = assemble("budget", database=database, tiers={"third-party-public"}, nonce=key).unwrap()
-    assert [d.record.id for d in one.decisions] == ["docs/web.jsonl#w1/1"]
+    assert [d.record.id for d in one.decisions] == ["web/web.jsonl#w1/1"]
     assert one.text == two.text and "A public page about the budget." in one.text
 
 

@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 from returns.result import Failure
 
-from thrift_fp.sources import CorruptDatabase, InvalidJsonlRecord, UnreadableFile, index_paths, search_index
+from thrift_fp.sources import (
+    CorruptDatabase,
+    IndexProblems,
+    InvalidJsonlRecord,
+    UnreadableFile,
+    index_paths,
+    search_index,
+)
 from thrift_fp.sources._documents import MAX_JSONL_DEPTH
 
 
@@ -23,10 +30,13 @@ def test_a_file_name_that_is_not_utf8_is_an_error_value(tmp_path: Path) -> None:
     root.mkdir()
     (root / "fine.md").write_text("budget")
     os.close(os.open(os.fsencode(root) + b"/latin\xe9.md", os.O_CREAT | os.O_WRONLY))
-    result = index_paths(tmp_path / "index.db", [root])
-    assert isinstance(result, Failure) and isinstance(result.failure(), UnreadableFile), result
-    assert "not valid UTF-8" in result.failure().message and "latin" in result.failure().message
-    assert list(tmp_path.iterdir()) == [root], "no database and no temporary file left behind"
+    # Issue 15: the file is skipped with its reason, the rest indexed (a strict run writes nothing).
+    strict = index_paths(tmp_path / "index.db", [root], strict=True)
+    assert isinstance(strict, Failure) and list(tmp_path.iterdir()) == [root], "no database, no temporary file"
+    (skipped,) = index_paths(tmp_path / "index.db", [root]).unwrap().skipped
+    assert isinstance(skipped.error, UnreadableFile)
+    assert "not valid UTF-8" in skipped.message and "latin" in skipped.message
+    assert [h.passage_id for h in search_index(tmp_path / "index.db", "budget").unwrap()] == ["docs/fine.md#1"]
 
 
 @pytest.mark.parametrize(
@@ -46,9 +56,11 @@ def test_jsonl_text_python_cannot_hold_is_an_invalid_record(tmp_path: Path, line
     root = tmp_path / "docs"
     root.mkdir()
     (root / "records.jsonl").write_text('{"id": "ok", "text": "fine"}\n' + line + "\n", encoding="utf-8")
-    result = index_paths(tmp_path / "index.db", [root])
-    assert isinstance(result, Failure) and isinstance(result.failure(), InvalidJsonlRecord), result
-    assert "line 2" in result.failure().message and reason in result.failure().message, result.failure().message
+    result = index_paths(tmp_path / "index.db", [root], strict=True)
+    assert isinstance(result, Failure) and isinstance(result.failure(), IndexProblems), result
+    (skipped,) = result.failure().skipped
+    assert isinstance(skipped.error, InvalidJsonlRecord)
+    assert "line 2" in skipped.message and reason in skipped.message, skipped.message
     assert list(tmp_path.iterdir()) == [root]
 
 

@@ -14,11 +14,12 @@ from thrift_fp.sources import (
     CorruptDatabase,
     DatabaseMissing,
     Fts5Unavailable,
+    IndexProblems,
     IndexSettingsMismatch,
     InvalidJsonlRecord,
     InvalidTrustTier,
     PathNotFound,
-    UnreadableFile,
+    UndecodableText,
     index_paths,
     search_index,
 )
@@ -33,7 +34,7 @@ def corpus(tmp_path: Path) -> Path:
     (root / "budget.txt").write_text("The budget is the window minus the reserve.\n")
     (root / "notes.jsonl").write_text(
         '{"id": "n1", "text": "Quotas cap the queries per request."}\n'
-        '\n{"id": "n2", "text": "Shedding drops the lowest score first.", "metadata": {"trust_tier": "third-party-public"}}\n'
+        '\n{"id": "n2", "content": "Shedding drops the lowest score first.", "metadata": {"lang": "en"}}\n'
     )
     (root / ".hidden.md").write_text("never indexed")
     (root / "image.png").write_bytes(b"\x89PNG")
@@ -95,30 +96,41 @@ def test_deleted_files_leave_the_index(corpus: Path, tmp_path: Path) -> None:
 def test_search_deduplicates_by_content_and_filters_tiers(corpus: Path, tmp_path: Path) -> None:
     db = tmp_path / "index.db"
     index_paths(db, [corpus]).unwrap()
+    web = tmp_path / "web.jsonl"
+    web.write_text('{"id": "w", "content": "Shedding drops the lowest score first, says the web."}\n')
+    index_paths(db, [web], trust_tier="third-party-public").unwrap()
     hits = search_index(db, "shedding lowest score").unwrap()
     assert [h.text for h in hits].count("Shedding drops the lowest score first.") == 1
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert all(0.0 <= h.score <= 1.0 for h in hits)
     public = search_index(db, "shedding lowest score", tiers={"third-party-public"}).unwrap()
-    assert [(h.passage_id, h.trust_tier) for h in public] == [("docs/notes.jsonl#n2/1", "third-party-public")]
-    assert dict(public[0].metadata) == {"record_id": "n2", "trust_tier": "third-party-public"}
+    assert [(h.passage_id, h.trust_tier) for h in public] == [("web.jsonl#w/1", "third-party-public")]
+    assert dict(public[0].metadata) == {"record_id": "w"}
+    (own,) = [h for h in search_index(db, "quotas cap").unwrap() if h.passage_id == "docs/notes.jsonl#n1/1"]
+    assert own.trust_tier == "first-party"
 
 
-def test_a_failed_index_leaves_no_database_behind(corpus: Path, tmp_path: Path) -> None:
+def test_a_failed_strict_index_leaves_no_database_behind(corpus: Path, tmp_path: Path) -> None:
+    # Changed with issue 15: a bad file no longer fails a run; only a strict run is all or nothing.
     db = tmp_path / "index.db"
     (corpus / "zbad.jsonl").write_text('{"id": "x"}\n')
-    failed = index_paths(db, [corpus])
-    assert isinstance(failed.failure(), InvalidJsonlRecord)
-    assert "line 1" in failed.failure().message
+    failed = index_paths(db, [corpus], strict=True).failure()
+    assert isinstance(failed, IndexProblems)
+    (problem,) = failed.skipped
+    assert isinstance(problem.error, InvalidJsonlRecord) and "line 1" in problem.message
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]
+    lenient = index_paths(db, [corpus]).unwrap()
+    assert [s.path for s in lenient.skipped] == [str((corpus / "zbad.jsonl").resolve())]
+    assert len(lenient.chunked) == 3
 
 
-def test_a_failed_update_keeps_the_previous_index(corpus: Path, tmp_path: Path) -> None:
+def test_a_failed_strict_update_keeps_the_previous_index(corpus: Path, tmp_path: Path) -> None:
     db = tmp_path / "index.db"
     index_paths(db, [corpus]).unwrap()
     before = db.read_bytes()
-    (corpus / "zbad.txt").write_bytes(b"\xff\xfe not utf-8")
-    assert isinstance(index_paths(db, [corpus]).failure(), UnreadableFile)
+    (corpus / "zbad.txt").write_bytes(bytes(range(128, 256)) * 3)  # no encoding reads this
+    failed = index_paths(db, [corpus], strict=True).failure()
+    assert isinstance(failed, IndexProblems) and isinstance(failed.skipped[0].error, UndecodableText)
     assert db.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "index.db"]
 

@@ -29,8 +29,7 @@ def test_a_new_tier_applies_to_unchanged_files(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     _old_file(docs / "a.md", "budget one")
-    _old_file(docs / "b.jsonl", '{"id": "r", "text": "budget two"}\n{"id": "s", "text": "budget three", '
-              '"metadata": {"trust_tier": "third-party-public"}}\n')
+    _old_file(docs / "b.jsonl", '{"id": "r", "text": "budget two"}\n{"id": "s", "content": "budget three"}\n')
     database = tmp_path / "index.db"
     index_paths(database, [docs]).unwrap()
     report = index_paths(database, [docs], trust_tier="third-party-private").unwrap()
@@ -38,7 +37,7 @@ def test_a_new_tier_applies_to_unchanged_files(tmp_path: Path) -> None:
     assert _tiers(database) == {
         "docs/a.md#1": "third-party-private",
         "docs/b.jsonl#r/1": "third-party-private",
-        "docs/b.jsonl#s/1": "third-party-public",  # a record's own tier still wins
+        "docs/b.jsonl#s/1": "third-party-private",  # a record never chooses its own tier (issue 11)
     }
     again = index_paths(database, [docs], trust_tier="third-party-private").unwrap()
     assert len(again.unchanged) == 2 and again.chunked == ()

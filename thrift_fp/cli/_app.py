@@ -15,6 +15,10 @@ import dataclasses
 import enum
 import importlib
 import json
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Final, Literal, NoReturn, get_args
 
@@ -27,7 +31,7 @@ from rich.table import Table
 from thrift_fp._errors import ThriftFpError
 
 if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first use
-    from thrift_fp.sources import Assembled, IndexReport
+    from thrift_fp.sources import Assembled, IndexReport, SkippedFile
     from thrift_fp.thrift import ThriftOptions
 
 # Names the helpers' annotations use, imported on first use: beartype (under the test suite)
@@ -35,6 +39,7 @@ if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first
 _ANNOTATION_HOMES: Final = {
     "Assembled": "thrift_fp.sources",
     "IndexReport": "thrift_fp.sources",
+    "SkippedFile": "thrift_fp.sources",
     "ThriftOptions": "thrift_fp.thrift",
 }
 
@@ -146,7 +151,8 @@ class _ProgressBar:
 @app.command("index")
 def _index_command(
     paths: Annotated[
-        list[Path], typer.Argument(metavar="PATH", help="Files and folders (.md, .txt, .jsonl, ... inside folders).")
+        list[Path],
+        typer.Argument(metavar="PATH", help="Files and folders (.md, .rst, .html, .txt, .jsonl inside folders)."),
     ],
     db: Annotated[Path, typer.Option(metavar="PATH", help="The index file to create or update.")] = Path(
         "thrift-fp.db"
@@ -154,27 +160,98 @@ def _index_command(
     tier: Annotated[Tier, typer.Option(help="Trust tier of these documents.")] = "first-party",
     max_tokens: Annotated[int, typer.Option(metavar="N", help="Token bound of one passage.")] = DEFAULT_MAX_TOKENS,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer for the passage bound.")] = "cl100k_base",
+    include: Annotated[
+        list[str] | None,
+        typer.Option(metavar="GLOB", help="Only files matching this gitignore-style glob inside folders "
+                     "(repeatable; replaces the default document suffixes)."),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None, typer.Option(metavar="GLOB", help="Leave out files and folders matching (repeatable).")
+    ] = None,
+    gitignore: Annotated[
+        bool, typer.Option("--gitignore/--no-gitignore", help="Honour .gitignore files inside the folders.")
+    ] = True,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Any file that cannot be indexed fails the run; nothing is written.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
-    """Build or update an index: only changed files are chunked again, deleted ones leave."""
-    from thrift_fp.sources import index_paths  # noqa: PLC0415 - the library loads on use (module docstring)
+    """Build or update an index: only changed files are chunked again, vanished ones leave, and a
+    file that cannot be read is skipped with its reason (the rest is indexed)."""
+    from thrift_fp.sources import DEFAULT_INCLUDE, IndexProblems, index_paths  # noqa: PLC0415 - loads on use
 
     bar = _ProgressBar()
     try:
-        indexed = index_paths(db, paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar)
+        with _terminated_cleanly():
+            indexed = index_paths(
+                db, paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar,
+                include=tuple(include) if include else DEFAULT_INCLUDE, exclude=tuple(exclude or ()),
+                gitignore=gitignore, strict=strict,
+            )
     finally:
         bar.stop()
     if isinstance(indexed, Failure):
-        _fail(indexed.failure())
-    typer.echo(_index_summary(indexed.unwrap()))
+        error = indexed.failure()
+        if isinstance(error, IndexProblems):
+            if as_json:
+                typer.echo(json.dumps({"error": error.message, "skipped": _skipped_json(error.skipped)}, indent=2))
+            for skipped in error.skipped:
+                typer.echo(f"thrift-fp: skipped: {' '.join(skipped.message.split())}", err=True)
+        _fail(error)
+    report = indexed.unwrap()
+    if as_json:
+        typer.echo(json.dumps(_index_json(report), indent=2, ensure_ascii=False))
+        return
+    for skipped in report.skipped:
+        typer.echo(f"thrift-fp: skipped: {' '.join(skipped.message.split())}", err=True)
+    typer.echo(_index_summary(report))
+
+
+@contextmanager
+def _terminated_cleanly() -> Iterator[None]:
+    # SIGTERM/SIGHUP would end the process without unwinding, leaving the half-built temporary
+    # index behind; as SystemExit they unwind through the indexer's cleanup like Ctrl-C does.
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP)}
+    for number in previous:
+        signal.signal(number, _exit_on_signal)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _exit_on_signal(number: int, frame: object) -> None:
+    raise SystemExit(128 + number)
 
 
 def _index_summary(report: IndexReport) -> str:
     files = len(report.chunked) + len(report.touched) + len(report.unchanged)
+    skipped = f", {len(report.skipped)} skipped" if report.skipped else ""
     return (
         f"indexed {files} files into {report.database}: {len(report.chunked)} chunked, "
-        f"{len(report.touched)} touched, {len(report.unchanged)} unchanged, {len(report.removed)} removed; "
-        f"{report.passages} passages"
+        f"{len(report.touched)} touched, {len(report.unchanged)} unchanged, {len(report.removed)} removed"
+        f"{skipped}; {report.passages} passages"
     )
+
+
+def _skipped_json(skipped: tuple[SkippedFile, ...]) -> list[dict[str, str]]:
+    return [{"path": item.path, "reason": item.message} for item in skipped]
+
+
+def _index_json(report: IndexReport) -> dict[str, object]:
+    return {
+        "database": report.database,
+        "chunked": list(report.chunked),
+        "touched": list(report.touched),
+        "unchanged": len(report.unchanged),
+        "removed": list(report.removed),
+        "skipped": _skipped_json(report.skipped),
+        "passages": report.passages,
+    }
 
 
 _DB_HELP = (
@@ -187,9 +264,14 @@ _WINDOW_HELP = f"Context window in tokens (35% is reserved for the answer). \\[d
 
 @app.command("ask")
 def _ask_command(
-    query: Annotated[
-        list[str], typer.Argument(metavar="QUERY", help="One or more queries, each run through the retrieval lifecycle.")
-    ],
+    words: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="QUESTION", help="The question: all words form one query (quotes not needed)."),
+    ] = None,
+    queries: Annotated[
+        list[str] | None,
+        typer.Option("--query", "-q", metavar="TEXT", help="A further query (repeatable): one retrieval each."),
+    ] = None,
     db: Annotated[Path | None, typer.Option(metavar="PATH", help=_DB_HELP)] = None,
     window: Annotated[int | None, typer.Option(metavar="N", help=_WINDOW_HELP)] = None,
     budget: Annotated[int | None, typer.Option(metavar="N", help="Token budget of the rendered context itself.")] = None,
@@ -205,6 +287,9 @@ def _ask_command(
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
     from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
 
+    asked = ([" ".join(words)] if words else []) + list(queries or ())
+    if not asked:
+        _fail(InvalidArgument("QUESTION", "", "give a question, or one or more --query"))
     window_tokens, options = _window(window, budget, encoding)
     _check_encoding(encoding)
     for option, count in (("--max-results", max_results), ("--max-queries", max_queries)):
@@ -214,7 +299,7 @@ def _ask_command(
     if db is not None and not db.exists():
         _fail(PathNotFound(str(db)))
     done = assemble(
-        query, database=database, context_window=window_tokens, options=options,
+        asked, database=database, context_window=window_tokens, options=options,
         max_results=max_results, max_queries=max_queries,
         tiers=_tiers(tier),
     )

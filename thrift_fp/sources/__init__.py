@@ -12,49 +12,89 @@ from thrift_fp.sources._definition import (
     prepare_query,
     require_searchable,
 )
-from thrift_fp.sources._documents import DocumentPassage, content_hash, document_passages, kind_of
+from thrift_fp.sources._decode import DecodedText, decode_text
+from thrift_fp.sources._documents import (
+    DocumentPassage,
+    FilePassages,
+    Kind,
+    content_hash,
+    document_passages,
+    document_structure,
+    file_passages,
+    kind_of,
+)
 from thrift_fp.sources._errors import (
+    BinaryFile,
     CorruptDatabase,
     DatabaseMissing,
     Fts5Unavailable,
+    IndexProblems,
     IndexSettingsMismatch,
     IndexWriteFailed,
     InvalidChunkBound,
     InvalidJsonlRecord,
+    InvalidText,
     InvalidTrustTier,
+    MissingParser,
+    NoQuery,
     PathNotFound,
+    SkippedFile,
     SourceError,
+    UndecodableText,
     UnreadableFile,
     UnsplittableText,
 )
 from thrift_fp.sources._index import DEFAULT_MAX_TOKENS, IndexReport, index_paths
-from thrift_fp.sources._match import bm25_to_score, match_expression
-from thrift_fp.sources._search import Hit, search_index
+from thrift_fp.sources._markdown import markdown_structure
+from thrift_fp.sources._html import html_structure
+from thrift_fp.sources._match import bm25_to_score, match_expression, query_terms
+from thrift_fp.sources._rst import rst_structure
+from thrift_fp.sources._search import HEADING_WEIGHT, Hit, search_index
+from thrift_fp.sources._sections import SectionPassage, section_passages
 from thrift_fp.sources._store import check_fts5
+from thrift_fp.sources._structure import Heading, StructuredText, plain_structure
+from thrift_fp.sources._walk import DEFAULT_INCLUDE, FoundFile, Selection, select_files
 
 __all__ = [
+    "DEFAULT_INCLUDE",
     "DEFAULT_MAX_TOKENS",
+    "HEADING_WEIGHT",
+    "MIN_PASSAGE_TOKENS",
     "AssembleError",
     "Assembled",
+    "BinaryFile",
     "CorruptDatabase",
     "DatabaseMissing",
     "Decision",
+    "DecodedText",
     "DocumentPassage",
+    "FilePassages",
+    "FoundFile",
     "Fts5Unavailable",
     "FtsDefinition",
+    "Heading",
     "Hit",
+    "IndexProblems",
     "IndexReport",
     "IndexSettingsMismatch",
     "IndexWriteFailed",
     "InvalidChunkBound",
     "InvalidJsonlRecord",
+    "InvalidText",
     "InvalidTrustTier",
-    "MIN_PASSAGE_TOKENS",
+    "Kind",
+    "MissingParser",
+    "NoQuery",
     "Passage",
     "PathNotFound",
     "SearchFailed",
+    "SectionPassage",
+    "Selection",
+    "SkippedFile",
     "SourceError",
     "SpoolPolicy",
+    "StructuredText",
+    "UndecodableText",
     "UnreadableFile",
     "UnsplittableText",
     "assemble",
@@ -62,16 +102,26 @@ __all__ = [
     "check_fts5",
     "chunk_text",
     "content_hash",
+    "decode_text",
     "document_passages",
+    "document_structure",
     "embedded_corpus",
+    "file_passages",
     "fts5_definition",
     "hit_to_retrievable",
+    "html_structure",
     "index_paths",
     "kind_of",
+    "markdown_structure",
     "match_expression",
+    "plain_structure",
     "prepare_query",
+    "query_terms",
     "require_searchable",
+    "rst_structure",
     "search_index",
+    "section_passages",
+    "select_files",
 ]
 
 # Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
@@ -20,7 +20,7 @@ from thrift_fp.retrieval import (
     run_retrieval,
 )
 from thrift_fp.sources._definition import FtsDefinition, SearchFailed, fts5_definition, hit_to_retrievable
-from thrift_fp.sources._errors import InvalidTrustTier, SourceError
+from thrift_fp.sources._errors import InvalidTrustTier, NoQuery, SourceError
 from thrift_fp.sources._search import ALL_TIERS, Hit
 from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
 
@@ -75,7 +75,9 @@ class Assembled:
 
 
 def assemble(
-    query: str | Sequence[str],
+    # Iterable[object], not Iterable[str]: beartype would check one sampled item and raise, so a
+    # bad item would sometimes be an exception; every item is checked below instead (a value).
+    query: str | Iterable[object],
     *,
     database: PathArg,
     context_window: int = 4096,
@@ -93,6 +95,9 @@ def assemble(
     """Answer ``query`` (or several) from the index: retrieve each under the lifecycle, merge the
     hits (one per distinct content), fit them into ``context_window`` with ``working_set``'s other
     items, and render the survivors in trust-tier envelopes.
+
+    A ``str`` is one question, whatever its words; any other iterable holds one question per
+    item (each a ``str``, at least one), and each is one retrieval against the quota.
 
     ``state`` threads the request across calls: its quota and seen keys apply here;
     ``authorize(query, context)`` may raise to refuse a query (see `fts5_definition`). A failure
@@ -115,8 +120,17 @@ def assemble(
     'retrieval \\'fts5-search\\': query budget exhausted (1 of 1 used); refused query "shedding"'
     >>> assemble("shedding", database=root / "i.db", tiers=["internal"]).failure().message
     "trust tier 'internal' is not one of first-party, third-party-public, third-party-private"
+    >>> assemble([], database=root / "i.db").failure().message
+    'no query to answer: the collection of queries is empty'
     """
     queries = (query,) if isinstance(query, str) else tuple(query)
+    if not queries:
+        return Failure(NoQuery("the collection of queries is empty"))
+    # beartype checks one element of a collection; every element is checked here.
+    strays = [item for item in queries if not isinstance(item, str)]
+    if strays:
+        return Failure(NoQuery(f"every query must be a str, got a {type(strays[0]).__name__}"))
+    questions = tuple(str(item) for item in queries)
     allowed = as_strings(tiers)  # one tier as a str is one tier, not its letters
     unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
     if unknown:
@@ -124,7 +138,7 @@ def assemble(
     definition = fts5_definition(
         database, max_results=max_results, max_queries=max_queries, tiers=allowed, authorize=authorize
     )
-    retrieved = _retrieve(definition, queries, context, state)
+    retrieved = _retrieve(definition, questions, context, state)
     if isinstance(retrieved, Failure):
         return Failure(retrieved.failure())
     receipts, next_state = retrieved.unwrap()

@@ -9,6 +9,7 @@ with the encoding's own count of the final passage text, never with a sum of par
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -124,7 +125,9 @@ class _Chunker:
         return [unit for unit in units if unit[0] < unit[1]]
 
     def _in_fence(self, position: int) -> bool:
-        return any(start < position < end for start, end in self.fences)
+        # Fences are sorted and disjoint: only the last one starting before `position` can hold it.
+        i = bisect.bisect_left(self.fences, (position, position)) - 1
+        return i >= 0 and self.fences[i][0] < position < self.fences[i][1]
 
     def _starts_section(self, unit: _Span) -> bool:
         return self.markdown and _HEADING.match(self.text, unit[0], unit[1]) is not None

@@ -85,7 +85,7 @@ class UnreadableFile(ThriftFpError):
 
 @dataclass(frozen=True, slots=True)
 class InvalidJsonlRecord(ThriftFpError):
-    """One line of a JSONL file is not an object with a string ``id`` and ``text``."""
+    """One line of a JSONL file is not an object with a string ``id`` and ``content``."""
 
     path: str
     line: int
@@ -150,6 +150,99 @@ class IndexSettingsMismatch(ThriftFpError):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class MissingParser(ThriftFpError):
+    """A document format needs a parser that is not installed (the ``docs`` extra)."""
+
+    path: str
+    format: str
+    package: str
+
+    @property
+    def message(self) -> str:
+        return (
+            f"cannot read {self.path} as {self.format}: {self.package} is not installed "
+            "(pip install 'thrift_fp[docs]')"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryFile(ThriftFpError):
+    """A file that holds binary data, not text (it has a NUL byte and no UTF-16/32 mark)."""
+
+    path: str
+    offset: int
+
+    @property
+    def message(self) -> str:
+        return f"skipped {self.path}: binary data (a NUL byte at offset {self.offset})"
+
+
+@dataclass(frozen=True, slots=True)
+class UndecodableText(ThriftFpError):
+    """A file that is neither UTF-8 nor in an encoding the detector could tell."""
+
+    path: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"cannot decode {self.path}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidText(ThriftFpError):
+    """Text SQLite cannot store as UTF-8: a lone surrogate code point."""
+
+    path: str
+    offset: int
+    code_point: int
+
+    @property
+    def message(self) -> str:
+        return (
+            f"{self.path}: the lone surrogate U+{self.code_point:04X} at offset {self.offset} is not text "
+            "(it has no UTF-8 form)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile(ThriftFpError):
+    """A file an index run could not take, and why; the rest of the run went on."""
+
+    path: str
+    error: SourceError
+
+    @property
+    def message(self) -> str:
+        return self.error.message
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProblems(ThriftFpError):
+    """A strict run refused to commit because some files could not be indexed."""
+
+    path: str
+    skipped: tuple[SkippedFile, ...]
+
+    @property
+    def message(self) -> str:
+        first = self.skipped[0].message if self.skipped else ""
+        more = f" (and {len(self.skipped) - 1} more)" if len(self.skipped) > 1 else ""
+        return f"strict run: {len(self.skipped)} files could not be indexed, nothing written to {self.path}: {first}{more}"
+
+
+@dataclass(frozen=True, slots=True)
+class NoQuery(ThriftFpError):
+    """``assemble`` was given an empty collection of queries, or an item that is not text."""
+
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"no query to answer: {self.reason}"
+
+
 SourceError = (
     Fts5Unavailable
     | InvalidChunkBound
@@ -162,5 +255,11 @@ SourceError = (
     | DatabaseMissing
     | IndexWriteFailed
     | IndexSettingsMismatch
+    | MissingParser
+    | BinaryFile
+    | UndecodableText
+    | InvalidText
+    | IndexProblems
+    | NoQuery
     | TokenError
 )

@@ -1,17 +1,24 @@
-"""Building or updating an index incrementally, all or nothing.
+"""Building or updating an index incrementally; one bad file never aborts a run.
 
 Only files whose size or modification time changed, or that a run names under another
 trust tier, are read; of those, only files whose SHA-256 or tier changed are chunked again.
 A file modified within ``RACY_NS`` of the moment it was last checked is read again
 regardless: a second edit in the same timestamp tick keeps size and modification time, and
-only its hash can tell (git's "racy clean" problem). Files that disappeared from an indexed
-folder leave the index. The update is built in a temporary copy
-of the index and moved over it with one atomic rename, so a failed run leaves the previous
-index (or no file at all) behind.
+only its hash can tell (git's "racy clean" problem).
+
+A file that cannot be taken (unreadable, binary, undecodable, malformed JSONL, a parser not
+installed) is reported in ``IndexReport.skipped`` with its reason, holds no passages, and the
+rest of the run is indexed and committed; ``strict=True`` refuses to commit instead.
+Pruning happens in the same transaction: files under a named folder that are gone (or no
+longer selected by the globs and ``.gitignore``) leave the index, and so does any indexed
+file that no longer exists at all (a renamed or deleted folder). The update is built in a
+temporary copy of the index and moved over it with one atomic rename, so a failed or
+interrupted run leaves the previous index (or no file at all) behind.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import secrets
@@ -29,22 +36,20 @@ from returns.result import Failure, Result, Success
 from thrift_fp._args import PathArg, PathsArg, as_path, as_paths
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS
-from thrift_fp.sources._documents import (
-    INDEXED_SUFFIXES,
-    DocumentPassage,
-    document_passages,
-    kind_of,
-)
+from thrift_fp.sources._decode import decode_text
+from thrift_fp.sources._documents import DocumentPassage, document_passages, kind_of
 from thrift_fp.sources._errors import (
     CorruptDatabase,
+    IndexProblems,
     IndexSettingsMismatch,
     IndexWriteFailed,
     InvalidChunkBound,
     InvalidTrustTier,
-    PathNotFound,
+    SkippedFile,
     SourceError,
     UnreadableFile,
 )
+from thrift_fp.sources._walk import DEFAULT_INCLUDE, FoundFile, select_files
 from thrift_fp.sources._store import check_fts5, connect, create_schema, read_settings
 from thrift_fp.tokens import get_encoding
 
@@ -59,7 +64,10 @@ DEFAULT_MAX_TOKENS: Final = 256
 
 @dataclass(frozen=True, slots=True)
 class IndexReport:
-    """What one ``index_paths`` run did, by file: each path lands in exactly one tuple."""
+    """What one ``index_paths`` run did, by file: each path lands in exactly one tuple.
+
+    ``skipped`` lists each file the run could not take, with its reason.
+    """
 
     database: str
     chunked: tuple[str, ...]
@@ -67,12 +75,7 @@ class IndexReport:
     unchanged: tuple[str, ...]
     removed: tuple[str, ...]
     passages: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Found:
-    path: Path
-    label: str
+    skipped: tuple[SkippedFile, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +102,18 @@ def index_paths(
     encoding: str = "cl100k_base",
     trust_tier: str = "first-party",
     progress: Progress | None = None,
+    include: Sequence[str] = DEFAULT_INCLUDE,
+    exclude: Sequence[str] = (),
+    gitignore: bool = True,
+    strict: bool = False,
 ) -> Result[IndexReport, SourceError]:
-    """Index files and folders (``.md``, ``.txt``, ``.jsonl`` ... inside folders) into ``database``.
+    """Index files and folders into ``database``: inside folders, the files ``include`` picks
+    (Markdown, reStructuredText, HTML, text and JSONL by default) less ``exclude`` and what
+    ``.gitignore`` files ignore (see `select_files`).
 
-    ``progress(done, total, path)`` is called after each file that had to be read.
+    ``progress(done, total, path)`` is called after each file that had to be read. Files that
+    cannot be indexed are listed in the report's ``skipped``; with ``strict=True`` any such
+    file fails the run (``IndexProblems``) and the previous index stays as it was.
 
     >>> import os, tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -115,6 +126,9 @@ def index_paths(
     True
     >>> index_paths(root / "index.db", [root / "gone.md"]).failure().message
     'no such file or folder: ...gone.md'
+    >>> _ = (root / "logo.md").write_bytes(b"\\x89PNG\\x00")
+    >>> [s.message for s in index_paths(root / "index.db", [root]).unwrap().skipped]
+    ['skipped ...logo.md: binary data (a NUL byte at offset 4)']
     """
     database, paths = as_path(database), as_paths(paths)  # one path is one item, not its letters
     if max_tokens < MIN_PASSAGE_TOKENS:
@@ -129,22 +143,21 @@ def index_paths(
         return resolved
     if database.is_dir():
         return Failure(CorruptDatabase(str(database), "it is a folder, not an index file"))
-    found = _collect(paths)
-    if isinstance(found, Failure):
-        return found
+    selected = select_files(paths, include=tuple(include), exclude=tuple(exclude), gitignore=gitignore)
+    if isinstance(selected, Failure):
+        return Failure(selected.failure())
+    found, skipped = selected.unwrap().files, selected.unwrap().skipped
     settings = {"encoding": encoding, "max_tokens": str(max_tokens)}
-    untouched = _nothing_to_do(database, paths, found.unwrap(), settings, trust_tier)
+    # A strict run with problems goes through the files anyway, to report every problem at once.
+    untouched = None if strict and skipped else _nothing_to_do(database, paths, found, settings, trust_tier)
     if untouched is not None:
-        return Success(untouched)
-    return _in_temporary_copy(
-        database,
-        settings,
-        lambda connection: _update(connection, database, paths, found.unwrap(), settings, trust_tier, progress),
-    )
+        return Success(dataclasses.replace(untouched, skipped=skipped))
+    run = _Run(database, tuple(paths), found, skipped, settings, trust_tier, progress, strict)
+    return _in_temporary_copy(database, settings, run.update)
 
 
 def _nothing_to_do(
-    database: Path, roots: Sequence[Path], found: tuple[_Found, ...], settings: dict[str, str], trust_tier: str
+    database: Path, roots: Sequence[Path], found: tuple[FoundFile, ...], settings: dict[str, str], trust_tier: str
 ) -> IndexReport | None:
     # The common case, nothing changed, needs no copy of the index: answer from a read-only look.
     if not database.is_file():
@@ -183,36 +196,15 @@ def _stored_files(connection: sqlite3.Connection) -> dict[str, _Stored]:
 
 
 def _gone(roots: Sequence[Path], present: set[str], stored: dict[str, _Stored]) -> set[str]:
+    # Under a named folder and not selected now, or no longer on disk wherever it was.
     resolved = [root.resolve() for root in roots]
     return {
         path
         for path in stored
-        if path not in present and any(Path(path) == root or Path(path).is_relative_to(root) for root in resolved)
+        if path not in present
+        and (any(Path(path) == root or Path(path).is_relative_to(root) for root in resolved)
+             or not os.path.lexists(path))
     }
-
-
-def _collect(paths: Sequence[Path]) -> Result[tuple[_Found, ...], SourceError]:
-    found: dict[Path, _Found] = {}
-    for given in paths:
-        if not given.exists():
-            return Failure(PathNotFound(str(given)))
-        root = given.resolve()
-        if root.is_file():
-            found.setdefault(root, _Found(root, root.name))
-            continue
-        for path in sorted(root.rglob("*")):
-            relative = path.relative_to(root)
-            hidden = any(part.startswith(".") for part in relative.parts)
-            if path.is_file() and not hidden and path.suffix.lower() in INDEXED_SUFFIXES:
-                found.setdefault(path, _Found(path, f"{root.name}/{relative.as_posix()}"))
-    for item in found.values():
-        try:
-            # Paths and labels (parts of paths) are SQLite text: UTF-8. Other names decode to surrogates.
-            str(item.path).encode("utf-8")
-        except UnicodeEncodeError:
-            shown = os.fsencode(item.path).decode("utf-8", "backslashreplace")
-            return Failure(UnreadableFile(shown, "its name is not valid UTF-8; rename it"))
-    return Success(tuple(found.values()))
 
 
 def _in_temporary_copy(
@@ -287,62 +279,103 @@ def _mismatch(database: Path, stored: dict[str, str], wanted: dict[str, str]) ->
     return None
 
 
-def _update(
-    connection: sqlite3.Connection,
-    database: Path,
-    roots: Sequence[Path],
-    found: tuple[_Found, ...],
-    settings: dict[str, str],
-    trust_tier: str,
-    progress: Progress | None,
-) -> Result[IndexReport, SourceError]:
-    stored = _stored_files(connection)
-    removed = _gone(roots, {str(item.path) for item in found}, stored)
-    connection.executemany("DELETE FROM passages WHERE path = ?", [(path,) for path in removed])
-    connection.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in removed])
-    labels = {record.source: path for path, record in stored.items() if path not in removed}
-    chunked: list[str] = []
-    touched: list[str] = []
-    unchanged: list[str] = []
-    to_read = []
-    for item in found:
-        stat = item.path.stat()
-        previous = stored.get(str(item.path))
-        if previous is not None and previous.unchanged(stat, trust_tier):
-            unchanged.append(str(item.path))
-        else:
-            to_read.append((item, _storable_ns(stat.st_mtime_ns), stat.st_size, previous))
-    for done, (item, mtime_ns, size, previous) in enumerate(to_read, start=1):
-        checked_ns = time.time_ns()
+@dataclass(frozen=True, slots=True)
+class _Run:
+    database: Path
+    roots: tuple[Path, ...]
+    found: tuple[FoundFile, ...]
+    skipped: tuple[SkippedFile, ...]
+    settings: dict[str, str]
+    trust_tier: str
+    progress: Progress | None
+    strict: bool
+
+    def update(self, connection: sqlite3.Connection) -> Result[IndexReport, SourceError]:
+        stored = _stored_files(connection)
+        removed = _gone(self.roots, {str(item.path) for item in self.found}, stored)
+        _delete(connection, removed)
+        labels = {record.source: path for path, record in stored.items() if path not in removed}
+        chunked: list[str] = []
+        touched: list[str] = []
+        unchanged: list[str] = []
+        skipped = list(self.skipped)
+        to_read = []
+        for item in self.found:
+            try:
+                stat = item.path.stat()
+            except OSError as exc:  # vanished or became unreadable since it was selected
+                skipped.append(SkippedFile(str(item.path), UnreadableFile(str(item.path), exc.strerror or str(exc), exc)))
+                continue
+            previous = stored.get(str(item.path))
+            if previous is not None and previous.unchanged(stat, self.trust_tier):
+                unchanged.append(str(item.path))
+            else:
+                to_read.append((item, _storable_ns(stat.st_mtime_ns), stat.st_size, previous))
+        for done, (item, mtime_ns, size, previous) in enumerate(to_read, start=1):
+            outcome = self._read(connection, item, (mtime_ns, size, time.time_ns()), previous, labels)
+            if isinstance(outcome, SkippedFile):
+                skipped.append(outcome)
+                if previous is not None:
+                    # What the index holds must be what the file says now: no stale passages.
+                    _delete(connection, {str(item.path)})
+            elif outcome:
+                chunked.append(str(item.path))
+            else:
+                touched.append(str(item.path))
+            if self.progress is not None:
+                reported = _report(self.database, self.progress, done, len(to_read), str(item.path))
+                if isinstance(reported, Failure):
+                    return reported
+        if self.strict and skipped:
+            return Failure(IndexProblems(str(self.database), tuple(skipped)))
+        (passages,) = connection.execute("SELECT count(*) FROM passages").fetchone()
+        return Success(
+            IndexReport(
+                str(self.database), tuple(chunked), tuple(touched), tuple(unchanged), tuple(sorted(removed)),
+                passages, tuple(skipped),
+            )
+        )
+
+    def _read(
+        self,
+        connection: sqlite3.Connection,
+        item: FoundFile,
+        stamps: tuple[int, int, int],
+        previous: _Stored | None,
+        labels: dict[str, str],
+    ) -> bool | SkippedFile:
+        """True when chunked, False when only its stamps changed, or why it was skipped."""
         try:
             data = item.path.read_bytes()
-            text = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            return Failure(UnreadableFile(str(item.path), str(exc), exc))
+        except OSError as exc:
+            return SkippedFile(str(item.path), UnreadableFile(str(item.path), exc.strerror or str(exc), exc))
         sha = hashlib.sha256(data).hexdigest()
-        if previous is not None and previous.sha256 == sha and previous.trust_tier == trust_tier:
+        if previous is not None and previous.sha256 == sha and previous.trust_tier == self.trust_tier:
+            mtime_ns, size, checked_ns = stamps
             connection.execute(
                 "UPDATE files SET mtime_ns = ?, size = ?, checked_ns = ? WHERE path = ?",
                 (mtime_ns, size, checked_ns, str(item.path)),
             )
-            touched.append(str(item.path))
-        else:
-            label = previous.source if previous is not None else _free_label(labels, item)
-            labels[label] = str(item.path)
-            written = _write_file(
-                connection, item.path, label, (mtime_ns, size, checked_ns), sha, text, settings, trust_tier
-            )
-            if isinstance(written, Failure):
-                return written
-            chunked.append(str(item.path))
-        if progress is not None:
-            reported = _report(database, progress, done, len(to_read), str(item.path))
-            if isinstance(reported, Failure):
-                return reported
-    (passages,) = connection.execute("SELECT count(*) FROM passages").fetchone()
-    return Success(
-        IndexReport(str(database), tuple(chunked), tuple(touched), tuple(unchanged), tuple(sorted(removed)), passages)
-    )
+            return False
+        decoded = decode_text(data, str(item.path))
+        if isinstance(decoded, Failure):
+            return SkippedFile(str(item.path), decoded.failure())
+        label = previous.source if previous is not None else _free_label(labels, item)
+        kind = kind_of(item.path)
+        chunked = document_passages(
+            label, kind, decoded.unwrap().text, max_tokens=int(self.settings["max_tokens"]),
+            encoding=self.settings["encoding"], trust_tier=self.trust_tier,
+        )
+        if isinstance(chunked, Failure):
+            return SkippedFile(str(item.path), chunked.failure())
+        labels[label] = str(item.path)
+        _write_file(connection, item.path, label, kind, stamps, sha, self.trust_tier, chunked.unwrap())
+        return True
+
+
+def _delete(connection: sqlite3.Connection, paths: set[str]) -> None:
+    connection.executemany("DELETE FROM passages WHERE path = ?", [(path,) for path in paths])
+    connection.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in paths])
 
 
 def _storable_ns(ns: int) -> int:
@@ -357,7 +390,7 @@ def _report(database: Path, progress: Progress, done: int, total: int, path: str
     return Success(None)
 
 
-def _free_label(labels: dict[str, str], item: _Found) -> str:
+def _free_label(labels: dict[str, str], item: FoundFile) -> str:
     # Two folders with the same name would give the same label; the later file keeps its full path.
     owner = labels.get(item.label)
     return item.label if owner is None or owner == str(item.path) else str(item.path)
@@ -367,18 +400,12 @@ def _write_file(
     connection: sqlite3.Connection,
     path: Path,
     label: str,
+    kind: str,
     stat: tuple[int, int, int],
     sha: str,
-    text: str,
-    settings: dict[str, str],
     trust_tier: str,
-) -> Result[None, SourceError]:
-    kind = kind_of(path)
-    chunked = document_passages(
-        label, kind, text, max_tokens=int(settings["max_tokens"]), encoding=settings["encoding"], trust_tier=trust_tier
-    )
-    if isinstance(chunked, Failure):
-        return chunked
+    passages: tuple[DocumentPassage, ...],
+) -> None:
     mtime_ns, size, checked_ns = stat
     # Files carry no portable creation time; both stamps are the file's modification time.
     stamp = datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC).isoformat()
@@ -390,14 +417,13 @@ def _write_file(
     )
     connection.executemany(
         "INSERT INTO passages(passage_id, path, source, ordinal, kind, trust_tier, created_at, updated_at,"
-        " content_hash, tokens, text, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [_row(passage, path, label, kind, stamp) for passage in chunked.unwrap()],
+        " content_hash, tokens, text, heading, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [_row(passage, path, label, kind, stamp) for passage in passages],
     )
-    return Success(None)
 
 
 def _row(passage: DocumentPassage, path: Path, label: str, kind: str, stamp: str) -> tuple[object, ...]:
     return (
         passage.passage_id, str(path), label, passage.ordinal, kind, passage.trust_tier, stamp, stamp,
-        passage.content_hash, passage.tokens, passage.text, passage.metadata,
+        passage.content_hash, passage.tokens, passage.text, passage.heading, passage.metadata,
     )

@@ -1,4 +1,9 @@
-"""bm25 search over an index: the best passage per distinct content, best first."""
+"""bm25 search over an index: the best passage per distinct content, best first.
+
+The heading path of a passage is its own FTS5 column, weighted ``HEADING_WEIGHT`` times the
+text, so a question about ``fsPromises.readFile`` ranks the section headed by it first.
+Scores are the share of the query's ideal bm25 that a passage reaches (see `bm25_to_score`).
+"""
 
 from __future__ import annotations
 
@@ -7,19 +12,24 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
+from typing import Final
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import PathArg, StringsArg, as_path, as_strings
 from thrift_fp.sources._errors import CorruptDatabase, SourceError
-from thrift_fp.sources._match import bm25_to_score, match_expression
+from thrift_fp.sources._match import bm25_idf, bm25_to_score, ideal_rank, query_terms
 from thrift_fp.sources._store import open_index
+
+HEADING_WEIGHT: Final = 4.0
+# SQLite's INTEGER is 64 bits: a larger LIMIT would raise OverflowError in the driver.
+_MAX_LIMIT: Final = 2**63 - 1
 
 # bm25() only works in the query that runs MATCH, so the ranks are computed first and
 # de-duplicated by content hash afterwards (ties broken by row id for a stable order).
 _QUERY = """
 WITH hits AS MATERIALIZED (
-    SELECT rowid AS id, bm25(passages_fts) AS rank FROM passages_fts WHERE passages_fts MATCH ?
+    SELECT rowid AS id, bm25(passages_fts, 1.0, ?) AS rank FROM passages_fts WHERE passages_fts MATCH ?
 )
 SELECT passage_id, source, path, kind, trust_tier, created_at, updated_at, content_hash, tokens,
        text, metadata, rank
@@ -55,6 +65,19 @@ class Hit:
     score: float
     metadata: MappingProxyType[str, object]
 
+    @property
+    def heading_path(self) -> tuple[str, ...]:
+        """The headings the passage sits under, outermost first (empty when it has none).
+
+        >>> from datetime import datetime, timezone
+        >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> Hit("a.md#1", "a.md", "/a.md", "markdown", "first-party", at, at, "h", 3, "x", -2.0, 0.5,
+        ...     MappingProxyType({"heading_path": ["fs", "readFile"]})).heading_path
+        ('fs', 'readFile')
+        """
+        path = self.metadata.get("heading_path")
+        return tuple(str(title) for title in path) if isinstance(path, list) else ()
+
 
 def search_index(
     database: PathArg,
@@ -73,34 +96,51 @@ def search_index(
     >>> _ = (root / "a.txt").write_text("Shedding drops the lowest score first.\\n\\nBudgets are tokens.")
     >>> _ = index_paths(root / "i.db", [root], max_tokens=8).unwrap()
     >>> [(h.passage_id, round(h.score, 2)) for h in search_index(root / "i.db", "shedding?").unwrap()]
-    [('...a.txt#1', 0.29)]
+    [('...a.txt#1', 0.36)]
     >>> search_index(root / "i.db", '"AND (').unwrap()
     ()
     """
     database = as_path(database)
-    expression = match_expression(query)
+    terms = query_terms(query)
     opened = open_index(database)
     if isinstance(opened, Failure):
         return opened
     connection = opened.unwrap()
-    if not expression:
+    if not terms:
         connection.close()
         return Success(())
+    bounded = min(max(limit, 0), _MAX_LIMIT)
     try:
-        rows = connection.execute(_QUERY, (expression, json.dumps(sorted(as_strings(tiers))), max(limit, 0))).fetchall()
+        ideal = _ideal(connection, terms)
+        rows = connection.execute(
+            _QUERY, (HEADING_WEIGHT, " OR ".join(terms), json.dumps(sorted(as_strings(tiers))), bounded)
+        ).fetchall()
     except sqlite3.DatabaseError as exc:
         return Failure(CorruptDatabase(str(database), str(exc), exc))
     finally:
         connection.close()
-    return Success(tuple(_hit(row) for row in rows))
+    return Success(tuple(_hit(row, ideal) for row in rows))
 
 
-def _hit(row: tuple[object, ...]) -> Hit:
+def _ideal(connection: sqlite3.Connection, terms: tuple[str, ...]) -> float:
+    # The same statistics FTS5's bm25 uses: passages in the index, passages holding each phrase.
+    (rows,) = connection.execute("SELECT count(*) FROM passages").fetchone()
+    idfs = [
+        bm25_idf(int(rows), int(hits))
+        for (hits,) in (
+            connection.execute("SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?", (term,)).fetchone()
+            for term in terms
+        )
+    ]
+    return ideal_rank(idfs)
+
+
+def _hit(row: tuple[object, ...], ideal: float) -> Hit:
     (passage_id, source, path, kind, tier, created, updated, digest, tokens, text, metadata, rank) = row
     loaded = json.loads(str(metadata))
     return Hit(
         str(passage_id), str(source), str(path), str(kind), str(tier),
         datetime.fromisoformat(str(created)), datetime.fromisoformat(str(updated)), str(digest),
-        int(str(tokens)), str(text), float(str(rank)), bm25_to_score(float(str(rank))),
+        int(str(tokens)), str(text), float(str(rank)), bm25_to_score(float(str(rank)), ideal),
         MappingProxyType(loaded if isinstance(loaded, dict) else {}),
     )

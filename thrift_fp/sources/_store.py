@@ -11,10 +11,12 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.sources._errors import CorruptDatabase, DatabaseMissing, Fts5Unavailable, SourceError
 
-SCHEMA_VERSION: Final = "2"
+SCHEMA_VERSION: Final = "3"
 
 # External-content FTS5 table kept in step with `passages` by triggers, so the text is
-# stored once. `files` drives incremental indexing.
+# stored once. `files` drives incremental indexing. `heading` is the passage's heading path
+# (``fs › Promises API``), searched as its own column with more weight than the text. '+' is
+# a token character, so C++ and g++ are terms of their own rather than "c" and "g".
 SCHEMA: Final = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(
@@ -40,17 +42,18 @@ CREATE TABLE passages(
     content_hash TEXT NOT NULL,
     tokens INTEGER NOT NULL,
     text TEXT NOT NULL,
+    heading TEXT NOT NULL,
     metadata TEXT NOT NULL
 );
 CREATE INDEX passages_path ON passages(path);
 CREATE VIRTUAL TABLE passages_fts USING fts5(
-    text, content='passages', content_rowid='id', tokenize='porter unicode61'
+    text, heading, content='passages', content_rowid='id', tokenize="porter unicode61 tokenchars '+'"
 );
 CREATE TRIGGER passages_ai AFTER INSERT ON passages BEGIN
-    INSERT INTO passages_fts(rowid, text) VALUES (new.id, new.text);
+    INSERT INTO passages_fts(rowid, text, heading) VALUES (new.id, new.text, new.heading);
 END;
 CREATE TRIGGER passages_ad AFTER DELETE ON passages BEGIN
-    INSERT INTO passages_fts(passages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO passages_fts(passages_fts, rowid, text, heading) VALUES ('delete', old.id, old.text, old.heading);
 END;
 """
 
@@ -90,7 +93,7 @@ def create_schema(connection: sqlite3.Connection, settings: dict[str, str]) -> N
     >>> connection = connect(Path(":memory:"))
     >>> create_schema(connection, {"encoding": "cl100k_base"})
     >>> read_settings(connection, Path(":memory:")).unwrap()
-    {'schema_version': '2', 'encoding': 'cl100k_base'}
+    {'schema_version': '3', 'encoding': 'cl100k_base'}
     """
     connection.executescript(SCHEMA)
     connection.executemany(

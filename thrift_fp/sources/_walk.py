@@ -1,0 +1,143 @@
+"""Which files of the named folders an index run reads: globs, .gitignore, hidden files.
+
+Selection is by gitignore-style patterns (pathspec) matched against each file's path
+relative to the folder named: ``include`` (default: the document suffixes we can parse)
+picks candidates, ``exclude`` removes files and whole folders, and every ``.gitignore``
+inside a named folder applies below its own folder as git applies it (a deeper file's
+verdict wins; an ignored folder is not entered). Hidden files and folders (a name starting
+with ``.``) are never entered. A file named directly is always taken, whatever the globs.
+Entries that cannot be read as files (broken symbolic links, FIFOs, sockets, names that are
+not UTF-8) are reported per file, never silently passed over, and never opened.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.sources._errors import PathNotFound, SkippedFile, UnreadableFile
+
+DEFAULT_INCLUDE: Final = ("*.md", "*.markdown", "*.txt", "*.text", "*.rst", "*.html", "*.htm", "*.jsonl")
+
+
+@dataclass(frozen=True, slots=True)
+class FoundFile:
+    """A regular file to read: its absolute ``path`` and the ``label`` its passages are named by."""
+
+    path: Path
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The files a run reads, in a stable order, and the entries it could not take."""
+
+    files: tuple[FoundFile, ...]
+    skipped: tuple[SkippedFile, ...]
+
+
+def select_files(
+    roots: Sequence[Path],
+    *,
+    include: Sequence[str] = DEFAULT_INCLUDE,
+    exclude: Sequence[str] = (),
+    gitignore: bool = True,
+) -> Result[Selection, PathNotFound]:
+    """The files under ``roots`` that an index run reads, with the entries it must skip.
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp()) / "docs"
+    >>> (root / "build").mkdir(parents=True)
+    >>> for name in ("a.md", "b.html", "c.py", "build/d.md", ".e.md"):
+    ...     _ = (root / name).write_text("x")
+    >>> _ = (root / ".gitignore").write_text("build/\\n")
+    >>> [f.label for f in select_files([root]).unwrap().files]
+    ['docs/a.md', 'docs/b.html']
+    >>> [f.label for f in select_files([root], include=["*.py", "*.md"], exclude=["a.*"]).unwrap().files]
+    ['docs/c.py']
+    """
+    import pathspec
+
+    wanted = pathspec.GitIgnoreSpec.from_lines(include)
+    unwanted = pathspec.GitIgnoreSpec.from_lines(exclude)
+    found: dict[Path, FoundFile] = {}
+    skipped: list[SkippedFile] = []
+    for given in roots:
+        if not os.path.lexists(given):
+            return Failure(PathNotFound(str(given)))
+        root = given.resolve()
+        if root.is_dir():
+            _walk(root, wanted, unwanted, gitignore, found, skipped)
+        else:
+            _take(root, root.name, found, skipped)
+    return Success(Selection(tuple(found.values()), tuple(skipped)))
+
+
+def _walk(root: Path, wanted: Any, unwanted: Any, gitignore: bool, found: dict[Path, FoundFile],
+          skipped: list[SkippedFile]) -> None:
+    # Any: pathspec's classes stay unimported until a run needs them.
+    import pathspec
+
+    ignores: dict[str, Any] = {}
+    for directory, folders, names in os.walk(root):
+        relative_dir = os.path.relpath(directory, root)
+        prefix = "" if relative_dir == "." else relative_dir.replace(os.sep, "/") + "/"
+        if gitignore and ".gitignore" in names:
+            try:
+                lines = Path(directory, ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+                ignores[prefix] = pathspec.GitIgnoreSpec.from_lines(lines)
+            except OSError as exc:
+                skipped.append(SkippedFile(str(Path(directory, ".gitignore")),
+                                           UnreadableFile(str(Path(directory, ".gitignore")), exc.strerror or str(exc))))
+        folders[:] = sorted(
+            name for name in folders
+            if not name.startswith(".")
+            and not unwanted.match_file(f"{prefix}{name}/")
+            and not _ignored(ignores, f"{prefix}{name}/")
+        )
+        for name in sorted(names):
+            relative = f"{prefix}{name}"
+            if name.startswith(".") or not wanted.match_file(relative) or unwanted.match_file(relative):
+                continue
+            if _ignored(ignores, relative):
+                continue
+            _take(Path(directory, name), f"{root.name}/{relative}", found, skipped)
+
+
+def _ignored(ignores: dict[str, Any], relative: str) -> bool:
+    verdict = False
+    # Shallow to deep: a deeper .gitignore's match (or negation) overrides a shallower one.
+    for prefix in sorted(ignores, key=len):
+        if relative.startswith(prefix):
+            checked = ignores[prefix].check_file(relative[len(prefix):])
+            if checked.include is not None:
+                verdict = bool(checked.include)
+    return verdict
+
+
+def _take(path: Path, label: str, found: dict[Path, FoundFile], skipped: list[SkippedFile]) -> None:
+    shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+    try:
+        # Paths and labels are SQLite text (UTF-8); other names decode to lone surrogates.
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        skipped.append(SkippedFile(shown, UnreadableFile(shown, "its name is not valid UTF-8; rename it")))
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        skipped.append(SkippedFile(shown, UnreadableFile(shown, "a broken symbolic link (its target does not exist)")))
+        return
+    except OSError as exc:
+        skipped.append(SkippedFile(shown, UnreadableFile(shown, exc.strerror or str(exc), exc)))
+        return
+    if not stat.S_ISREG(mode):
+        skipped.append(SkippedFile(shown, UnreadableFile(shown, "not a regular file (a FIFO, socket or device)")))
+        return
+    found.setdefault(path, FoundFile(path, label))
