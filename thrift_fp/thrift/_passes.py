@@ -1,23 +1,27 @@
-"""The passes 0-10 of a fit, in DESIGN order; each a pure stage returning the new state and its trace.
+"""The passes of a fit; each a pure stage returning the new state and its trace, and the refill step.
 
-Pass 0 works on the raw working set (nothing is measured yet). Passes 1-10 work on `Sized`:
-arithmetic on the measured entries and a running total, never a re-measure.
+Pass 0 works on the raw working set (nothing is measured yet). The others work on `Sized`:
+arithmetic on the measured entries and a running total, never a re-measure. Passes 1-2 always
+run first; the shedding passes run in the caller's `ShedOrder` (DESIGN order by default).
+Per-item sort keys are ``attrgetter``s and lambdas, never annotated functions: the beartype claw
+would check each call, once per item per sort.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from operator import attrgetter
+from types import MappingProxyType
+from typing import Any, Final, TypeVar
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._errors import DuplicateId, InvalidItemField, ThriftError
-from thrift_fp.thrift._fields import item_key
 from thrift_fp.thrift._measure import Entry, Sized
-from thrift_fp.thrift._options import ThriftOptions
+from thrift_fp.thrift._options import ShedPass, ThriftOptions
 from thrift_fp.thrift._shapes import MessageLike, RetrievableLike, ToolLike
-from thrift_fp.thrift._trace import Bucket, BucketTrace
+from thrift_fp.thrift._trace import Bucket, BucketTrace, RefillTrace
 from thrift_fp.thrift._working_set import WorkingSet
 
 _Item = TypeVar("_Item")
@@ -29,6 +33,7 @@ class Plan:
 
     budget: int
     options: ThriftOptions
+    # Distinct names, first occurrence first (the seed treats them as a set).
     relevant_tool_names: tuple[str, ...] | None
 
 
@@ -51,7 +56,9 @@ def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
     dropped: list[str] = []
     seen: set[str] = set()
     for index, item in enumerate(ws.retrievables):
-        key = item_key(item, "retrievable", index)
+        ident = getattr(item, "id", None)
+        # item_key inlined: this loop runs once per retrievable, a checked call would cost more.
+        key = ident if isinstance(ident, str) else f"retrievable[{index}]"
         if key in seen:
             return Failure(DuplicateId("retrievables", key))
         seen.add(key)
@@ -115,8 +122,8 @@ def _without(entries: Sequence[Entry[_Item]], removed: Sequence[Entry[_Item]]) -
     return [entry for entry in entries if entry.index not in gone]
 
 
-def _age(entry: Entry[_Item]) -> tuple[float, int]:
-    return (entry.rank, entry.index)
+# Oldest first: age, then input position.
+_age: Final = attrgetter("rank", "index")
 
 
 def strip_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
@@ -293,7 +300,10 @@ def shed_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     reach zero visible tools."""
     visible = _visible(state)
     names = plan.relevant_tool_names or tuple(entry.key for entry in state.tools)
-    relevance = {name: at for at, name in enumerate(names)}
+    relevance: dict[str, int] = {}
+    for at, name in enumerate(names):
+        # The first occurrence of a repeated name decides its place (the names are a set).
+        relevance.setdefault(name, at)
     candidates = sorted(
         (entry for entry in state.tools if entry.key in visible),
         key=lambda entry: (
@@ -306,15 +316,52 @@ def shed_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     return _hide(state, hidden, "tools-shed", "visible tools by shed_rank while over budget, protected last")
 
 
-PASSES: tuple[Pass, ...] = (
-    strip_thoughts,
-    shortlist_tools,
-    drop_image,
-    shed_tool_calls,
-    shed_retrievables,
-    shed_memories,
-    shed_ephemeral,
-    shed_oldest_messages,
-    shed_thoughts,
-    shed_tools,
+# Always first, in this order: they do not depend on the budget.
+UNCONDITIONAL: Final[tuple[Pass, ...]] = (strip_thoughts, shortlist_tools)
+SHEDDING: Final[Mapping[ShedPass, Pass]] = MappingProxyType(
+    {
+        "image": drop_image,
+        "tool-calls": shed_tool_calls,
+        "retrievables": shed_retrievables,
+        "memories": shed_memories,
+        "ephemeral-messages": shed_ephemeral,
+        "oldest-messages": shed_oldest_messages,
+        "thoughts-shed": shed_thoughts,
+        "tools-shed": shed_tools,
+    }
 )
+
+
+def refill(measured: Sized, state: Sized, plan: Plan) -> tuple[Sized, tuple[RefillTrace, ...]]:
+    """Re-admit shed retrievables and memories while each fits in the budget left after shedding.
+
+    The bucket the shed order sheds later is refilled first (it is worth more to the caller);
+    within a bucket, shed items are visited in the pass's ranking (score or importance
+    descending, earlier input first among ties), and each is re-admitted when its tokens fit in
+    what is left at its turn. Survivors stay in ranking order.
+    """
+    order = plan.options.shed_order.passes
+    fields = sorted(("retrievables", "memories"), key=lambda name: -order.index(name))
+    traces: list[RefillTrace] = []
+    for field in fields:
+        before: Sequence[Entry[object]] = getattr(state, field)
+        kept = {entry.index for entry in before}
+        ranked = sorted(getattr(measured, field), key=lambda entry: -entry.rank)
+        leftover = plan.budget - state.total
+        admitted: list[Entry[object]] = []
+        for entry in ranked:
+            if entry.index not in kept and entry.tokens <= leftover:
+                admitted.append(entry)
+                leftover -= entry.tokens
+        kept.update(entry.index for entry in admitted)
+        after = tuple(entry for entry in ranked if entry.index in kept)
+        gained = _tokens(admitted)
+        traces.append(RefillTrace(
+            "retrievables" if field == "retrievables" else "memories",
+            _tokens(before), _tokens(before) + gained, len(before), len(after),
+            tuple(entry.key for entry in admitted),
+        ))
+        items: dict[str, Any] = {field: tuple(entry.item for entry in after)}
+        entries: dict[str, Any] = {field: after}
+        state = replace(state, working_set=replace(state.working_set, **items), total=state.total + gained, **entries)
+    return state, tuple(traces)

@@ -1,6 +1,7 @@
 """Token counting with real tiktoken vocabularies, offline."""
 
 from thrift_fp.tokens._count import TokenCount, count_tokens, count_tokens_batch
+from thrift_fp.tokens._counts import TokenCounts
 from thrift_fp.tokens._encoding import (
     Estimator,
     Precision,
@@ -34,6 +35,7 @@ __all__ = [
     "InvalidEstimatorName",
     "Precision",
     "TokenCount",
+    "TokenCounts",
     "TokenEncoding",
     "TokenError",
     "Tokenizable",
