@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._errors import EstimatorRaised, ThriftError
+from thrift_fp.records import Retrievable
 from thrift_fp.thrift._measure import Batchable
 from thrift_fp.thrift._shapes import RetrievableLike
 from thrift_fp.tokens import TokenCount
@@ -39,7 +40,10 @@ def probe_estimates(
     batchable = Batchable.text
     for item, key in zip(retrievables, keys, strict=True):
         # A record whose estimate is a plain count of its text is counted in the fit's batch.
-        estimate = getattr(item, "estimate_tokens", None) if batchable(item) is None else None
+        estimate = (
+            None if type(item) is Retrievable and batchable(item) is not None
+            else getattr(item, "estimate_tokens", None)
+        )
         if not callable(estimate):
             raw.append(None)
             continue

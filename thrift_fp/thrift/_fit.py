@@ -10,7 +10,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.thrift._budget import Budget, resolve_budget
 from thrift_fp.thrift._errors import CountingFailed, DuplicateId, InvalidItemField, InvalidOption, ThriftError
 from thrift_fp.thrift._estimate import probe_estimates, settle_async, settle_sync
-from thrift_fp.thrift._measure import Sized, measure
+from thrift_fp.thrift._measure import Sized, fitted_set, measure
 from thrift_fp.thrift._options import SHED_PASSES, ThriftOptions
 from thrift_fp.thrift._passes import SHEDDING, UNCONDITIONAL, Plan, Unmeasured, exclude_size_unknown, refill
 from thrift_fp.thrift._trace import BucketTrace, RefillTrace, ThriftTrace
@@ -93,7 +93,7 @@ def subtract_to_fit(
         return Failure(prepared.failure())
     ready = prepared.unwrap()
     unmeasured = ready.unmeasured
-    raw = probe_estimates(unmeasured.working_set.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
+    raw = probe_estimates(unmeasured.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
     if isinstance(raw, Failure):
         return Failure(raw.failure())
     return _finish(ready, settle_sync(raw.unwrap()))
@@ -125,7 +125,7 @@ async def fit_async(
         return Failure(prepared.failure())
     ready = prepared.unwrap()
     unmeasured = ready.unmeasured
-    raw = probe_estimates(unmeasured.working_set.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
+    raw = probe_estimates(unmeasured.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
     if isinstance(raw, Failure):
         return Failure(raw.failure())
     settled = await settle_async(raw.unwrap(), unmeasured.retrievable_keys)
@@ -164,7 +164,8 @@ def _prepare(
 def _finish(ready: _Prepared, estimates: Sequence[int | None]) -> Result[Fitted, ThriftError]:
     unmeasured = ready.unmeasured
     measured = measure(
-        unmeasured.working_set, unmeasured.retrievable_keys, estimates, ready.encoding, ready.counts,
+        unmeasured.working_set, unmeasured.retrievables, unmeasured.retrievable_keys, estimates, ready.encoding,
+        ready.counts,
         ready.plan.options.counting_threads,
     )
     return measured.map(lambda done: _run(done[0], ready.plan, ready.budget, unmeasured.trace, done[1]))
@@ -186,7 +187,7 @@ def _run(sized: Sized, plan: Plan, budget: Budget, size_unknown: BucketTrace, co
         budget.context_window, budget.reserve, budget.budget, sized.total, state.total, fits, not fits,
         tuple(traces), order.name, refilled,
     )
-    return Fitted(state.working_set, trace, counts)
+    return Fitted(fitted_set(state), trace, counts)
 
 
 def _relevant_names(names: Sequence[str] | None) -> Result[tuple[str, ...] | None, ThriftError]:
@@ -240,10 +241,10 @@ def _check_ids(ws: WorkingSet) -> Result[None, ThriftError]:
     )
     for bucket, field, items in named:
         keys = [getattr(item, field) for item in items]
-        for index, key in enumerate(keys):
+        for index, key in enumerate(keys if set(map(type, keys)) - {str} else ()):
             if not isinstance(key, str):
                 return Failure(InvalidItemField(bucket, f"{bucket}[{index}]", field, key, "expected a str"))
-        duplicate = _first_duplicate(keys)
+        duplicate = None if len(set(keys)) == len(keys) else _first_duplicate(keys)
         if duplicate is not None:
             return Failure(DuplicateId(bucket, duplicate))
     for bucket, prefix, items in (("memories", "memory", ws.memories), ("retrievables", "retrievable", ws.retrievables)):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Generic, TypeVar, no_type_check
 
@@ -62,11 +62,16 @@ class Entry(Generic[_Item]):
     slot: int = -1
 
 
+@no_type_check
 @dataclass(frozen=True, slots=True)
 class Sized:
-    """A working set and its measured entries; ``total`` is the tokens of everything visible."""
+    """The input working set and the measured entries still in; ``visible`` the visible tool
+    names (``None``: all); ``total`` the tokens of everything visible. The passes replace entries,
+    never the working set, which `fitted_set` builds once at the end (unchecked at run time: it is
+    internal, built from data `measure` validated)."""
 
     working_set: WorkingSet
+    visible: frozenset[str] | None
     fixed_tokens: int
     messages: tuple[Entry[MessageLike], ...]
     memories: tuple[Entry[MemoryLike], ...]
@@ -107,13 +112,14 @@ class Batchable:
 
 def measure(
     ws: WorkingSet,
+    retrievables: Sequence[RetrievableLike],
     retrievable_keys: Sequence[str],
     estimates: Sequence[int | None],
     encoding: TokenEncoding,
     counts: TokenCounts,
     threads: int | None,
 ) -> Result[tuple[Sized, TokenCounts], ThriftError]:
-    """Measure every item of ``ws`` (size-unknown retrievables already excluded) in one batch,
+    """Measure every item of ``ws`` (its ``retrievables`` without the size-unknown ones) in one batch,
     reusing ``counts`` for texts it already holds; also returns the counts of this fit's texts.
 
     Text: the system prompt and each standing instruction; message, memory and thought content;
@@ -121,7 +127,7 @@ def measure(
     description`` per tool. Tool calls and the image cost their ``token_cost``.
     """
     collector = _Collector([ws.system_prompt, *ws.standing_instructions])
-    error = collector.collect(ws, retrievable_keys, estimates)
+    error = collector.collect(ws, retrievables, retrievable_keys, estimates)
     if error is not None:
         return Failure(error)
     counted = counts.count_many(encoding, collector.pending, threads=threads)
@@ -151,12 +157,16 @@ class _Collector:
         self.image: Entry[ImageLike] | None = None
 
     def collect(
-        self, ws: WorkingSet, keys: Sequence[str], estimates: Sequence[int | None]
+        self,
+        ws: WorkingSet,
+        retrievables: Sequence[RetrievableLike],
+        keys: Sequence[str],
+        estimates: Sequence[int | None],
     ) -> ThriftError | None:
         return (
             self._messages(ws.messages)
             or self._memories(ws.memories)
-            or self._retrievables(ws.retrievables, keys, estimates)
+            or self._retrievables(retrievables, keys, estimates)
             or self._thoughts(ws.thoughts)
             or self._tools(ws.tools)
             or self._tool_calls(ws.tool_calls)
@@ -188,33 +198,55 @@ class _Collector:
             return default
         if isinstance(value, bool):
             return value
-        checked: Result[bool, ThriftError] = flag(bucket, key, field, value, default)
-        return checked.failure()
+        return flag(bucket, key, field, value, default).swap().unwrap()
+
+    def _cost(self, bucket: str, key: str, value: object) -> int | ThriftError:
+        if type(value) is int and value >= 0:
+            return value
+        return token_cost(bucket, key, value).swap().unwrap()
 
     def _queue(self, text: str) -> int:
         self.pending.append(text)
         return len(self.pending) - 1
 
     def _messages(self, items: Sequence[MessageLike]) -> ThriftError | None:
-        out = self.messages
+        # Hot for long histories: the common case (aware UTC datetime, str content, flags that are
+        # bools or missing) is inlined; anything else takes the checked helpers.
+        out, pending, utc = self.messages, self.pending, timezone.utc
         for index, item in enumerate(items):
             key = item.id
-            age = self._age("messages", key, "created_at", item.created_at)
-            summary = self._flag("messages", key, "summary", getattr(item, "summary", None), False)
-            ephemeral = self._flag("messages", key, "ephemeral", getattr(item, "ephemeral", None), False)
-            text = self._text("messages", key, item.content)
-            if not isinstance(age, float):
-                return age
-            if not isinstance(summary, bool):
-                return summary
-            if not isinstance(ephemeral, bool):
-                return ephemeral
-            if not isinstance(text, str):
-                return text
+            created = item.created_at
+            # No annotated assignments in these loops: the claw turns each into a checked call.
+            if type(created) is datetime and created.tzinfo is utc:
+                age = created.timestamp()
+            else:
+                checked = self._age("messages", key, "created_at", created)
+                if not isinstance(checked, float):
+                    return checked
+                age = checked
+            summary = getattr(item, "summary", None)
+            if summary is None:
+                summary = False
+            elif summary is not True and summary is not False:
+                return flag("messages", key, "summary", summary, False).swap().unwrap()
+            ephemeral = getattr(item, "ephemeral", None)
+            if ephemeral is None:
+                ephemeral = False
+            elif ephemeral is not True and ephemeral is not False:
+                return flag("messages", key, "ephemeral", ephemeral, False).swap().unwrap()
+            content = item.content
+            if type(content) is str:
+                text = content
+            else:
+                rendered = self._text("messages", key, content)
+                if not isinstance(rendered, str):
+                    return rendered
+                text = rendered
             pair = getattr(item, "pair_id", None)
             if pair is not None and not isinstance(pair, str):
                 return InvalidItemField("messages", key, "pair_id", pair, "expected a str or None")
-            out.append(Entry(item, key, 0, index, age, False, summary, ephemeral, pair, self._queue(text)))
+            pending.append(text)
+            out.append(Entry(item, key, 0, index, age, False, summary, ephemeral, pair, len(pending) - 1))
         return None
 
     def _memories(self, items: Sequence[MemoryLike]) -> ThriftError | None:
@@ -234,19 +266,34 @@ class _Collector:
     def _retrievables(
         self, items: Sequence[RetrievableLike], keys: Sequence[str], estimates: Sequence[int | None]
     ) -> ThriftError | None:
-        out = self.retrievables
+        # The hottest loop of a large fit: the common case (str content, float or missing score)
+        # is inlined; anything else takes the checked helpers.
+        out, pending, isfinite = self.retrievables, self.pending, math.isfinite
         for index, (item, key, estimate) in enumerate(zip(items, keys, estimates, strict=True)):
-            score = self._number("retrievables", key, "score", getattr(item, "score", None))
-            if not isinstance(score, float):
-                return score
+            raw = getattr(item, "score", None)
+            if raw is None:
+                score = 0.0
+            elif type(raw) is float and isfinite(raw):
+                score = raw
+            else:
+                checked = self._number("retrievables", key, "score", raw)
+                if not isinstance(checked, float):
+                    return checked
+                score = checked
             if estimate is not None:
                 out.append(Entry(item, key, estimate, index, score))
                 continue
-            batched = Batchable.text(item)
-            text = self._text("retrievables", key, item.content, owner=item) if batched is None else batched
-            if not isinstance(text, str):
-                return text
-            out.append(Entry(item, key, 0, index, score, slot=self._queue(text)))
+            content = item.content
+            if type(content) is str:
+                text = content
+            else:
+                batched = Batchable.text(item)
+                rendered = self._text("retrievables", key, content, owner=item) if batched is None else batched
+                if not isinstance(rendered, str):
+                    return rendered
+                text = rendered
+            pending.append(text)
+            out.append(Entry(item, key, 0, index, score, False, False, False, None, len(pending) - 1))
         return None
 
     def _thoughts(self, items: Sequence[ThoughtLike]) -> ThriftError | None:
@@ -282,30 +329,28 @@ class _Collector:
         out = self.tool_calls
         for index, item in enumerate(items):
             key = item.ref
-            cost: Result[int, ThriftError] = token_cost("tool-calls", key, item.token_cost)
-            if isinstance(cost, Failure):
-                failed: ThriftError = cost.failure()
-                return failed
+            cost = self._cost("tool-calls", key, item.token_cost)
+            if not isinstance(cost, int):
+                return cost
             age = self._number("tool-calls", key, "created_at_ms", item.created_at_ms)
             this_turn = self._flag("tool-calls", key, "this_turn", getattr(item, "this_turn", None), False)
             if not isinstance(age, float):
                 return age
             if not isinstance(this_turn, bool):
                 return this_turn
-            out.append(Entry(item, key, cost.unwrap(), index, age, this_turn))
+            out.append(Entry(item, key, cost, index, age, this_turn))
         return None
 
     def _image(self, item: ImageLike) -> ThriftError | None:
         key = item.label
-        cost: Result[int, ThriftError] = token_cost("image", key, item.token_cost)
-        if isinstance(cost, Failure):
-            failed: ThriftError = cost.failure()
-            return failed
+        cost = self._cost("image", key, item.token_cost)
+        if not isinstance(cost, int):
+            return cost
         kept = self._flag("image", key, "kept", getattr(item, "kept", None), True)
         if not isinstance(kept, bool):
             return kept
         # An image already omitted (kept=False) costs nothing and is left alone.
-        self.image = Entry(item, key, cost.unwrap() if kept else 0, 0, 0.0)
+        self.image = Entry(item, key, cost if kept else 0, 0, 0.0)
         return None
 
     def sized(self, ws: WorkingSet, counts: Sequence[int]) -> Sized:
@@ -325,6 +370,22 @@ class _Collector:
             + (image.tokens if image is not None else 0)
         )
         return Sized(
-            ws, fixed, tuple(self.messages), tuple(self.memories), tuple(self.retrievables),
+            ws, visible, fixed, tuple(self.messages), tuple(self.memories), tuple(self.retrievables),
             tuple(self.thoughts), tuple(self.tools), tuple(self.tool_calls), image, total,
         )
+
+
+def fitted_set(state: Sized) -> WorkingSet:
+    """The working set holding exactly the items still in ``state``."""
+    image = state.image
+    return replace(
+        state.working_set,
+        messages=tuple(entry.item for entry in state.messages),
+        memories=tuple(entry.item for entry in state.memories),
+        retrievables=tuple(entry.item for entry in state.retrievables),
+        thoughts=tuple(entry.item for entry in state.thoughts),
+        tools=tuple(entry.item for entry in state.tools),
+        visible_tool_names=state.visible,
+        tool_calls=tuple(entry.item for entry in state.tool_calls),
+        image=None if image is None else image.item,
+    )

@@ -21,7 +21,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Final
+from typing import Final, cast
 
 from returns.result import Failure, Result, Success
 
@@ -33,6 +33,8 @@ MAX_RETAINED_CHARS: Final = 32 * 1024 * 1024
 MAX_ENTRIES: Final = 250_000
 
 _EMPTY: Final[Mapping[str | bytes, int]] = MappingProxyType({})
+# The memo is a plain dict that nothing writes after construction (a read-only proxy would cost
+# a slower lookup per text per fit); it is private and never handed out.
 
 
 def _empty() -> Mapping[str | bytes, int]:
@@ -85,22 +87,35 @@ class TokenCounts:
         0
         """
         memo = self._memo if self._encoding is encoding else _EMPTY
-        keys: list[str | bytes] = []
-        retained = 0
-        # The per-text loop of every fit: plain operations only, no checked calls per text.
-        for text in texts:
-            size = len(text)
-            if size <= INLINE_CHARS and retained + size <= MAX_RETAINED_CHARS:
-                retained += size
-                keys.append(text)
-            else:
-                keys.append(_digest(text))
-        known = [memo.get(key) for key in keys]
-        missing = [text for text, hit in zip(texts, known, strict=True) if hit is None]
+        # The per-text work of every fit: C-level passes (len, map, dict.get) in the common case
+        # of short texts; only a long text, or texts past the retained bound, is digested.
+        keys: list[str | bytes] = list(texts)
+        if max(map(len, texts), default=0) > INLINE_CHARS or sum(map(len, texts)) > MAX_RETAINED_CHARS:
+            retained = 0
+            for at, text in enumerate(texts):
+                size = len(text)
+                if size <= INLINE_CHARS and retained + size <= MAX_RETAINED_CHARS:
+                    retained += size
+                else:
+                    keys[at] = _digest(text)
+        if memo:
+            found = [memo.get(key) for key in keys]
+            # A re-fit misses few texts: find them with C-level scans, not a Python-level loop.
+            misses: list[int] = []
+            for _ in range(found.count(None)):
+                misses.append(found.index(None, misses[-1] + 1 if misses else 0))
+            missing: Sequence[str] = [texts[at] for at in misses]
+        else:
+            found, misses, missing = [], [], texts
         counted = encoding.count_many(missing, threads=threads)
         if isinstance(counted, Failure):
             return Failure(counted.failure())
-        fresh = iter(counted.unwrap())
-        counts = tuple(next(fresh) if hit is None else hit for hit in known)
+        if memo:
+            for at, value in zip(misses, counted.unwrap(), strict=True):
+                found[at] = value
+            # Every None was filled just above.
+            counts = cast(tuple[int, ...], tuple(found))
+        else:
+            counts = counted.unwrap()
         entries = dict(zip(keys[:MAX_ENTRIES], counts[:MAX_ENTRIES]))
-        return Success((counts, TokenCounts(encoding, MappingProxyType(entries), len(texts) - len(missing))))
+        return Success((counts, TokenCounts(encoding, entries, len(texts) - len(missing))))
