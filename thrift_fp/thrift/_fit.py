@@ -190,16 +190,17 @@ def _run(sized: Sized, plan: Plan, budget: Budget, size_unknown: BucketTrace, co
     return Fitted(fitted_set(state), trace, counts)
 
 
-def _relevant_names(names: Sequence[str] | None) -> Result[tuple[str, ...] | None, ThriftError]:
+def _relevant_names(names: Sequence[object] | None) -> Result[tuple[str, ...] | None, ThriftError]:
     """Distinct names in first-occurrence order; every element must be a str (beartype samples
     only one element of a sequence, so each is checked here)."""
     if names is None:
         return Success(None)
-    listed: tuple[object, ...] = tuple(names)
-    for index, name in enumerate(listed):
+    checked: list[str] = []
+    for index, name in enumerate(names):
         if not isinstance(name, str):
             return Failure(InvalidOption(f"relevant_tool_names[{index}]", name, "expected a str"))
-    return Success(tuple(dict.fromkeys(names)))
+        checked.append(name)
+    return Success(tuple(dict.fromkeys(checked)))
 
 
 def _check_options(options: ThriftOptions) -> Result[None, ThriftError]:
