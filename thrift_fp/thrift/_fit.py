@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from returns.result import Failure, Result, Success
 
@@ -241,7 +242,7 @@ def _check_ids(ws: WorkingSet) -> Result[None, ThriftError]:
         ("tools", "name", ws.tools),
     )
     for bucket, field, items in named:
-        keys = [getattr(item, field) for item in items]
+        keys = list(map(attrgetter(field), items))
         for index, key in enumerate(keys if set(map(type, keys)) - {str} else ()):
             if not isinstance(key, str):
                 return Failure(InvalidItemField(bucket, f"{bucket}[{index}]", field, key, "expected a str"))

@@ -354,19 +354,20 @@ class _Collector:
         return None
 
     def sized(self, ws: WorkingSet, counts: Sequence[int]) -> Sized:
-        buckets = (self.messages, self.memories, self.retrievables, self.thoughts, self.tools)
-        for entries in buckets:
+        for entries in (self.messages, self.memories, self.retrievables, self.thoughts, self.tools):
             for entry in entries:
-                if entry.slot >= 0:
-                    entry.tokens = counts[entry.slot]
+                slot = entry.slot
+                if slot >= 0:
+                    entry.tokens = counts[slot]
         fixed = sum(counts[: self.fixed])
         visible = ws.visible_tool_names
         image = self.image
+        # Every counted text is visible except hidden tools; known costs are added on top.
         total = (
-            fixed
-            + sum(entry.tokens for entries in buckets[:4] for entry in entries)
+            sum(counts)
+            - sum(entry.tokens for entry in self.tools if visible is not None and entry.key not in visible)
+            + sum(entry.tokens for entry in self.retrievables if entry.slot < 0)
             + sum(entry.tokens for entry in self.tool_calls)
-            + sum(entry.tokens for entry in self.tools if visible is None or entry.key in visible)
             + (image.tokens if image is not None else 0)
         )
         return Sized(

@@ -90,7 +90,10 @@ class TokenCounts:
         # The per-text work of every fit: C-level passes (len, map, dict.get) in the common case
         # of short texts; only a long text, or texts past the retained bound, is digested.
         keys: list[str | bytes] = list(texts)
-        if max(map(len, texts), default=0) > INLINE_CHARS or sum(map(len, texts)) > MAX_RETAINED_CHARS:
+        total_chars = sum(map(len, texts))
+        if total_chars > INLINE_CHARS and (
+            total_chars > MAX_RETAINED_CHARS or max(map(len, texts)) > INLINE_CHARS
+        ):
             retained = 0
             for at, text in enumerate(texts):
                 size = len(text)
