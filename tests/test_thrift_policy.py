@@ -226,3 +226,15 @@ def test_scaled_relevance_floor_takes_any_ints() -> None:
     assert scaled_relevance_floor(1, 10**400) == pytest.approx(0.125)
     assert scaled_relevance_floor(10**400, -(10**400)) == 0.125
     assert scaled_relevance_floor(2**2000, 2**2001) == pytest.approx(0.125 + 0.305 / 4)
+
+
+def test_the_public_boundary_stays_checked_while_the_hot_path_is_not() -> None:
+    # Issue 19: per-item internals run unchecked on validated data (typing.no_type_check); the
+    # public entry point is still checked by beartype.
+    from beartype.roar import BeartypeCallHintParamViolation
+
+    from thrift_fp.thrift._measure import Entry, _Collector
+
+    with pytest.raises(BeartypeCallHintParamViolation):
+        subtract_to_fit("not a working set", 10)  # type: ignore[arg-type]  # misuse on purpose
+    assert getattr(Entry, "__no_type_check__", False) and getattr(_Collector, "__no_type_check__", False)

@@ -376,17 +376,25 @@ class _Collector:
         )
 
 
+def _kept(entries: tuple[Entry[_Item], ...], source: tuple[_Item, ...]) -> tuple[_Item, ...]:
+    # Module level, not nested in fitted_set: the claw would re-decorate a nested def every fit.
+    return source if len(entries) == len(source) else tuple(entry.item for entry in entries)
+
+
 def fitted_set(state: Sized) -> WorkingSet:
-    """The working set holding exactly the items still in ``state``."""
-    image = state.image
+    """The working set holding exactly the items still in ``state``. Messages, thoughts, tools and
+    tool calls keep input order and only ever lose items, so an unchanged length means the input
+    tuple itself can be reused; retrievables and memories come back in ranking order."""
+    ws, image = state.working_set, state.image
+    kept = _kept
     return replace(
-        state.working_set,
-        messages=tuple(entry.item for entry in state.messages),
+        ws,
+        messages=kept(state.messages, ws.messages),
         memories=tuple(entry.item for entry in state.memories),
         retrievables=tuple(entry.item for entry in state.retrievables),
-        thoughts=tuple(entry.item for entry in state.thoughts),
-        tools=tuple(entry.item for entry in state.tools),
+        thoughts=kept(state.thoughts, ws.thoughts),
+        tools=ws.tools,
         visible_tool_names=state.visible,
-        tool_calls=tuple(entry.item for entry in state.tool_calls),
+        tool_calls=kept(state.tool_calls, ws.tool_calls),
         image=None if image is None else image.item,
     )
