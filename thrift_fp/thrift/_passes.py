@@ -59,7 +59,7 @@ def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
     seen: set[str] = set()
     for index, item in enumerate(ws.retrievables):
         ident = getattr(item, "id", None)
-        # item_key inlined: this loop runs once per retrievable, a checked call would cost more.
+        # An anonymous item is named by its input position; inline: this loop runs per retrievable.
         key = ident if isinstance(ident, str) else f"retrievable[{index}]"
         if key in seen:
             return Failure(DuplicateId("retrievables", key))
