@@ -19,6 +19,8 @@ dominate the run).
 Target: peaks within 20 MB of the smallest case, in both parts (and zero reads when hinted).
 
     python -m benchmarks.memory
+    python -m benchmarks.memory --real-up-to 100000000     # real bodies of 10 MB and 100 MB only
+    python -m benchmarks.memory --child 1000000000 --real  # one real size alone, as JSON
 """
 
 from __future__ import annotations
@@ -201,8 +203,10 @@ def _seconds(row: dict[str, object]) -> str:
     return seconds(value)
 
 
-def run() -> Report:
-    """Each size in a fresh child process; the headline is the worst growth over the smallest."""
+def run(real_up_to: int = SIZES[-1]) -> Report:
+    """Each size in a fresh child process; the headline is the worst growth over the smallest.
+    ``real_up_to`` caps the real-body sizes (``--real-up-to BYTES``; the larger ones can then be
+    run alone with ``--child BYTES --real``, which prints that size's JSON)."""
     rows = [_spawn(size) for size in SIZES]
     # Control: the smallest set with inline bodies, which a fit must read; shows the tally works.
     control = _spawn(SIZES[0], inline=True)
@@ -221,7 +225,7 @@ def run() -> Report:
         )
         for row in rows
     )
-    real = [_spawn(size, real=True) for size in SIZES]
+    real = [_spawn(size, real=True) for size in SIZES if size <= real_up_to]
     fit_peak = [_int(row, "peak_rss") - _int(row, "rss_before") for row in real]
     real_growth = max(peak - fit_peak[0] for peak in fit_peak) / _MB
     real_figures = tuple(
@@ -246,7 +250,8 @@ def run() -> Report:
             ("messages", f"{TURNS} chat turns + system prompt; window {WINDOW:,}"),
             ("process", "one fresh child process per size; subtract_to_fit then fit_and_render"),
             ("real bodies", f"{REAL_RECORDS} inline spooled records in a FolderStore in a temporary folder "
-                            "(deleted after), generated prose, streamed count; one child per size"),
+                            "(deleted after), generated prose, streamed count; one child per size: "
+                            + ", ".join(f"{size / _MB:,.0f} MB" for size in SIZES if size <= real_up_to)),
         ),
         figures=(
             *figures,
@@ -271,7 +276,8 @@ def main(argv: Sequence[str]) -> int:
         else:
             print(json.dumps(child(int(argv[1]), inline="--inline" in argv)))
         return 0
-    return 0 if run_and_print(run).all_met else 1
+    cap = int(argv[argv.index("--real-up-to") + 1]) if "--real-up-to" in argv else SIZES[-1]
+    return 0 if run_and_print(lambda: run(cap)).all_met else 1
 
 
 if __name__ == "__main__":
