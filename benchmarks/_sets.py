@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Final
 
@@ -28,6 +29,47 @@ def raw_tiktoken() -> tiktoken.Encoding:
     if raw is None:
         raise RuntimeError("cl100k_base is not backed by tiktoken")
     return raw
+
+
+class ThreadedTokenizer:
+    """tiktoken on ``threads`` threads the way thrift_fp counts a batch (contiguous slices on a
+    pool built once, outside any timing), so an n-thread row compares equal work."""
+
+    def __init__(self, threads: int) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.threads = threads
+        self._pool = ThreadPoolExecutor(threads)
+        self._encode = raw_tiktoken().encode_ordinary
+
+    def _slice(self, texts: Sequence[str]) -> list[int]:
+        encode = self._encode
+        return [len(encode(text)) for text in texts]
+
+    def __call__(self, texts: Sequence[str]) -> list[int]:
+        step = -(-len(texts) // self.threads)
+        parts = [self._pool.submit(self._slice, texts[at : at + step]) for at in range(0, len(texts), step)]
+        return [count for part in parts for count in part.result()]
+
+
+@contextmanager
+def library_threads(threads: int) -> Iterator[None]:
+    """Cap thrift_fp's batch counter at ``threads`` threads inside this benchmark process, for
+    code that takes no thread option (``fit_and_render`` counts its envelopes with the default)."""
+    from thrift_fp.tokens import _encoding
+
+    saved = _encoding._BATCH_THREADS
+    _encoding._BATCH_THREADS = threads  # type: ignore[misc]  # benchmark-only swap of a Final
+    try:
+        yield
+    finally:
+        _encoding._BATCH_THREADS = saved  # type: ignore[misc]  # restored
+
+
+def tokenize_once(texts: Sequence[str]) -> list[int]:
+    """Every text counted once with tiktoken on the calling thread: the yardstick."""
+    encode = raw_tiktoken().encode_ordinary
+    return [len(encode(text)) for text in texts]
 
 
 def messages(turns: Sequence[Turn]) -> tuple[Message, ...]:

@@ -17,17 +17,19 @@ from benchmarks._sets import raw_tiktoken
 from thrift_fp.tokens import EstimatorFailed, TokenEncoding
 
 _Value = TypeVar("_Value")
-CountMany = Callable[[TokenEncoding, Sequence[str]], Result[tuple[int, ...], EstimatorFailed]]
+CountMany = Callable[..., Result[tuple[int, ...], EstimatorFailed]]
 
 
-def serial_count_many(self: TokenEncoding, texts: Sequence[str]) -> Result[tuple[int, ...], EstimatorFailed]:
+def serial_count_many(
+    self: TokenEncoding, texts: Sequence[str], *, threads: int | None = None
+) -> Result[tuple[int, ...], EstimatorFailed]:
     """Every text on the calling thread."""
     encode = raw_tiktoken().encode_ordinary
     return Success(tuple(len(encode(text)) for text in texts))
 
 
 def per_text_futures_count_many(
-    self: TokenEncoding, texts: Sequence[str]
+    self: TokenEncoding, texts: Sequence[str], *, threads: int | None = None
 ) -> Result[tuple[int, ...], EstimatorFailed]:
     """The implementation before f6d1b90: 32 texts or more go to ``encode_ordinary_batch``."""
     tokenizer = raw_tiktoken()

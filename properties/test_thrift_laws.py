@@ -1,5 +1,6 @@
 """Properties 8-9 of issue 5 and the trace arithmetic: idempotence, purity, order independence,
-message order and pairs, a trace that adds up; some with real tiktoken counts."""
+message order and pairs, a trace that adds up; some with real tiktoken counts. Each runs under
+every preset shed order (issue 16)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ import random
 from dataclasses import replace
 from datetime import datetime
 
+import pytest
 from hypothesis import given, strategies as st
 
 from properties.thrift_model import (
+    ORDER_IDS,
+    ORDERS,
     Case,
     Recorded,
     age,
@@ -19,16 +23,21 @@ from properties.thrift_model import (
     ephemeral_blocked,
     floors_reached,
     oracle_total,
+    position,
 )
-from thrift_fp.thrift import Fitted, Memory, Message, WorkingRetrievable, WorkingSet
+from thrift_fp.thrift import Fitted, Memory, Message, ShedOrder, WorkingRetrievable, WorkingSet
+
+each_order = pytest.mark.parametrize("order", ORDERS, ids=ORDER_IDS)
 
 REAL = ("cl100k_base", "o200k_base")
 real_cases = st.sampled_from(REAL).flatmap(lambda encoding: cases(encoding=encoding, most=30))
 
 
+@each_order
 @given(cases())
-def test_idempotent(case: Case) -> None:
+def test_idempotent(order: ShedOrder, case: Case) -> None:
     """8a. Fitting the fitted set again changes nothing, image and tool visibility included."""
+    case = case.under(order)
     first = case.fit()
     again = case.fit(ws=first.working_set)
     assert again.working_set == first.working_set
@@ -36,10 +45,12 @@ def test_idempotent(case: Case) -> None:
     assert not any(bucket.ids for bucket in again.trace.buckets)
 
 
+@each_order
 @given(cases())
-def test_pure(case: Case) -> None:
+def test_pure(order: ShedOrder, case: Case) -> None:
     """8b. The input working set and its items are untouched (pyrsistent-style before/after check).
     Value-equal retrievables replace the call-recording ones, so a deep copy compares equal."""
+    case = case.under(order)
     ws = replace(case.ws, retrievables=tuple(
         WorkingRetrievable(item.content, item.id, item.score, item.size_unknown)
         for item in case.ws.retrievables if isinstance(item, Recorded)
@@ -51,10 +62,12 @@ def test_pure(case: Case) -> None:
     assert all(getattr(ws, name) is value for name, value in fields.items())
 
 
+@each_order
 @given(cases(), st.randoms(use_true_random=False))
-def test_kept_set_independent_of_input_order(case: Case, rng: random.Random) -> None:
+def test_kept_set_independent_of_input_order(order: ShedOrder, case: Case, rng: random.Random) -> None:
     """8c. With distinct scores and importances, shuffling retrievables and memories keeps the
     same kept set, in the same (score) order."""
+    case = case.under(order)
     retrievables = tuple(
         replace(item, score=(index * 7919 % 1009) / 1009, calls=[])
         for index, item in enumerate(case.ws.retrievables) if isinstance(item, Recorded)
@@ -76,11 +89,13 @@ def _shuffled(items: tuple[Recorded, ...] | tuple[Memory, ...], rng: random.Rand
     return tuple(out)
 
 
+@each_order
 @given(cases())
-def test_messages_keep_order_and_pairs(case: Case) -> None:
+def test_messages_keep_order_and_pairs(order: ShedOrder, case: Case) -> None:
     """9. Kept messages keep input order; every message shed by the oldest-turns pass is older than
     every kept non-summary message; the ephemeral pass sheds only ephemeral messages and their
     partners; a pair is never split."""
+    case = case.under(order)
     fitted = case.fit()
     source = [m for m in case.ws.messages if isinstance(m, Message)]
     kept = [m for m in fitted.working_set.messages if isinstance(m, Message)]
@@ -89,10 +104,11 @@ def test_messages_keep_order_and_pairs(case: Case) -> None:
     by_id = {m.id: m for m in source}
     kept_ids = {m.id for m in kept}
     oldest_kept = min((age(m, source) for m in kept if not m.summary), default=None)
-    for name in fitted.trace.buckets[8].ids:
+    for name in case.bucket(fitted, "oldest-messages").ids:
         assert oldest_kept is None or age(by_id[name], source) < oldest_kept
-    ephemeral_pairs = {by_id[name].pair_id for name in fitted.trace.buckets[7].ids if by_id[name].ephemeral}
-    for name in fitted.trace.buckets[7].ids:
+    ephemeral_ids = case.bucket(fitted, "ephemeral-messages").ids
+    ephemeral_pairs = {by_id[name].pair_id for name in ephemeral_ids if by_id[name].ephemeral}
+    for name in ephemeral_ids:
         assert by_id[name].ephemeral or by_id[name].pair_id in ephemeral_pairs - {None}
     for pair in {m.pair_id for m in source if m.pair_id is not None}:
         members = {m.id in kept_ids for m in source if m.pair_id == pair}
@@ -109,8 +125,10 @@ def _check_trace(case: Case, fitted: Fitted) -> None:
     for bucket in trace.buckets:
         assert bucket.before_count - bucket.after_count == len(bucket.ids)
         assert len(set(bucket.ids)) == len(bucket.ids)
-    chains = {"thoughts": (1, 9), "tools": (2, 10), "image": (3,), "tool-calls": (4,),
-              "retrievables": (5,), "memories": (6,), "messages": (7, 8)}
+    at = {name: position(case.order, name) for name in case.order.passes}
+    chains = {"thoughts": (1, at["thoughts-shed"]), "tools": (2, at["tools-shed"]), "image": (at["image"],),
+              "tool-calls": (at["tool-calls"],), "retrievables": (at["retrievables"],),
+              "memories": (at["memories"],), "messages": (at["ephemeral-messages"], at["oldest-messages"])}
     known = [r for r in case.ws.retrievables if not getattr(r, "size_unknown", False)]
     counts_before = {"thoughts": len(case.ws.thoughts), "tools": len(case.ws.visible_tools()),
                      "image": int(case.ws.image is not None), "tool-calls": len(case.ws.tool_calls),
@@ -131,17 +149,21 @@ def _check_trace(case: Case, fitted: Fitted) -> None:
     assert trace.buckets[0].before_count == len(unknown)
 
 
+@each_order
 @given(cases())
-def test_trace_adds_up(case: Case) -> None:
+def test_trace_adds_up(order: ShedOrder, case: Case) -> None:
     """The trace's totals are the remaining items measured one by one, and every bucket's counts
     and tokens agree with the working sets before and after its passes."""
+    case = case.under(order)
     _check_trace(case, case.fit())
 
 
+@each_order
 @given(real_cases)
-def test_real_tiktoken_fit_and_trace(case: Case) -> None:
+def test_real_tiktoken_fit_and_trace(order: ShedOrder, case: Case) -> None:
     """With real cl100k_base / o200k_base counts: fits => within budget, refused => at the floor,
     the trace adds up, and the fit is idempotent."""
+    case = case.under(order)
     fitted = case.fit()
     trace = fitted.trace
     assert trace.refused == (not trace.fits)
@@ -153,15 +175,17 @@ def test_real_tiktoken_fit_and_trace(case: Case) -> None:
     assert case.fit(ws=fitted.working_set).working_set == fitted.working_set
 
 
+@each_order
 @given(cases())
-def test_ephemeral_pass_oldest_first_keeping_the_latest(case: Case) -> None:
+def test_ephemeral_pass_oldest_first_keeping_the_latest(order: ShedOrder, case: Case) -> None:
     """Pass 7 sheds ephemeral messages (with their pair partners) oldest first and never a group
     holding a summary, the newest non-summary message or the latest ephemeral message; every
     ephemeral message it could still shed is newer than the oldest ephemeral message of every
     group it shed (a partner may be newer: it left with that oldest one)."""
+    case = case.under(order)
     fitted = case.fit()
     source = [m for m in case.ws.messages if isinstance(m, Message)]
-    shed = set(fitted.trace.buckets[7].ids)
+    shed = set(case.bucket(fitted, "ephemeral-messages").ids)
     assert not any(ephemeral_blocked(m, source) for m in source if m.id in shed)
     leads: dict[str, tuple[datetime, int]] = {}
     for m in source:

@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 
 from hypothesis import strategies as st
 
 from thrift_fp.thrift import (
+    AGENT,
+    RAG,
+    BucketTrace,
     Fitted,
     Image,
     Memory,
     Message,
     MessageLike,
+    ShedOrder,
+    ShedPass,
     ThriftOptions,
     Thought,
     Tool,
@@ -33,6 +38,7 @@ WORDS = "thrift-props-words"
 register_token_estimator(WORDS, lambda text: len(text.split())).unwrap()
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
+REAL_ENCODINGS = ("cl100k_base", "o200k_base")
 
 
 @dataclass(eq=False)
@@ -51,6 +57,28 @@ class Recorded:
         return len(self.content.split()) if self.self_estimate and encoding == WORDS else None
 
 
+# Every property runs under every preset shed order.
+ORDERS = (AGENT, RAG)
+ORDER_IDS = [order.name for order in ORDERS]
+
+# Shedding pass -> the floor name `floors_reached` uses for it.
+FLOOR: dict[ShedPass, str] = {
+    "image": "image",
+    "tool-calls": "tool-calls",
+    "retrievables": "retrievables",
+    "memories": "memories",
+    "ephemeral-messages": "ephemeral",
+    "oldest-messages": "messages",
+    "thoughts-shed": "thoughts-shed",
+    "tools-shed": "tools-shed",
+}
+
+
+def position(order: ShedOrder, name: ShedPass) -> int:
+    """Where a shedding pass's bucket sits in the trace: after size-unknown, thoughts and tools."""
+    return 3 + order.passes.index(name)
+
+
 @dataclass(frozen=True)
 class Case:
     ws: WorkingSet
@@ -65,6 +93,22 @@ class Case:
             self.relevant,
             self.options,
         ).unwrap()
+
+    def under(self, order: ShedOrder, refill: bool = False) -> Case:
+        """The same case fitted under another shed order (and refill setting)."""
+        return replace(self, options=replace(self.options, shed_order=order, refill=refill))
+
+    @property
+    def order(self) -> ShedOrder:
+        return self.options.shed_order
+
+    def bucket(self, fitted: Fitted, name: ShedPass) -> BucketTrace:
+        """The trace of shedding pass ``name`` in this case's order."""
+        return fitted.trace.buckets[position(self.order, name)]
+
+    def shedding_passes(self) -> dict[int, str]:
+        """Trace position -> floor name, for every shedding pass, in this case's order."""
+        return {position(self.order, name): FLOOR[name] for name in self.order.passes}
 
 
 def _words(n: int) -> str:
@@ -246,15 +290,3 @@ def floors_reached(case: Case, out: WorkingSet) -> dict[str, bool]:
         "tools-shed": not out.visible_tools(),
     }
 
-
-# Pass index in the trace (0 = size-unknown) -> the floor name above.
-SHEDDING_PASSES = {
-    3: "image",
-    4: "tool-calls",
-    5: "retrievables",
-    6: "memories",
-    7: "ephemeral",
-    8: "messages",
-    9: "thoughts-shed",
-    10: "tools-shed",
-}

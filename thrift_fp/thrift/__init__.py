@@ -13,7 +13,7 @@ from thrift_fp.thrift._errors import (
     UnmeasurableContent,
 )
 from thrift_fp.thrift._fit import Fitted, fit_async, subtract_to_fit
-from thrift_fp.thrift._options import ThriftOptions
+from thrift_fp.thrift._options import AGENT, RAG, SHED_ORDERS, SHED_PASSES, ShedOrder, ShedPass, ThriftOptions
 from thrift_fp.thrift._relevance import (
     Turn,
     content_words,
@@ -40,10 +40,14 @@ from thrift_fp.thrift._shapes import (
     ToolCallLike,
     ToolLike,
 )
-from thrift_fp.thrift._trace import Bucket, BucketTrace, ThriftTrace
+from thrift_fp.thrift._trace import Bucket, BucketTrace, RefillTrace, ThriftTrace
 from thrift_fp.thrift._working_set import WorkingSet
 
 __all__ = [
+    "AGENT",
+    "RAG",
+    "SHED_ORDERS",
+    "SHED_PASSES",
     "Bucket",
     "BucketTrace",
     "Budget",
@@ -61,7 +65,10 @@ __all__ = [
     "Message",
     "MessageLike",
     "WorkingRetrievable",
+    "RefillTrace",
     "RetrievableLike",
+    "ShedOrder",
+    "ShedPass",
     "ThoughtLike",
     "Thought",
     "ThriftError",

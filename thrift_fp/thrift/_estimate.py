@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._errors import EstimatorRaised, ThriftError
+from thrift_fp.records import Retrievable
+from thrift_fp.thrift._measure import Batchable
 from thrift_fp.thrift._shapes import RetrievableLike
 from thrift_fp.tokens import TokenCount
 
@@ -32,10 +34,16 @@ def as_count(value: object) -> int | None:
 def probe_estimates(
     retrievables: Sequence[RetrievableLike], keys: Sequence[str], encoding: str
 ) -> Result[tuple[object, ...], ThriftError]:
-    """Call each retrievable's own ``estimate_tokens(encoding)`` once; ``None`` when it has none."""
+    """Call each retrievable's own ``estimate_tokens(encoding)`` once; ``None`` when it has none,
+    or when it is a `Retrievable` whose estimate is a plain count of its text (`Batchable`)."""
     raw: list[object] = []
+    batchable = Batchable.text
     for item, key in zip(retrievables, keys, strict=True):
-        estimate = getattr(item, "estimate_tokens", None)
+        # A record whose estimate is a plain count of its text is counted in the fit's batch.
+        estimate = (
+            None if type(item) is Retrievable and batchable(item) is not None
+            else getattr(item, "estimate_tokens", None)
+        )
         if not callable(estimate):
             raw.append(None)
             continue
@@ -50,7 +58,7 @@ def probe_estimates(
 def _close_all(raw: Sequence[object]) -> None:
     # An estimate we will never await must be closed, or Python warns it was never awaited.
     for value in raw:
-        if inspect.iscoroutine(value):
+        if value is not None and inspect.iscoroutine(value):
             value.close()
 
 

@@ -11,12 +11,6 @@ from returns.result import Failure, Result, Success
 from thrift_fp.thrift._errors import InvalidItemField, ThriftError, UnmeasurableContent
 
 
-def item_key(item: object, bucket: str, index: int) -> str:
-    """An item's ``id`` when it has a str one, else its bucket and input position (``memory[3]``)."""
-    ident = getattr(item, "id", None)
-    return ident if isinstance(ident, str) else f"{bucket}[{index}]"
-
-
 def bad_field(bucket: str, key: str, field: str, value: object, reason: str) -> Failure[ThriftError]:
     """The error value for an attribute of the wrong type or range."""
     return Failure(InvalidItemField(bucket, key, field, value, reason))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from returns.result import Failure, Result, Success
 
@@ -11,21 +12,33 @@ from thrift_fp._args import StringsArg, as_strings
 from thrift_fp.thrift._budget import Budget, resolve_budget
 from thrift_fp.thrift._errors import CountingFailed, DuplicateId, InvalidItemField, InvalidOption, ThriftError
 from thrift_fp.thrift._estimate import probe_estimates, settle_async, settle_sync
-from thrift_fp.thrift._fields import item_key
-from thrift_fp.thrift._measure import Sized, measure
-from thrift_fp.thrift._options import ThriftOptions
-from thrift_fp.thrift._passes import PASSES, Plan, Unmeasured, exclude_size_unknown
-from thrift_fp.thrift._trace import BucketTrace, ThriftTrace
+from thrift_fp.thrift._measure import Sized, fitted_set, measure
+from thrift_fp.thrift._options import SHED_PASSES, ThriftOptions
+from thrift_fp.thrift._passes import SHEDDING, UNCONDITIONAL, Plan, Unmeasured, exclude_size_unknown, refill
+from thrift_fp.thrift._trace import BucketTrace, RefillTrace, ThriftTrace
 from thrift_fp.thrift._working_set import WorkingSet
-from thrift_fp.tokens import TokenEncoding, get_encoding
+from thrift_fp.tokens import TokenCounts, TokenEncoding, get_encoding
 
 
 @dataclass(frozen=True, slots=True)
 class Fitted:
-    """The fitted working set and the trace of how it was fitted."""
+    """The fitted working set, the trace of how it was fitted, and the token counts of every
+    text this fit measured: pass ``counts`` to the next fit so repeated texts are not re-counted.
+
+    >>> from datetime import datetime, timezone
+    >>> from thrift_fp.thrift._shapes import Message
+    >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> turn1 = WorkingSet(messages=(Message("m1", "hello there", at),))
+    >>> first = subtract_to_fit(turn1, 1000).unwrap()
+    >>> turn2 = WorkingSet(messages=(*turn1.messages, Message("m2", "and again", at)))
+    >>> again = subtract_to_fit(turn2, 1000, counts=first.counts).unwrap().counts
+    >>> again.reused, len(again)  # the (empty) system prompt and m1 were known; m2 was counted
+    (2, 3)
+    """
 
     working_set: WorkingSet
     trace: ThriftTrace
+    counts: TokenCounts = TokenCounts()
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +47,7 @@ class _Prepared:
     plan: Plan
     encoding: TokenEncoding
     unmeasured: Unmeasured
+    counts: TokenCounts
 
 
 def subtract_to_fit(
@@ -43,13 +57,23 @@ def subtract_to_fit(
     options: ThriftOptions = ThriftOptions(),
     *,
     encoding: str | None = None,
+    counts: TokenCounts = TokenCounts(),
 ) -> Result[Fitted, ThriftError]:
     """Fit ``working_set`` into ``context_window``, shedding the lowest-signal items first.
 
     ``encoding`` (default: ``options.encoding``) names the tokenizer. A retrievable's own
     ``estimate_tokens`` counts when it returns a count synchronously; an awaitable is closed
     unawaited and the content text is measured instead (use `fit_async` to await it).
-    ``relevant_tool_names=None`` keeps every visible tool through the shortlist pass.
+    ``relevant_tool_names=None`` keeps every visible tool through the shortlist pass; a repeated
+    name counts once, at its first position.
+
+    ``counts`` (from the previous fit's `Fitted.counts`) lets texts already counted with the same
+    encoding skip tokenization; the result is identical with or without them (a custom estimator
+    must be a pure function of the text for that to hold).
+
+    With ``options.refill`` on, after the shedding passes the shed retrievables and memories are
+    offered back while they fit in what is left of the budget (see `ThriftOptions`); the trace's
+    ``refilled`` names what came back.
 
     >>> from datetime import datetime, timezone
     >>> from thrift_fp.thrift._shapes import Message, WorkingRetrievable
@@ -66,12 +90,12 @@ def subtract_to_fit(
     >>> (fitted.trace.budget, fitted.trace.fits, fitted.trace.buckets[5].ids)
     (65, True, ('long',))
     """
-    prepared = _prepare(working_set, context_window, relevant_tool_names, options, encoding)
+    prepared = _prepare(working_set, context_window, relevant_tool_names, options, encoding, counts)
     if isinstance(prepared, Failure):
         return Failure(prepared.failure())
     ready = prepared.unwrap()
     unmeasured = ready.unmeasured
-    raw = probe_estimates(unmeasured.working_set.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
+    raw = probe_estimates(unmeasured.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
     if isinstance(raw, Failure):
         return Failure(raw.failure())
     return _finish(ready, settle_sync(raw.unwrap()))
@@ -84,6 +108,7 @@ async def fit_async(
     options: ThriftOptions = ThriftOptions(),
     *,
     encoding: str | None = None,
+    counts: TokenCounts = TokenCounts(),
 ) -> Result[Fitted, ThriftError]:
     """`subtract_to_fit`, but awaits retrievables' awaitable estimates (concurrently) first.
 
@@ -97,12 +122,12 @@ async def fit_async(
     >>> fitted.trace.total_after
     7
     """
-    prepared = _prepare(working_set, context_window, relevant_tool_names, options, encoding)
+    prepared = _prepare(working_set, context_window, relevant_tool_names, options, encoding, counts)
     if isinstance(prepared, Failure):
         return Failure(prepared.failure())
     ready = prepared.unwrap()
     unmeasured = ready.unmeasured
-    raw = probe_estimates(unmeasured.working_set.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
+    raw = probe_estimates(unmeasured.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
     if isinstance(raw, Failure):
         return Failure(raw.failure())
     settled = await settle_async(raw.unwrap(), unmeasured.retrievable_keys)
@@ -117,10 +142,15 @@ def _prepare(
     relevant_tool_names: StringsArg | None,
     options: ThriftOptions,
     encoding: str | None,
+    counts: TokenCounts,
 ) -> Result[_Prepared, ThriftError]:
     budget = resolve_budget(context_window, options.output_reserve, options.reserve_fraction)
     if isinstance(budget, Failure):
         return Failure(budget.failure())
+    # One name as a str is one name (as_strings); each element is then checked to be a str.
+    relevant = _relevant_names(None if relevant_tool_names is None else as_strings(relevant_tool_names))
+    if isinstance(relevant, Failure):
+        return Failure(relevant.failure())
     checked = _check_options(options).bind(lambda _: _check_ids(working_set))
     if isinstance(checked, Failure):
         return Failure(checked.failure())
@@ -130,37 +160,68 @@ def _prepare(
     unmeasured = exclude_size_unknown(working_set)
     if isinstance(unmeasured, Failure):
         return Failure(unmeasured.failure())
-    relevant = None if relevant_tool_names is None else as_strings(relevant_tool_names)
-    plan = Plan(budget.unwrap().budget, options, relevant)
-    return Success(_Prepared(budget.unwrap(), plan, resolved.unwrap(), unmeasured.unwrap()))
+    plan = Plan(budget.unwrap().budget, options, relevant.unwrap())
+    return Success(_Prepared(budget.unwrap(), plan, resolved.unwrap(), unmeasured.unwrap(), counts))
 
 
 def _finish(ready: _Prepared, estimates: Sequence[int | None]) -> Result[Fitted, ThriftError]:
     unmeasured = ready.unmeasured
-    return measure(unmeasured.working_set, unmeasured.retrievable_keys, estimates, ready.encoding).map(
-        lambda sized: _run(sized, ready.plan, ready.budget, unmeasured.trace)
+    measured = measure(
+        unmeasured.working_set, unmeasured.retrievables, unmeasured.retrievable_keys, estimates, ready.encoding,
+        ready.counts,
+        ready.plan.options.counting_threads,
     )
+    return measured.map(lambda done: _run(done[0], ready.plan, ready.budget, unmeasured.trace, done[1]))
 
 
-def _run(sized: Sized, plan: Plan, budget: Budget, size_unknown: BucketTrace) -> Fitted:
+def _run(sized: Sized, plan: Plan, budget: Budget, size_unknown: BucketTrace, counts: TokenCounts) -> Fitted:
     state = sized
     traces = [size_unknown]
-    for stage in PASSES:
+    order = plan.options.shed_order
+    for stage in (*UNCONDITIONAL, *(SHEDDING[name] for name in order.passes)):
         state, bucket = stage(state, plan)
         traces.append(bucket)
+    refilled: tuple[RefillTrace, ...] = ()
+    if plan.options.refill:
+        state, refilled = refill(sized, state, plan)
     fits = state.total <= plan.budget
     # Every pass sheds to its floor while over budget, so still over budget means the floor is.
     trace = ThriftTrace(
         budget.context_window, budget.reserve, budget.budget, sized.total, state.total, fits, not fits,
-        tuple(traces),
+        tuple(traces), order.name, refilled,
     )
-    return Fitted(state.working_set, trace)
+    return Fitted(fitted_set(state), trace, counts)
+
+
+def _relevant_names(names: Sequence[object] | None) -> Result[tuple[str, ...] | None, ThriftError]:
+    """Distinct names in first-occurrence order; every element must be a str (beartype samples
+    only one element of a sequence, so each is checked here)."""
+    if names is None:
+        return Success(None)
+    checked: list[str] = []
+    for index, name in enumerate(names):
+        if not isinstance(name, str):
+            return Failure(InvalidOption(f"relevant_tool_names[{index}]", name, "expected a str"))
+        checked.append(name)
+    return Success(tuple(dict.fromkeys(checked)))
 
 
 def _check_options(options: ThriftOptions) -> Result[None, ThriftError]:
-    keep = options.this_turn_result_keep
-    if isinstance(keep, bool) or keep < 0:
+    keep: object = options.this_turn_result_keep
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 0:
         return Failure(InvalidOption("this_turn_result_keep", keep, "expected an int >= 0"))
+    passes = options.shed_order.passes
+    if sorted(map(str, passes)) != sorted(SHED_PASSES) or len(passes) != len(SHED_PASSES):
+        return Failure(InvalidOption(
+            "shed_order", options.shed_order.name,
+            f"passes must name each of {', '.join(SHED_PASSES)} exactly once",
+        ))
+    refill_on: object = options.refill
+    if not isinstance(refill_on, bool):
+        return Failure(InvalidOption("refill", refill_on, "expected a bool"))
+    threads: object = options.counting_threads
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        return Failure(InvalidOption("counting_threads", threads, "expected None or an int >= 1"))
     return Success(None)
 
 
@@ -183,11 +244,11 @@ def _check_ids(ws: WorkingSet) -> Result[None, ThriftError]:
         ("tools", "name", ws.tools),
     )
     for bucket, field, items in named:
-        keys = [getattr(item, field) for item in items]
-        for index, key in enumerate(keys):
+        keys = list(map(attrgetter(field), items))
+        for index, key in enumerate(keys if set(map(type, keys)) - {str} else ()):
             if not isinstance(key, str):
                 return Failure(InvalidItemField(bucket, f"{bucket}[{index}]", field, key, "expected a str"))
-        duplicate = _first_duplicate(keys)
+        duplicate = None if len(set(keys)) == len(keys) else _first_duplicate(keys)
         if duplicate is not None:
             return Failure(DuplicateId(bucket, duplicate))
     for bucket, prefix, items in (("memories", "memory", ws.memories), ("retrievables", "retrievable", ws.retrievables)):
@@ -195,7 +256,10 @@ def _check_ids(ws: WorkingSet) -> Result[None, ThriftError]:
             ident = getattr(item, "id", None)
             if ident is not None and not isinstance(ident, str):
                 return Failure(InvalidItemField(bucket, f"{prefix}[{index}]", "id", ident, "expected a str or None"))
-    duplicate = _first_duplicate(item_key(item, "memory", index) for index, item in enumerate(ws.memories))
+    duplicate = _first_duplicate(
+        ident if isinstance(ident := getattr(item, "id", None), str) else f"memory[{index}]"
+        for index, item in enumerate(ws.memories)
+    )
     # Retrievable ids are checked by the size-unknown pass, which names them anyway.
     return Success(None) if duplicate is None else Failure(DuplicateId("memories", duplicate))
 

@@ -1,19 +1,29 @@
-"""Measure a working set once: every item's tokens in one batch, into immutable entries.
+"""Measure a working set once: every item's tokens in one batch, into entries the passes sort on.
 
 The passes then do arithmetic on these entries only; nothing is measured twice in a fit.
+
+Why this module's per-item code is unchecked at run time: a fit touches every item of the working
+set, and beartype's claw would otherwise check every per-item call and construction (the profile
+of a 5,000-passage fit spent a quarter of its time outside tiktoken doing exactly that). The
+public boundary (`subtract_to_fit`) is checked; below it, each item attribute is validated here,
+once, by the plain checks in `_Collector` (an error value names the offending field), and
+everything after runs on that trusted data. `typing.no_type_check` on a class is what beartype
+honours; on a module-level function the claw's decorator would already be applied.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Generic, TypeVar, no_type_check
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.thrift._errors import CountingFailed, ThriftError
-from thrift_fp.thrift._fields import bad_field, content_text, flag, item_key, real_number, timestamp, token_cost
+from thrift_fp.records import Retrievable
+from thrift_fp.thrift._errors import CountingFailed, InvalidItemField, ThriftError
+from thrift_fp.thrift._fields import content_text, flag, real_number, timestamp, token_cost
 from thrift_fp.thrift._shapes import (
     ImageLike,
     MemoryLike,
@@ -24,14 +34,19 @@ from thrift_fp.thrift._shapes import (
     ToolLike,
 )
 from thrift_fp.thrift._working_set import WorkingSet
-from thrift_fp.tokens import TokenEncoding
+from thrift_fp.tokens import TokenCounts, TokenEncoding, Tokenizable
 
 _Item = TypeVar("_Item")
 
 
-@dataclass(frozen=True, slots=True)
+@no_type_check
+@dataclass(slots=True, eq=False)
 class Entry(Generic[_Item]):
-    """An item with its measured tokens and the attributes the passes sort on."""
+    """An item with its measured tokens and the attributes the passes sort on.
+
+    Not frozen: a frozen dataclass costs ~1.9 us a construction against ~0.3 us, per item per fit.
+    `measure` fills ``tokens`` once after the batch count; nothing writes an entry after that.
+    """
 
     item: _Item
     key: str
@@ -43,13 +58,20 @@ class Entry(Generic[_Item]):
     summary: bool = False
     ephemeral: bool = False
     pair: str | None = None
+    # Position of the item's text in the fit's batch; -1 when ``tokens`` is known already.
+    slot: int = -1
 
 
+@no_type_check
 @dataclass(frozen=True, slots=True)
 class Sized:
-    """A working set and its measured entries; ``total`` is the tokens of everything visible."""
+    """The input working set and the measured entries still in; ``visible`` the visible tool
+    names (``None``: all); ``total`` the tokens of everything visible. The passes replace entries,
+    never the working set, which `fitted_set` builds once at the end (unchecked at run time: it is
+    internal, built from data `measure` validated)."""
 
     working_set: WorkingSet
+    visible: frozenset[str] | None
     fixed_tokens: int
     messages: tuple[Entry[MessageLike], ...]
     memories: tuple[Entry[MemoryLike], ...]
@@ -60,245 +82,319 @@ class Sized:
     image: Entry[ImageLike] | None
     total: int
 
-def _slot(texts: list[str], text: str) -> int:
-    """Queue ``text`` for the one batch count of this fit; its index is the item's slot."""
-    texts.append(text)
-    return len(texts) - 1
+
+@no_type_check
+class Batchable:
+    """Which retrievables thrift counts in its batch although they have their own estimator."""
+
+    @staticmethod
+    def text(item: object) -> str | None:
+        """The text a `Retrievable` counts in its own ``estimate_tokens`` when that is exactly a
+        plain count of a static text (str or static `Tokenizable` content; exact types only, a
+        subclass may price itself differently). Thrift counts that text in the fit's one batch
+        instead of calling the record's estimator: the same count, without a checked call and a
+        `Result` per record. Unchecked at run time: it runs once per retrievable per fit.
+
+        >>> from datetime import datetime, timezone
+        >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> Batchable.text(Retrievable("a", "body", "first-party", at, at)), Batchable.text(object())
+        ('body', None)
+        """
+        if type(item) is not Retrievable:
+            return None
+        content = item.content
+        if type(content) is str:
+            return content
+        if type(content) is Tokenizable and type(content.value) is str:
+            return content.value
+        return None
 
 
 def measure(
     ws: WorkingSet,
+    retrievables: Sequence[RetrievableLike],
     retrievable_keys: Sequence[str],
     estimates: Sequence[int | None],
     encoding: TokenEncoding,
-) -> Result[Sized, ThriftError]:
-    """Measure every item of ``ws`` (with size-unknown retrievables already excluded) in one batch.
+    counts: TokenCounts,
+    threads: int | None,
+) -> Result[tuple[Sized, TokenCounts], ThriftError]:
+    """Measure every item of ``ws`` (its ``retrievables`` without the size-unknown ones) in one batch,
+    reusing ``counts`` for texts it already holds; also returns the counts of this fit's texts.
 
     Text: the system prompt and each standing instruction; message, memory and thought content;
     a retrievable's ``estimate`` when it counts, else its content text; ``name + "\\n" +
     description`` per tool. Tool calls and the image cost their ``token_cost``.
     """
-    # Built here and only here: the texts of this one fit, counted in a single batch below.
-    pending: list[str] = []
-    fixed_slots = [_slot(pending, ws.system_prompt), *(_slot(pending, text) for text in ws.standing_instructions)]
-    built = _collect(ws, retrievable_keys, estimates, pending)
-    if isinstance(built, Failure):
-        return Failure(built.failure())
-    image = _image(ws.image) if ws.image is not None else Success(None)
-    if isinstance(image, Failure):
-        return Failure(image.failure())
-    counted = encoding.count_many(pending)
+    collector = _Collector([ws.system_prompt, *ws.standing_instructions])
+    error = collector.collect(ws, retrievables, retrievable_keys, estimates)
+    if error is not None:
+        return Failure(error)
+    counted = counts.count_many(encoding, collector.pending, threads=threads)
     if isinstance(counted, Failure):
         return Failure(CountingFailed(counted.failure()))
-    counts = counted.unwrap()
-    return Success(
-        _assemble(ws, built.unwrap(), image.unwrap(), counts, sum(counts[slot] for slot in fixed_slots))
-    )
+    values, next_counts = counted.unwrap()
+    return Success((collector.sized(ws, values), next_counts))
 
 
-@dataclass(frozen=True, slots=True)
-class _Row(Generic[_Item]):
-    """A validated item waiting for its count: a text ``slot`` in the batch, or ``known`` tokens."""
+@no_type_check
+class _Collector:
+    """Validates every item once and queues its text for the fit's one batch count (unchecked
+    at run time on purpose; see the module docstring)."""
 
-    item: _Item
-    key: str
-    slot: int
-    known: int
-    rank: float
-    this_turn: bool = False
-    summary: bool = False
-    ephemeral: bool = False
-    pair: str | None = None
+    __slots__ = ("pending", "fixed", "messages", "memories", "retrievables", "thoughts", "tools",
+                 "tool_calls", "image")
 
+    def __init__(self, fixed: list[str]) -> None:
+        self.pending = fixed
+        self.fixed = len(fixed)
+        self.messages: list[Entry[MessageLike]] = []
+        self.memories: list[Entry[MemoryLike]] = []
+        self.retrievables: list[Entry[RetrievableLike]] = []
+        self.thoughts: list[Entry[ThoughtLike]] = []
+        self.tools: list[Entry[ToolLike]] = []
+        self.tool_calls: list[Entry[ToolCallLike]] = []
+        self.image: Entry[ImageLike] | None = None
 
-@dataclass(frozen=True, slots=True)
-class _Collected:
-    messages: list[_Row[MessageLike]]
-    memories: list[_Row[MemoryLike]]
-    retrievables: list[_Row[RetrievableLike]]
-    thoughts: list[_Row[ThoughtLike]]
-    tools: list[_Row[ToolLike]]
-    tool_calls: list[_Row[ToolCallLike]]
-
-
-def _collect(
-    ws: WorkingSet,
-    retrievable_keys: Sequence[str],
-    estimates: Sequence[int | None],
-    pending: list[str],
-) -> Result[_Collected, ThriftError]:
-    out = _Collected([], [], [], [], [], [])
-    steps: tuple[Callable[[], Result[None, ThriftError]], ...] = (
-        lambda: _messages(ws.messages, pending, out.messages),
-        lambda: _memories(ws.memories, pending, out.memories),
-        lambda: _retrievables(ws.retrievables, retrievable_keys, estimates, pending, out.retrievables),
-        lambda: _thoughts(ws.thoughts, pending, out.thoughts),
-        lambda: _tools(ws.tools, pending, out.tools),
-        lambda: _tool_calls(ws.tool_calls, out.tool_calls),
-    )
-    for step in steps:
-        done = step()
-        if isinstance(done, Failure):
-            return Failure(done.failure())
-    return Success(out)
-
-_OK: Success[None] = Success(None)
-
-
-def _messages(items: Sequence[MessageLike], pending: list[str], out: list[_Row[MessageLike]]) -> Result[None, ThriftError]:
-    for item in items:
-        key = item.id
-        age = timestamp("messages", key, "created_at", item.created_at)
-        summary = flag("messages", key, "summary", getattr(item, "summary", None), False)
-        ephemeral = flag("messages", key, "ephemeral", getattr(item, "ephemeral", None), False)
-        pair = getattr(item, "pair_id", None)
-        text = content_text("messages", key, item.content)
-        for part in (age, summary, ephemeral, text):
-            if isinstance(part, Failure):
-                return Failure(part.failure())
-        if pair is not None and not isinstance(pair, str):
-            return bad_field("messages", key, "pair_id", pair, "expected a str or None")
-        out.append(
-            _Row(item, key, _slot(pending, text.unwrap()), 0, age.unwrap(), False, summary.unwrap(), ephemeral.unwrap(), pair)
+    def collect(
+        self,
+        ws: WorkingSet,
+        retrievables: Sequence[RetrievableLike],
+        keys: Sequence[str],
+        estimates: Sequence[int | None],
+    ) -> ThriftError | None:
+        return (
+            self._messages(ws.messages)
+            or self._memories(ws.memories)
+            or self._retrievables(retrievables, keys, estimates)
+            or self._thoughts(ws.thoughts)
+            or self._tools(ws.tools)
+            or self._tool_calls(ws.tool_calls)
+            or (self._image(ws.image) if ws.image is not None else None)
         )
-    return _OK
 
-
-def _memories(items: Sequence[MemoryLike], pending: list[str], out: list[_Row[MemoryLike]]) -> Result[None, ThriftError]:
-    for index, item in enumerate(items):
-        key = item_key(item, "memory", index)
-        importance = real_number("memories", key, "importance", getattr(item, "importance", None))
-        text = content_text("memories", key, item.content)
-        if isinstance(importance, Failure):
-            return Failure(importance.failure())
-        if isinstance(text, Failure):
-            return Failure(text.failure())
-        out.append(_Row(item, key, _slot(pending, text.unwrap()), 0, importance.unwrap()))
-    return _OK
-
-
-def _retrievables(
-    items: Sequence[RetrievableLike],
-    keys: Sequence[str],
-    estimates: Sequence[int | None],
-    pending: list[str],
-    out: list[_Row[RetrievableLike]],
-) -> Result[None, ThriftError]:
-    # The hot loop of a large fit: plain str content and float/None scores skip the checked helpers.
-    for item, key, estimate in zip(items, keys, estimates, strict=True):
-        raw_score = getattr(item, "score", None)
-        if raw_score is None:
-            score = 0.0
-        elif type(raw_score) is float and math.isfinite(raw_score):
-            score = raw_score
-        else:
-            checked = real_number("retrievables", key, "score", raw_score)
-            if isinstance(checked, Failure):
-                return Failure(checked.failure())
-            score = checked.unwrap()
-        if estimate is not None:
-            out.append(_Row(item, key, -1, estimate, score))
-            continue
-        content = item.content
+    def _text(self, bucket: str, key: str, content: object, owner: object = None) -> str | ThriftError:
         if type(content) is str:
-            text = content
-        else:
-            rendered = content_text("retrievables", key, content, owner=item)
-            if isinstance(rendered, Failure):
-                return Failure(rendered.failure())
-            text = rendered.unwrap()
-        pending.append(text)
-        out.append(_Row(item, key, len(pending) - 1, 0, score))
-    return _OK
+            return content
+        text = content_text(bucket, key, content, owner)
+        return text.unwrap() if isinstance(text, Success) else text.failure()
 
+    def _number(self, bucket: str, key: str, field: str, value: object) -> float | ThriftError:
+        if value is None:
+            return 0.0
+        if type(value) is float and math.isfinite(value):
+            return value
+        number = real_number(bucket, key, field, value)
+        return number.unwrap() if isinstance(number, Success) else number.failure()
 
-def _thoughts(items: Sequence[ThoughtLike], pending: list[str], out: list[_Row[ThoughtLike]]) -> Result[None, ThriftError]:
-    for item in items:
-        key = item.id
-        age = timestamp("thoughts", key, "created_at", item.created_at)
-        this_turn = flag("thoughts", key, "this_turn", getattr(item, "this_turn", None), False)
-        text = content_text("thoughts", key, item.content)
-        for part in (age, this_turn, text):
-            if isinstance(part, Failure):
-                return Failure(part.failure())
-        out.append(_Row(item, key, _slot(pending, text.unwrap()), 0, age.unwrap(), this_turn.unwrap()))
-    return _OK
+    def _age(self, bucket: str, key: str, field: str, value: object) -> float | ThriftError:
+        if type(value) is datetime and value.tzinfo is timezone.utc:
+            return value.timestamp()
+        age = timestamp(bucket, key, field, value)
+        return age.unwrap() if isinstance(age, Success) else age.failure()
 
+    def _flag(self, bucket: str, key: str, field: str, value: object, default: bool) -> bool | ThriftError:
+        if value is None:
+            return default
+        if isinstance(value, bool):
+            return value
+        return flag(bucket, key, field, value, default).swap().unwrap()
 
-def _tools(items: Sequence[ToolLike], pending: list[str], out: list[_Row[ToolLike]]) -> Result[None, ThriftError]:
-    for item in items:
-        key = item.name
-        rank = real_number("tools", key, "shed_rank", getattr(item, "shed_rank", None))
-        text = content_text("tools", key, item.description)
-        if isinstance(rank, Failure):
-            return Failure(rank.failure())
-        if isinstance(text, Failure):
-            return Failure(text.failure())
-        out.append(_Row(item, key, _slot(pending, f"{key}\n{text.unwrap()}"), 0, rank.unwrap()))
-    return _OK
+    def _cost(self, bucket: str, key: str, value: object) -> int | ThriftError:
+        if type(value) is int and value >= 0:
+            return value
+        return token_cost(bucket, key, value).swap().unwrap()
 
+    def _queue(self, text: str) -> int:
+        self.pending.append(text)
+        return len(self.pending) - 1
 
-def _tool_calls(items: Sequence[ToolCallLike], out: list[_Row[ToolCallLike]]) -> Result[None, ThriftError]:
-    for item in items:
-        key = item.ref
-        cost = token_cost("tool-calls", key, item.token_cost)
-        age = real_number("tool-calls", key, "created_at_ms", item.created_at_ms)
-        this_turn = flag("tool-calls", key, "this_turn", getattr(item, "this_turn", None), False)
-        for part in (cost, age, this_turn):
-            if isinstance(part, Failure):
-                return Failure(part.failure())
-        out.append(_Row(item, key, -1, cost.unwrap(), age.unwrap(), this_turn.unwrap()))
-    return _OK
+    def _messages(self, items: Sequence[MessageLike]) -> ThriftError | None:
+        # Hot for long histories: the common case (aware UTC datetime, str content, flags that are
+        # bools or missing) is inlined; anything else takes the checked helpers.
+        out, pending, utc = self.messages, self.pending, timezone.utc
+        for index, item in enumerate(items):
+            key = item.id
+            created = item.created_at
+            # No annotated assignments in these loops: the claw turns each into a checked call.
+            if type(created) is datetime and created.tzinfo is utc:
+                age = created.timestamp()
+            else:
+                checked = self._age("messages", key, "created_at", created)
+                if not isinstance(checked, float):
+                    return checked
+                age = checked
+            summary = getattr(item, "summary", None)
+            if summary is None:
+                summary = False
+            elif summary is not True and summary is not False:
+                return flag("messages", key, "summary", summary, False).swap().unwrap()
+            ephemeral = getattr(item, "ephemeral", None)
+            if ephemeral is None:
+                ephemeral = False
+            elif ephemeral is not True and ephemeral is not False:
+                return flag("messages", key, "ephemeral", ephemeral, False).swap().unwrap()
+            content = item.content
+            if type(content) is str:
+                text = content
+            else:
+                rendered = self._text("messages", key, content)
+                if not isinstance(rendered, str):
+                    return rendered
+                text = rendered
+            pair = getattr(item, "pair_id", None)
+            if pair is not None and not isinstance(pair, str):
+                return InvalidItemField("messages", key, "pair_id", pair, "expected a str or None")
+            pending.append(text)
+            out.append(Entry(item, key, 0, index, age, False, summary, ephemeral, pair, len(pending) - 1))
+        return None
 
+    def _memories(self, items: Sequence[MemoryLike]) -> ThriftError | None:
+        out = self.memories
+        for index, item in enumerate(items):
+            ident = getattr(item, "id", None)
+            key = ident if isinstance(ident, str) else f"memory[{index}]"
+            importance = self._number("memories", key, "importance", getattr(item, "importance", None))
+            text = self._text("memories", key, item.content)
+            if not isinstance(importance, float):
+                return importance
+            if not isinstance(text, str):
+                return text
+            out.append(Entry(item, key, 0, index, importance, slot=self._queue(text)))
+        return None
 
-def _image(item: ImageLike) -> Result[_Row[ImageLike] | None, ThriftError]:
-    key = item.label
-    cost = token_cost("image", key, item.token_cost)
-    kept = flag("image", key, "kept", getattr(item, "kept", None), True)
-    if isinstance(cost, Failure):
-        return Failure(cost.failure())
-    if isinstance(kept, Failure):
-        return Failure(kept.failure())
-    # An image already omitted (kept=False) costs nothing and is left alone.
-    return Success(_Row(item, key, -1, cost.unwrap() if kept.unwrap() else 0, 0.0))
+    def _retrievables(
+        self, items: Sequence[RetrievableLike], keys: Sequence[str], estimates: Sequence[int | None]
+    ) -> ThriftError | None:
+        # The hottest loop of a large fit: the common case (str content, float or missing score)
+        # is inlined; anything else takes the checked helpers.
+        out, pending, isfinite = self.retrievables, self.pending, math.isfinite
+        for index, (item, key, estimate) in enumerate(zip(items, keys, estimates, strict=True)):
+            raw = getattr(item, "score", None)
+            if raw is None:
+                score = 0.0
+            elif type(raw) is float and isfinite(raw):
+                score = raw
+            else:
+                checked = self._number("retrievables", key, "score", raw)
+                if not isinstance(checked, float):
+                    return checked
+                score = checked
+            if estimate is not None:
+                out.append(Entry(item, key, estimate, index, score))
+                continue
+            content = item.content
+            if type(content) is str:
+                text = content
+            else:
+                batched = Batchable.text(item)
+                rendered = self._text("retrievables", key, content, owner=item) if batched is None else batched
+                if not isinstance(rendered, str):
+                    return rendered
+                text = rendered
+            pending.append(text)
+            out.append(Entry(item, key, 0, index, score, False, False, False, None, len(pending) - 1))
+        return None
 
+    def _thoughts(self, items: Sequence[ThoughtLike]) -> ThriftError | None:
+        out = self.thoughts
+        for index, item in enumerate(items):
+            key = item.id
+            age = self._age("thoughts", key, "created_at", item.created_at)
+            this_turn = self._flag("thoughts", key, "this_turn", getattr(item, "this_turn", None), False)
+            text = self._text("thoughts", key, item.content)
+            if not isinstance(age, float):
+                return age
+            if not isinstance(this_turn, bool):
+                return this_turn
+            if not isinstance(text, str):
+                return text
+            out.append(Entry(item, key, 0, index, age, this_turn, slot=self._queue(text)))
+        return None
 
-def _entries(rows: Sequence[_Row[_Item]], counts: Sequence[int]) -> tuple[Entry[_Item], ...]:
-    return tuple(
-        Entry(
-            row.item,
-            row.key,
-            counts[row.slot] if row.slot >= 0 else row.known,
-            index,
-            row.rank,
-            row.this_turn,
-            row.summary,
-            row.ephemeral,
-            row.pair,
+    def _tools(self, items: Sequence[ToolLike]) -> ThriftError | None:
+        out = self.tools
+        for index, item in enumerate(items):
+            key = item.name
+            rank = self._number("tools", key, "shed_rank", getattr(item, "shed_rank", None))
+            text = self._text("tools", key, item.description)
+            if not isinstance(rank, float):
+                return rank
+            if not isinstance(text, str):
+                return text
+            out.append(Entry(item, key, 0, index, rank, slot=self._queue(f"{key}\n{text}")))
+        return None
+
+    def _tool_calls(self, items: Sequence[ToolCallLike]) -> ThriftError | None:
+        out = self.tool_calls
+        for index, item in enumerate(items):
+            key = item.ref
+            cost = self._cost("tool-calls", key, item.token_cost)
+            if not isinstance(cost, int):
+                return cost
+            age = self._number("tool-calls", key, "created_at_ms", item.created_at_ms)
+            this_turn = self._flag("tool-calls", key, "this_turn", getattr(item, "this_turn", None), False)
+            if not isinstance(age, float):
+                return age
+            if not isinstance(this_turn, bool):
+                return this_turn
+            out.append(Entry(item, key, cost, index, age, this_turn))
+        return None
+
+    def _image(self, item: ImageLike) -> ThriftError | None:
+        key = item.label
+        cost = self._cost("image", key, item.token_cost)
+        if not isinstance(cost, int):
+            return cost
+        kept = self._flag("image", key, "kept", getattr(item, "kept", None), True)
+        if not isinstance(kept, bool):
+            return kept
+        # An image already omitted (kept=False) costs nothing and is left alone.
+        self.image = Entry(item, key, cost if kept else 0, 0, 0.0)
+        return None
+
+    def sized(self, ws: WorkingSet, counts: Sequence[int]) -> Sized:
+        for entries in (self.messages, self.memories, self.retrievables, self.thoughts, self.tools):
+            for entry in entries:
+                slot = entry.slot
+                if slot >= 0:
+                    entry.tokens = counts[slot]
+        fixed = sum(counts[: self.fixed])
+        visible = ws.visible_tool_names
+        image = self.image
+        # Every counted text is visible except hidden tools; known costs are added on top.
+        total = (
+            sum(counts)
+            - sum(entry.tokens for entry in self.tools if visible is not None and entry.key not in visible)
+            + sum(entry.tokens for entry in self.retrievables if entry.slot < 0)
+            + sum(entry.tokens for entry in self.tool_calls)
+            + (image.tokens if image is not None else 0)
         )
-        for index, row in enumerate(rows)
-    )
+        return Sized(
+            ws, visible, fixed, tuple(self.messages), tuple(self.memories), tuple(self.retrievables),
+            tuple(self.thoughts), tuple(self.tools), tuple(self.tool_calls), image, total,
+        )
 
 
-def _assemble(
-    ws: WorkingSet, rows: _Collected, image_row: _Row[ImageLike] | None, counts: Sequence[int], fixed: int
-) -> Sized:
-    messages = _entries(rows.messages, counts)
-    memories = _entries(rows.memories, counts)
-    retrievables = _entries(rows.retrievables, counts)
-    thoughts = _entries(rows.thoughts, counts)
-    tools = _entries(rows.tools, counts)
-    tool_calls = _entries(rows.tool_calls, counts)
-    image = _entries((image_row,), counts)[0] if image_row is not None else None
-    visible = ws.visible_tool_names
-    total = (
-        fixed
-        + sum(entry.tokens for entry in messages)
-        + sum(entry.tokens for entry in memories)
-        + sum(entry.tokens for entry in retrievables)
-        + sum(entry.tokens for entry in thoughts)
-        + sum(entry.tokens for entry in tool_calls)
-        + sum(entry.tokens for entry in tools if visible is None or entry.key in visible)
-        + (image.tokens if image is not None else 0)
+def _kept(entries: tuple[Entry[_Item], ...], source: tuple[_Item, ...]) -> tuple[_Item, ...]:
+    # Module level, not nested in fitted_set: the claw would re-decorate a nested def every fit.
+    return source if len(entries) == len(source) else tuple(entry.item for entry in entries)
+
+
+def fitted_set(state: Sized) -> WorkingSet:
+    """The working set holding exactly the items still in ``state``. Messages, thoughts, tools and
+    tool calls keep input order and only ever lose items, so an unchanged length means the input
+    tuple itself can be reused; retrievables and memories come back in ranking order."""
+    ws, image = state.working_set, state.image
+    kept = _kept
+    return replace(
+        ws,
+        messages=kept(state.messages, ws.messages),
+        memories=tuple(entry.item for entry in state.memories),
+        retrievables=tuple(entry.item for entry in state.retrievables),
+        thoughts=kept(state.thoughts, ws.thoughts),
+        tools=ws.tools,
+        visible_tool_names=state.visible,
+        tool_calls=kept(state.tool_calls, ws.tool_calls),
+        image=None if image is None else image.item,
     )
-    return Sized(ws, fixed, messages, memories, retrievables, thoughts, tools, tool_calls, image, total)

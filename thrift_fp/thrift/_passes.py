@@ -1,23 +1,27 @@
-"""The passes 0-10 of a fit, in DESIGN order; each a pure stage returning the new state and its trace.
+"""The passes of a fit; each a pure stage returning the new state and its trace, and the refill step.
 
-Pass 0 works on the raw working set (nothing is measured yet). Passes 1-10 work on `Sized`:
-arithmetic on the measured entries and a running total, never a re-measure.
+Pass 0 works on the raw working set (nothing is measured yet). The others work on `Sized`:
+arithmetic on the measured entries and a running total, never a re-measure. Passes 1-2 always
+run first; the shedding passes run in the caller's `ShedOrder` (DESIGN order by default).
+Per-item sort keys are ``attrgetter``s and lambdas, never annotated functions: the beartype claw
+would check each call, once per item per sort.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from operator import attrgetter
+from types import MappingProxyType
+from typing import Any, Final, TypeVar, no_type_check
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._errors import DuplicateId, InvalidItemField, ThriftError
-from thrift_fp.thrift._fields import item_key
 from thrift_fp.thrift._measure import Entry, Sized
-from thrift_fp.thrift._options import ThriftOptions
+from thrift_fp.thrift._options import ShedPass, ThriftOptions
 from thrift_fp.thrift._shapes import MessageLike, RetrievableLike, ToolLike
-from thrift_fp.thrift._trace import Bucket, BucketTrace
+from thrift_fp.thrift._trace import Bucket, BucketTrace, RefillTrace
 from thrift_fp.thrift._working_set import WorkingSet
 
 _Item = TypeVar("_Item")
@@ -29,17 +33,20 @@ class Plan:
 
     budget: int
     options: ThriftOptions
+    # Distinct names, first occurrence first (the seed treats them as a set).
     relevant_tool_names: tuple[str, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
 class Unmeasured:
-    """Pass 0's output: the working set without size-unknown retrievables, and the trace ids of
-    the retrievables that stay (input positions for anonymous ones)."""
+    """Pass 0's output: the input working set, the retrievables that stay (without the size-unknown
+    ones) and their trace ids (input positions for anonymous ones). The working set itself is not
+    rebuilt here: a checked `WorkingSet` construction costs more than the whole pass."""
 
     working_set: WorkingSet
     trace: BucketTrace
     retrievable_keys: tuple[str, ...]
+    retrievables: tuple[RetrievableLike, ...]
 
 
 def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
@@ -51,7 +58,9 @@ def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
     dropped: list[str] = []
     seen: set[str] = set()
     for index, item in enumerate(ws.retrievables):
-        key = item_key(item, "retrievable", index)
+        ident = getattr(item, "id", None)
+        # An anonymous item is named by its input position; inline: this loop runs per retrievable.
+        key = ident if isinstance(ident, str) else f"retrievable[{index}]"
         if key in seen:
             return Failure(DuplicateId("retrievables", key))
         seen.add(key)
@@ -67,14 +76,38 @@ def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
         "retrievables-size-unknown", 0, 0, len(dropped), 0,
         "size unknown: excluded unmeasured, whatever the score or budget", tuple(dropped),
     )
-    return Success(Unmeasured(replace(ws, retrievables=tuple(kept)), trace, tuple(keys)))
+    return Success(Unmeasured(ws, trace, tuple(keys), tuple(kept)))
 
 
 Pass = Callable[[Sized, Plan], tuple[Sized, BucketTrace]]
 
 
-def _tokens(entries: Sequence[Entry[_Item]]) -> int:
-    return sum(entry.tokens for entry in entries)
+@no_type_check
+class _Hot:
+    """Helpers the passes call once per shed unit (unchecked at run time, as `_measure` explains:
+    a checked call here would cost more than the arithmetic it does)."""
+
+    @staticmethod
+    def tokens(entries: Sequence[Entry[_Item]]) -> int:
+        return sum(entry.tokens for entry in entries)
+
+    @staticmethod
+    def prefix_end(
+        ordered: Sequence[Entry[MessageLike]], start: int, reach: dict[str, int], summary_pairs: set[str]
+    ) -> int | None:
+        """The last position of the shortest run from ``start`` that closes every pair it opens."""
+        end = at = start
+        while at <= end:
+            pair = ordered[at].pair
+            if pair is not None:
+                if pair in summary_pairs:
+                    return None
+                end = max(end, reach[pair])
+            at += 1
+        return end
+
+
+_tokens: Final = _Hot.tokens
 
 
 def _shed(
@@ -86,16 +119,29 @@ def _shed(
     note: str,
 ) -> tuple[Sized, BucketTrace]:
     before: Sequence[Entry[_Item]] = getattr(state, field)
+    if not removed and kept is before:
+        return _unchanged(state, field, bucket, note)
     gone = _tokens(removed)
+    before_tokens = _tokens(before)
     trace = BucketTrace(
-        bucket, _tokens(before), _tokens(before) - gone, len(before), len(kept), note,
+        bucket, before_tokens, before_tokens - gone, len(before), len(kept), note,
         tuple(entry.key for entry in removed),
     )
-    # The field name picks the bucket; both values keep that bucket's item type.
-    items: dict[str, Any] = {field: tuple(entry.item for entry in kept)}
+    # The field name picks the bucket; the value keeps that bucket's entry type.
     entries: dict[str, Any] = {field: tuple(kept)}
-    new_set = replace(state.working_set, **items)
-    return replace(state, working_set=new_set, total=state.total - gone, **entries), trace
+    return replace(state, total=state.total - gone, **entries), trace
+
+
+def _unchanged(state: Sized, field: str, bucket: Bucket, note: str) -> tuple[Sized, BucketTrace]:
+    """The state as it is, and a trace of a pass that removed nothing."""
+    entries: Sequence[Entry[object]] = getattr(state, field)
+    tokens = _tokens(entries)
+    return state, BucketTrace(bucket, tokens, tokens, len(entries), len(entries), note, ())
+
+
+def _within(state: Sized, plan: Plan, field: str, bucket: Bucket, note: str) -> tuple[Sized, BucketTrace] | None:
+    """`_unchanged` when the set already fits (then no pass needs to sort anything), else None."""
+    return _unchanged(state, field, bucket, note) if state.total <= plan.budget else None
 
 
 def _shed_while_over(
@@ -110,13 +156,16 @@ def _shed_while_over(
     return removed
 
 
-def _without(entries: Sequence[Entry[_Item]], removed: Sequence[Entry[_Item]]) -> list[Entry[_Item]]:
+def _without(entries: Sequence[Entry[_Item]], removed: Sequence[Entry[_Item]]) -> Sequence[Entry[_Item]]:
+    if not removed:
+        return entries
     gone = {entry.index for entry in removed}
     return [entry for entry in entries if entry.index not in gone]
 
 
-def _age(entry: Entry[_Item]) -> tuple[float, int]:
-    return (entry.rank, entry.index)
+# Oldest first: age, then input position. Entries always stay in input order, so a stable sort on
+# the age alone breaks ties by position (and costs no key tuple per entry).
+_age: Final = attrgetter("rank")
 
 
 def strip_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
@@ -131,7 +180,7 @@ def strip_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
 
 
 def _visible(state: Sized) -> frozenset[str]:
-    names = state.working_set.visible_tool_names
+    names = state.visible
     return frozenset(entry.key for entry in state.tools) if names is None else names
 
 
@@ -146,8 +195,7 @@ def _hide(state: Sized, hidden: Sequence[Entry[ToolLike]], bucket: Bucket, note:
         bucket, before_tokens, before_tokens - removed_tokens, len(shown), len(after), note,
         tuple(entry.key for entry in hidden),
     )
-    new_set = replace(state.working_set, visible_tool_names=after)
-    return replace(state, working_set=new_set, total=state.total - removed_tokens), trace
+    return replace(state, visible=after, total=state.total - removed_tokens), trace
 
 
 def shortlist_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
@@ -169,25 +217,27 @@ def drop_image(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     note = "image dropped while over budget, all or nothing"
     if image is None or state.total <= plan.budget or getattr(image.item, "kept", None) is False:
         return state, BucketTrace("image", tokens, tokens, count, count, note, ())
-    new_set = replace(state.working_set, image=None)
     trace = BucketTrace("image", tokens, 0, 1, 0, note, (image.key,))
-    return replace(state, working_set=new_set, image=None, total=state.total - tokens), trace
+    return replace(state, image=None, total=state.total - tokens), trace
 
 
 def shed_tool_calls(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     """Pass 4: prior-turn calls oldest first, then this-turn calls oldest first, keeping the newest
     ``this_turn_result_keep`` this-turn calls."""
+    note = "prior-turn calls, then this-turn calls beyond the keep, oldest first"
+    done = _within(state, plan, "tool_calls", "tool-calls", note)
+    if done is not None:
+        return done
     prior = sorted((entry for entry in state.tool_calls if not entry.this_turn), key=_age)
     current = sorted((entry for entry in state.tool_calls if entry.this_turn), key=_age)
     sheddable = current[: max(0, len(current) - plan.options.this_turn_result_keep)]
     removed = _shed_while_over(state.total, plan.budget, [*prior, *sheddable])
-    return _shed(state, "tool_calls", _without(state.tool_calls, removed), removed, "tool-calls",
-                 "prior-turn calls, then this-turn calls beyond the keep, oldest first")
+    return _shed(state, "tool_calls", _without(state.tool_calls, removed), removed, "tool-calls", note)
 
 
 def _shed_ranked(state: Sized, plan: Plan, field: str, bucket: Bucket, note: str) -> tuple[Sized, BucketTrace]:
     entries: Sequence[Entry[object]] = getattr(state, field)
-    # Stable sort: among equal ranks the later input sits nearer the tail, so it sheds first.
+    # Sorted even when nothing sheds: survivors come back in ranking order. Stable sort: among equal ranks the later input sits nearer the tail, so it sheds first.
     ranked = sorted(entries, key=lambda entry: -entry.rank)
     removed = _shed_while_over(state.total, plan.budget, ranked[::-1])
     return _shed(state, field, ranked[: len(ranked) - len(removed)], removed, bucket, note)
@@ -215,6 +265,9 @@ def shed_ephemeral(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     """Pass 7: ephemeral messages oldest first, each with its pair partners, keeping the latest
     ephemeral one; a message whose group holds a summary, the newest non-summary message or the
     latest ephemeral message is skipped."""
+    note = "ephemeral messages oldest first (with pair partners), keeping the latest"
+    if state.total <= plan.budget or not any(entry.ephemeral for entry in state.messages):
+        return _unchanged(state, "messages", "messages", note)
     ordered = sorted(state.messages, key=_age)
     non_summary = [entry for entry in ordered if not entry.summary]
     ephemeral = [entry for entry in ordered if entry.ephemeral]
@@ -233,8 +286,7 @@ def shed_ephemeral(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
         removed.extend(unit)
         gone.update(member.index for member in unit)
         total -= _tokens(unit)
-    return _shed(state, "messages", _without(state.messages, removed), removed, "messages",
-                 "ephemeral messages oldest first (with pair partners), keeping the latest")
+    return _shed(state, "messages", _without(state.messages, removed), removed, "messages", note)
 
 
 def shed_oldest_messages(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
@@ -242,49 +294,48 @@ def shed_oldest_messages(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     removes the shortest oldest prefix that no pair straddles, so partners leave together and every
     shed message is older than every kept one; a prefix reaching the newest message or a message
     paired with a summary stops the pass."""
+    note = "oldest non-summary messages while over budget, pairs together"
+    done = _within(state, plan, "messages", "messages", note)
+    if done is not None:
+        return done
     ordered = [entry for entry in sorted(state.messages, key=_age) if not entry.summary]
-    position = {entry.index: at for at, entry in enumerate(ordered)}
     summary_pairs = {entry.pair for entry in state.messages if entry.summary and entry.pair is not None}
-    reach = {pair: max(position[member.index] for member in group)
-             for pair, group in _groups(ordered).items()}
+    reach: dict[str, int] = {}
+    if any(entry.pair is not None for entry in ordered):
+        position = {entry.index: at for at, entry in enumerate(ordered)}
+        reach = {pair: max(position[member.index] for member in group) for pair, group in _groups(ordered).items()}
     removed: list[Entry[MessageLike]] = []
     total = state.total
     start, newest = 0, len(ordered) - 1
     while total > plan.budget and start < newest:
-        end = _prefix_end(ordered, start, reach, summary_pairs)
+        entry = ordered[start]
+        if entry.pair is None:
+            # The common unit, one unpaired message, without the pair walk.
+            removed.append(entry)
+            total -= entry.tokens
+            start += 1
+            continue
+        end = _Hot.prefix_end(ordered, start, reach, summary_pairs)
         if end is None or end >= newest:
             break
         unit = ordered[start : end + 1]
         removed.extend(unit)
         total -= _tokens(unit)
         start = end + 1
-    return _shed(state, "messages", _without(state.messages, removed), removed, "messages",
-                 "oldest non-summary messages while over budget, pairs together")
-
-
-def _prefix_end(
-    ordered: Sequence[Entry[MessageLike]], start: int, reach: dict[str, int], summary_pairs: set[str]
-) -> int | None:
-    """The last position of the shortest run from ``start`` that closes every pair it opens."""
-    end = at = start
-    while at <= end:
-        pair = ordered[at].pair
-        if pair is not None:
-            if pair in summary_pairs:
-                return None
-            end = max(end, reach[pair])
-        at += 1
-    return end
+    return _shed(state, "messages", _without(state.messages, removed), removed, "messages", note)
 
 
 def shed_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     """Pass 9: oldest thoughts first; never one in ``keep_thought_ids``, never the newest other one."""
+    note = "oldest thoughts while over budget, keeping protected ones and the newest"
+    done = _within(state, plan, "thoughts", "thoughts-shed", note)
+    if done is not None:
+        return done
     sheddable = sorted(
         (entry for entry in state.thoughts if entry.key not in plan.options.keep_thought_ids), key=_age
     )[:-1]
     removed = _shed_while_over(state.total, plan.budget, sheddable)
-    return _shed(state, "thoughts", _without(state.thoughts, removed), removed, "thoughts-shed",
-                 "oldest thoughts while over budget, keeping protected ones and the newest")
+    return _shed(state, "thoughts", _without(state.thoughts, removed), removed, "thoughts-shed", note)
 
 
 def shed_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
@@ -293,7 +344,10 @@ def shed_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     reach zero visible tools."""
     visible = _visible(state)
     names = plan.relevant_tool_names or tuple(entry.key for entry in state.tools)
-    relevance = {name: at for at, name in enumerate(names)}
+    relevance: dict[str, int] = {}
+    for at, name in enumerate(names):
+        # The first occurrence of a repeated name decides its place (the names are a set).
+        relevance.setdefault(name, at)
     candidates = sorted(
         (entry for entry in state.tools if entry.key in visible),
         key=lambda entry: (
@@ -306,15 +360,51 @@ def shed_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     return _hide(state, hidden, "tools-shed", "visible tools by shed_rank while over budget, protected last")
 
 
-PASSES: tuple[Pass, ...] = (
-    strip_thoughts,
-    shortlist_tools,
-    drop_image,
-    shed_tool_calls,
-    shed_retrievables,
-    shed_memories,
-    shed_ephemeral,
-    shed_oldest_messages,
-    shed_thoughts,
-    shed_tools,
+# Always first, in this order: they do not depend on the budget.
+UNCONDITIONAL: Final[tuple[Pass, ...]] = (strip_thoughts, shortlist_tools)
+SHEDDING: Final[Mapping[ShedPass, Pass]] = MappingProxyType(
+    {
+        "image": drop_image,
+        "tool-calls": shed_tool_calls,
+        "retrievables": shed_retrievables,
+        "memories": shed_memories,
+        "ephemeral-messages": shed_ephemeral,
+        "oldest-messages": shed_oldest_messages,
+        "thoughts-shed": shed_thoughts,
+        "tools-shed": shed_tools,
+    }
 )
+
+
+def refill(measured: Sized, state: Sized, plan: Plan) -> tuple[Sized, tuple[RefillTrace, ...]]:
+    """Re-admit shed retrievables and memories while each fits in the budget left after shedding.
+
+    The bucket the shed order sheds later is refilled first (it is worth more to the caller);
+    within a bucket, shed items are visited in the pass's ranking (score or importance
+    descending, earlier input first among ties), and each is re-admitted when its tokens fit in
+    what is left at its turn. Survivors stay in ranking order.
+    """
+    order = plan.options.shed_order.passes
+    fields = sorted(("retrievables", "memories"), key=lambda name: -order.index(name))
+    traces: list[RefillTrace] = []
+    for field in fields:
+        before: Sequence[Entry[object]] = getattr(state, field)
+        kept = {entry.index for entry in before}
+        ranked = sorted(getattr(measured, field), key=lambda entry: -entry.rank)
+        leftover = plan.budget - state.total
+        admitted: list[Entry[object]] = []
+        for entry in ranked:
+            if entry.index not in kept and entry.tokens <= leftover:
+                admitted.append(entry)
+                leftover -= entry.tokens
+        kept.update(entry.index for entry in admitted)
+        after = tuple(entry for entry in ranked if entry.index in kept)
+        gained = _tokens(admitted)
+        traces.append(RefillTrace(
+            "retrievables" if field == "retrievables" else "memories",
+            _tokens(before), _tokens(before) + gained, len(before), len(after),
+            tuple(entry.key for entry in admitted),
+        ))
+        entries: dict[str, Any] = {field: after}
+        state = replace(state, total=state.total + gained, **entries)
+    return state, tuple(traces)

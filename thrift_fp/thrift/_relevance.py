@@ -82,10 +82,21 @@ def scaled_relevance_floor(older_tokens: int, history_budget: int) -> float:
     (0.125, 0.20125, 0.125)
     >>> scaled_relevance_floor(4000, 1000)
     0.43
+
+    Any ints work, however large: the clamp is decided on the integers before dividing (a plain
+    ``10**400 / 3`` overflows a float).
+
+    >>> scaled_relevance_floor(10**400, 3), scaled_relevance_floor(3, 10**400), scaled_relevance_floor(-10**400, 5)
+    (0.43, 0.125, 0.125)
     """
-    fill = older_tokens / history_budget if history_budget > 0 else 0.0
-    clamped = min(1.0, max(0.0, fill))
-    return FLOOR_MIN + (FLOOR_MAX - FLOOR_MIN) * clamped**2
+    if history_budget <= 0 or older_tokens <= 0:
+        fill = 0.0
+    elif older_tokens >= history_budget:
+        fill = 1.0
+    else:
+        # 0 < older < budget: the quotient is in (0, 1), and int / int rounds it correctly at any size.
+        fill = older_tokens / history_budget
+    return FLOOR_MIN + (FLOOR_MAX - FLOOR_MIN) * fill**2
 
 
 def _texts(turn: Turn) -> Result[tuple[str, ...], ThriftError]:

@@ -54,14 +54,48 @@ class BucketTrace:
 
 
 @dataclass(frozen=True, slots=True)
+class RefillTrace:
+    """The refill step for one bucket: its tokens and item count after shedding and after refill,
+    and the ids it re-admitted, in admission order.
+
+    >>> RefillTrace("retrievables", 300, 369, 4, 5, ("kb-7",)).as_dict()["ids"]
+    ['kb-7']
+    """
+
+    bucket: Literal["retrievables", "memories"]
+    before_tokens: int
+    after_tokens: int
+    before_count: int
+    after_count: int
+    ids: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        """A JSON-ready dict.
+
+        >>> RefillTrace("memories", 0, 5, 0, 1, ("k1",)).as_dict()["after_count"]
+        1
+        """
+        return {
+            "bucket": self.bucket,
+            "before_tokens": self.before_tokens,
+            "after_tokens": self.after_tokens,
+            "before_count": self.before_count,
+            "after_count": self.after_count,
+            "ids": list(self.ids),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class ThriftTrace:
     """The whole fit. ``total_before`` is the measured input (size-unknown retrievables are never
     measured and count 0); ``total_after`` is what remains; ``refused`` means the protected floor
-    alone exceeds the budget (then ``fits`` is False).
+    alone exceeds the budget (then ``fits`` is False). ``buckets`` holds the size-unknown, thought
+    strip and tool shortlist passes, then the shedding passes in ``shed_order``'s order;
+    ``refilled`` the refill step per bucket (empty when refill is off).
 
     >>> trace = ThriftTrace(4096, 1434, 2662, 100, 100, True, False, ())
     >>> trace.to_json()
-    '{"context_window": 4096, "reserve": 1434, "budget": 2662, "total_before": 100, "total_after": 100, "fits": true, "refused": false, "buckets": []}'
+    '{"context_window": 4096, "reserve": 1434, "budget": 2662, "total_before": 100, "total_after": 100, "fits": true, "refused": false, "shed_order": "agent", "buckets": [], "refilled": []}'
     """
 
     context_window: int | float
@@ -72,6 +106,8 @@ class ThriftTrace:
     fits: bool
     refused: bool
     buckets: tuple[BucketTrace, ...]
+    shed_order: str = "agent"
+    refilled: tuple[RefillTrace, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         """A JSON-ready dict.
@@ -87,7 +123,9 @@ class ThriftTrace:
             "total_after": self.total_after,
             "fits": self.fits,
             "refused": self.refused,
+            "shed_order": self.shed_order,
             "buckets": [bucket.as_dict() for bucket in self.buckets],
+            "refilled": [step.as_dict() for step in self.refilled],
         }
 
     def to_json(self) -> str:

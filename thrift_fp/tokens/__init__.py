@@ -2,6 +2,7 @@
 
 from thrift_fp._beartype import check_public
 from thrift_fp.tokens._count import TokenCount, count_tokens, count_tokens_batch
+from thrift_fp.tokens._counts import TokenCounts
 from thrift_fp.tokens._encoding import (
     Estimator,
     Precision,
@@ -35,6 +36,7 @@ __all__ = [
     "InvalidEstimatorName",
     "Precision",
     "TokenCount",
+    "TokenCounts",
     "TokenEncoding",
     "TokenError",
     "Tokenizable",

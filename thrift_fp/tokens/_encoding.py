@@ -53,14 +53,19 @@ class TokenEncoding:
             return Success(len(self._tiktoken.encode_ordinary(text)))
         return _run_estimator(self.name, self._estimator, text)
 
-    def count_many(self, texts: Sequence[str]) -> Result[tuple[int, ...], EstimatorFailed]:
-        """Counts for many texts in one call; large tiktoken batches use threads.
+    def count_many(
+        self, texts: Sequence[str], *, threads: int | None = None
+    ) -> Result[tuple[int, ...], EstimatorFailed]:
+        """Counts for many texts in one call; large tiktoken batches use up to ``threads`` threads
+        (default: ``min(4, cpu count)``; 1 counts on the calling thread).
 
         >>> get_encoding("o200k_base").unwrap().count_many(["hello world", ""]).unwrap()
         (2, 0)
+        >>> get_encoding("cl100k_base").unwrap().count_many(["a b"] * 100, threads=1).unwrap()[:2]
+        (2, 2)
         """
         if self._tiktoken is not None:
-            return Success(_count_on_threads(self._tiktoken, texts))
+            return Success(_count_on_threads(self._tiktoken, texts, _pool_size() if threads is None else threads))
         counts: list[int] = []
         for text in texts:
             counted = _run_estimator(self.name, self._estimator, text)
@@ -75,16 +80,17 @@ def _count_serial(encoding: tiktoken.Encoding, texts: Sequence[str]) -> list[int
     return [len(encode(text)) for text in texts]
 
 
-def _count_on_threads(encoding: tiktoken.Encoding, texts: Sequence[str]) -> tuple[int, ...]:
+def _count_on_threads(encoding: tiktoken.Encoding, texts: Sequence[str], workers: int) -> tuple[int, ...]:
     # tiktoken's BPE releases the GIL, so contiguous slices on a persistent pool
     # run in parallel. tiktoken's own encode_ordinary_batch builds a new pool and a
     # future per text, which measured slower than one thread on 2 cores.
-    workers = _pool_size()
+    workers = min(workers, _BATCH_THREADS)
     if workers < 2 or len(texts) < _BATCH_THREAD_MIN:
         return tuple(_count_serial(encoding, texts))
     step = -(-len(texts) // workers)
     slices = [texts[start : start + step] for start in range(0, len(texts), step)]
-    futures = [_pool().submit(_count_serial, encoding, part) for part in slices]
+    pool = _pool()
+    futures = [pool.submit(_count_serial, encoding, part) for part in slices]
     return tuple(count for future in futures for count in future.result())
 
 
@@ -92,14 +98,34 @@ def _pool_size() -> int:
     return min(_BATCH_THREADS, os.cpu_count() or 1)
 
 
-_pools: list[ThreadPoolExecutor] = []
+class _PoolHolder:
+    """The one counting pool of this process, and the lock that guards its creation."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pool: ThreadPoolExecutor | None = None
+
+
+_pools: Final = _PoolHolder()
 
 
 def _pool() -> ThreadPoolExecutor:
-    with _lock:
-        if not _pools:
-            _pools.append(ThreadPoolExecutor(_pool_size(), thread_name_prefix="thrift_fp-count"))
-        return _pools[0]
+    with _pools.lock:
+        if _pools.pool is None:
+            _pools.pool = ThreadPoolExecutor(_BATCH_THREADS, thread_name_prefix="thrift_fp-count")
+        return _pools.pool
+
+
+def _forget_pool_in_child() -> None:
+    # A forked child inherits the pool object but none of its threads: work submitted to it would
+    # wait forever (gunicorn --preload, multiprocessing's "fork"). The child builds its own. The
+    # locks are replaced too: another thread may have held one at the moment of the fork.
+    _pools.lock = threading.Lock()
+    _pools.pool = None
+    _registry.lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
 def _run_estimator(name: str, estimator: Estimator | None, text: str) -> Result[int, EstimatorFailed]:
@@ -123,7 +149,14 @@ def estimate_by_length(text: str) -> int:
     return math.ceil(len(text) / 3.5)
 
 
-_lock: Final = threading.Lock()
+class _RegistryLock:
+    """The lock of the encoder registry below (an attribute, so a forked child can replace it)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+
+_registry: Final = _RegistryLock()
 _built: dict[str, TokenEncoding] = {}
 _custom: dict[str, TokenEncoding] = {}
 
@@ -140,7 +173,7 @@ def builtin_encoding_names() -> tuple[str, ...]:
 
 def known_encoding_names() -> tuple[str, ...]:
     """Built-in names followed by registered custom estimators."""
-    with _lock:
+    with _registry.lock:
         custom = sorted(_custom)
     return (*builtin_encoding_names(), *custom)
 
@@ -153,7 +186,7 @@ def get_encoding(name: str) -> Result[TokenEncoding, TokenError]:
     >>> get_encoding("nope").failure().message
     "unknown encoding 'nope'; known encodings: cl100k_base, o200k_base, ..."
     """
-    with _lock:
+    with _registry.lock:
         if name in _custom:
             return Success(_custom[name])
         if name in _built:
@@ -201,12 +234,12 @@ def register_token_estimator(
     if name in builtin_encoding_names():
         return Failure(EstimatorNameTaken(name))
     encoding = TokenEncoding(name, precision, _estimator=estimator)
-    with _lock:
+    with _registry.lock:
         _custom[name] = encoding
     return Success(encoding)
 
 
 def unregister_token_estimator(name: str) -> bool:
     """Remove a custom estimator; ``False`` when none had that name."""
-    with _lock:
+    with _registry.lock:
         return _custom.pop(name, None) is not None

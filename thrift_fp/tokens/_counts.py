@@ -1,0 +1,124 @@
+"""`TokenCounts`: the counts one fit measured, handed to the next so repeated texts cost nothing.
+
+An agent fits its working set every turn and turn N+1 repeats nearly every text of turn N. The
+counts are explicit state, like every other state in thrift_fp: a fit takes the previous
+`TokenCounts` in and hands the new one back. Reuse never changes a result:
+
+- an entry is used only with the very `TokenEncoding` object that made it (identity, not name, so
+  a custom estimator re-registered under the same name starts cold);
+- an entry is keyed by the text itself (exact: ``dict`` compares equal-hash keys in full), or, for
+  a text longer than `INLINE_CHARS` characters or past the retained-characters bound, by its
+  BLAKE2b-128 digest, so a huge text is never kept alive by the counts.
+
+Memory is bounded: the new value holds only the texts of the call that made it (at most
+`MAX_ENTRIES`), and keeps at most `MAX_RETAINED_CHARS` characters of text referenced (the same
+``str`` objects the caller's items hold, never copies); past that, entries are digests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final, cast
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.tokens._encoding import TokenEncoding
+from thrift_fp.tokens._errors import EstimatorFailed
+
+INLINE_CHARS: Final = 16 * 1024
+MAX_RETAINED_CHARS: Final = 32 * 1024 * 1024
+MAX_ENTRIES: Final = 250_000
+
+_EMPTY: Final[Mapping[str | bytes, int]] = MappingProxyType({})
+# The memo is a plain dict that nothing writes after construction (a read-only proxy would cost
+# a slower lookup per text per fit); it is private and never handed out.
+
+
+def _empty() -> Mapping[str | bytes, int]:
+    return _EMPTY
+
+
+def _digest(text: str) -> bytes:
+    # surrogatepass: a lone surrogate is valid str content and must not raise here.
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class TokenCounts:
+    """Counts of the texts one call measured, reusable by the next call with the same encoding.
+
+    Start with ``TokenCounts()`` (empty); every `count_many` returns the counts and the next value.
+
+    >>> from thrift_fp.tokens import get_encoding
+    >>> enc = get_encoding("cl100k_base").unwrap()
+    >>> counts, memo = TokenCounts().count_many(enc, ["hello world", "hi"]).unwrap()
+    >>> counts, len(memo), memo.encoding
+    ((2, 1), 2, 'cl100k_base')
+    >>> again, memo = memo.count_many(enc, ["hi", "new text"]).unwrap()
+    >>> again, memo.reused
+    ((1, 2), 1)
+    """
+
+    _encoding: TokenEncoding | None = field(default=None, repr=False)
+    _memo: Mapping[str | bytes, int] = field(default_factory=_empty, repr=False)
+    reused: int = 0
+
+    @property
+    def encoding(self) -> str | None:
+        """The encoding these counts belong to (``None`` when empty)."""
+        return None if self._encoding is None else self._encoding.name
+
+    def __len__(self) -> int:
+        return len(self._memo)
+
+    def count_many(
+        self, encoding: TokenEncoding, texts: Sequence[str], *, threads: int | None = None
+    ) -> Result[tuple[tuple[int, ...], TokenCounts], EstimatorFailed]:
+        """Counts of ``texts`` (known ones from this value, the rest in one batch), and the
+        counts of exactly these texts as the next value; ``reused`` says how many were known.
+
+        >>> from thrift_fp.tokens import get_encoding
+        >>> o200k = get_encoding("o200k_base").unwrap()
+        >>> _, memo = TokenCounts().count_many(get_encoding("cl100k_base").unwrap(), ["x"]).unwrap()
+        >>> memo.count_many(o200k, ["x"]).unwrap()[1].reused  # another encoding: nothing reused
+        0
+        """
+        memo = self._memo if self._encoding is encoding else _EMPTY
+        # The per-text work of every fit: C-level passes (len, map, dict.get) in the common case
+        # of short texts; only a long text, or texts past the retained bound, is digested.
+        keys: list[str | bytes] = list(texts)
+        total_chars = sum(map(len, texts))
+        if total_chars > INLINE_CHARS and (
+            total_chars > MAX_RETAINED_CHARS or max(map(len, texts)) > INLINE_CHARS
+        ):
+            retained = 0
+            for at, text in enumerate(texts):
+                size = len(text)
+                if size <= INLINE_CHARS and retained + size <= MAX_RETAINED_CHARS:
+                    retained += size
+                else:
+                    keys[at] = _digest(text)
+        if memo:
+            found = [memo.get(key) for key in keys]
+            # A re-fit misses few texts: find them with C-level scans, not a Python-level loop.
+            misses: list[int] = []
+            for _ in range(found.count(None)):
+                misses.append(found.index(None, misses[-1] + 1 if misses else 0))
+            missing: Sequence[str] = [texts[at] for at in misses]
+        else:
+            found, misses, missing = [], [], texts
+        counted = encoding.count_many(missing, threads=threads)
+        if isinstance(counted, Failure):
+            return Failure(counted.failure())
+        if memo:
+            for at, value in zip(misses, counted.unwrap(), strict=True):
+                found[at] = value
+            # Every None was filled just above.
+            counts = cast(tuple[int, ...], tuple(found))
+        else:
+            counts = counted.unwrap()
+        entries = dict(zip(keys[:MAX_ENTRIES], counts[:MAX_ENTRIES]))
+        return Success((counts, TokenCounts(encoding, entries, len(texts) - len(missing))))
