@@ -163,7 +163,7 @@ def test_every_problem_is_reported_at_once_in_a_readable_message() -> None:
 
 def test_long_bad_values_are_shortened_in_messages() -> None:
     reason = reasons(id=["x" * 10_000])["id"]
-    assert len(reason) < 120 and reason.endswith("chars)")
+    assert len(reason) < 120 and "... (10000 chars)" in reason
 
 
 # --- timestamps -------------------------------------------------------------------------------
@@ -227,4 +227,4 @@ def test_integers_too_long_to_print_are_reported_not_raised(field: str) -> None:
 
 def test_out_of_range_epochs_are_shortened_in_messages() -> None:
     reason = reasons(created_at=10**300)["created_at"]
-    assert len(reason) < 200 and "chars)" in reason, reason
+    assert len(reason) < 200 and "an int of 997 bits" in reason, reason

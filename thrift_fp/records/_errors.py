@@ -4,28 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thrift_fp._shown import shown, shown_text
 from thrift_fp.tokens import TokenError
-
-# Long values are cut in messages so a bad multi-megabyte JSON field stays readable.
-_SHOWN_CHARS = 60
-_PRINTABLE_INT_BITS = 14_000
-
-
-def shown(value: object) -> str:
-    """A short ``repr`` of ``value`` for error messages.
-
-    >>> shown("x" * 100)[-20:]
-    'xxxxx... (102 chars)'
-    >>> shown(10**5000)
-    'an int of 16610 bits (too long to print)'
-    """
-    # Python refuses repr() of an int past 4300 digits (about 14284 bits); say how big it is instead.
-    if isinstance(value, int) and value.bit_length() > _PRINTABLE_INT_BITS:
-        return f"an int of {value.bit_length()} bits (too long to print)"
-    text = repr(value)
-    if len(text) <= _SHOWN_CHARS:
-        return text
-    return f"{text[:_SHOWN_CHARS]}... ({len(text)} chars)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +21,7 @@ class FieldProblem:
 
     @property
     def message(self) -> str:
-        return f"{self.field}: {self.reason}"
+        return f"{shown_text(self.field)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +112,7 @@ class StoreFailed:
 
     @property
     def message(self) -> str:
-        return f"{self.operation} of id {shown(self.id)} failed: {self.reason}"
+        return f"{shown_text(self.operation)} of id {shown(self.id)} failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +129,7 @@ class LineOutOfRange:
 
     @property
     def message(self) -> str:
-        return f"line {self.index} of {shown(self.id)} does not exist; it has {self.line_count} lines (0-based)"
+        return f"line {shown(self.index)} of {shown(self.id)} does not exist; it has {self.line_count} lines (0-based)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +208,7 @@ class InvalidSnapshot:
 
     @property
     def message(self) -> str:
-        return f"invalid snapshot at {self.field}: {self.reason}"
+        return f"invalid snapshot at {shown_text(self.field)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +226,7 @@ class UnresolvableReader:
 
     @property
     def message(self) -> str:
-        return f"cannot reopen {self.store} store at {shown(self.location)} for id {shown(self.id)}: {self.reason}"
+        return f"cannot reopen {shown_text(self.store)} store at {shown(self.location)} for id {shown(self.id)}: {self.reason}"
 
 
 StoreError = InvalidStoreId | ValueNotFound | NotUtf8 | StoreFailed | LineOutOfRange

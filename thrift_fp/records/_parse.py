@@ -10,7 +10,8 @@ from typing import Final, Required, TypedDict, TypeVar
 from returns.result import Failure, Result, Success
 
 from thrift_fp.records._artifact import SpooledArtifact
-from thrift_fp.records._errors import FieldProblem, InvalidRetrievable, shown
+from thrift_fp._shown import shown
+from thrift_fp.records._errors import FieldProblem, InvalidRetrievable
 from thrift_fp.records._retrievable import Retrievable
 from thrift_fp.records._tier import TRUST_TIERS, TrustTier
 from thrift_fp.records._timestamps import parse_timestamp
@@ -137,7 +138,7 @@ def parse_retrievable(raw: RawRetrievable | Mapping[str, object] | object) -> Re
 
 
 def _unknown(key: object) -> FieldProblem:
-    name = key if isinstance(key, str) else repr(key)
+    name = key if isinstance(key, str) else shown(key)
     hint = _SEED_SPELLINGS.get(name)
     if hint is not None:
         return FieldProblem(name, f"unknown field; did you mean {hint!r}?")
@@ -164,7 +165,7 @@ def _check_content(value: object) -> Result[str | Tokenizable | SpooledArtifact,
     if isinstance(value, SpooledArtifact):
         for name, hint in (("byte_length_hint", value.byte_length_hint), ("line_count_hint", value.line_count_hint)):
             if hint is not None and (isinstance(hint, bool) or hint < 0):
-                return Failure(f"spooled artifact's {name} must be a non-negative int, got {hint!r}")
+                return Failure(f"spooled artifact's {name} must be a non-negative int, got {shown(hint)}")
         return Success(value)
     return Failure(f"must be a non-empty string, a Tokenizable or a SpooledArtifact, got {type(value).__name__} {shown(value)}")
 

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import shown
 from thrift_fp.records._artifact import SpooledArtifact
 from thrift_fp.records._errors import RecordError
 from thrift_fp.records._tier import TrustTier
@@ -108,5 +109,5 @@ class Retrievable:
     def __str__(self) -> str:
         rendered = self.rendered_body("cl100k_base")
         if isinstance(rendered, Failure):
-            return f"[retrievable {self.id!r} could not be rendered: {rendered.failure().message}]"
+            return f"[retrievable {shown(self.id)} could not be rendered: {rendered.failure().message}]"
         return rendered.unwrap()

@@ -23,7 +23,8 @@ from collections.abc import Iterable, Mapping
 from returns.result import Failure, Result, Success
 
 from thrift_fp.records._artifact import SpooledArtifact
-from thrift_fp.records._errors import InvalidSnapshot, RecordError, SnapshotUnsupported, UnresolvableReader, shown
+from thrift_fp._shown import shown
+from thrift_fp.records._errors import InvalidSnapshot, RecordError, SnapshotUnsupported, UnresolvableReader
 from thrift_fp.records._folder_store import FolderStore
 from thrift_fp.records._guard import guarded_describe, guarded_store
 from thrift_fp.records._parse import parse_retrievable

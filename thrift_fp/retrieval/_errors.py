@@ -9,19 +9,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from thrift_fp._shown import shown, shown_exception, shown_text
 from thrift_fp.retrieval._receipt import Receipt
 
 
+# A message builder is the definition author's code, but it may quote the (hostile) query.
+CUSTOM_MESSAGE_CHARS = 1000
+
+
 def describe_exception(exc: BaseException) -> str:
-    """A one-line description of a raised exception, for error messages.
+    """A one-line description of a raised exception, for error messages (see ``shown_exception``).
 
     >>> describe_exception(ValueError("empty query"))
     'ValueError: empty query'
     >>> describe_exception(KeyError())
     'KeyError'
     """
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return shown_exception(exc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +44,7 @@ class NotCanonical:
 
     @property
     def message(self) -> str:
-        return f"{self.path} ({self.type_name}): {self.reason}"
+        return f"{shown_text(self.path, 200)} ({shown_text(self.type_name)}): {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +61,7 @@ class PrepareFailed:
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: prepare failed: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: prepare failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,7 @@ class InvalidQuery:
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: invalid query: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: invalid query: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +95,7 @@ class KeyFailed:
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: key function failed: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: key function failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +119,9 @@ class DuplicateQuery:
     @property
     def message(self) -> str:
         if self.custom_message is not None:
-            return self.custom_message
+            return shown_text(self.custom_message, CUSTOM_MESSAGE_CHARS)
         return (
-            f"retrieval {self.definition_id!r}: duplicate query {self.key}: "
+            f"retrieval {shown(self.definition_id)}: duplicate query {shown_text(self.key)}: "
             "each query runs once per request"
         )
 
@@ -137,7 +141,7 @@ class LimitFailed:
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: limit failed for query {self.key}: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: limit failed for query {shown_text(self.key)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,10 +162,10 @@ class BudgetExhausted:
     @property
     def message(self) -> str:
         if self.custom_message is not None:
-            return self.custom_message
+            return shown_text(self.custom_message, CUSTOM_MESSAGE_CHARS)
         return (
-            f"retrieval {self.definition_id!r}: query budget exhausted "
-            f"({self.query_count} of {self.limit} used); refused query {self.key}"
+            f"retrieval {shown(self.definition_id)}: query budget exhausted "
+            f"({self.query_count} of {self.limit} used); refused query {shown_text(self.key)}"
         )
 
 
@@ -180,7 +184,7 @@ class Unauthorized:
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: query {self.key} not authorized: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: query {shown_text(self.key)} not authorized: {self.reason}"
 
 
 AbortPoint = Literal["before-execute", "after-execute"]
@@ -205,7 +209,7 @@ class Aborted:
     @property
     def message(self) -> str:
         why = self.reason if self.reason is not None else "no reason given"
-        return f"retrieval {self.definition_id!r}: aborted {self.point} for query {self.key}: {why}"
+        return f"retrieval {shown(self.definition_id)}: aborted {self.point} for query {shown_text(self.key)}: {why}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +227,7 @@ class ExecutionFailed:
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: execute failed for query {self.key}: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: execute failed for query {shown_text(self.key)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +247,7 @@ class InvalidResult:
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: result for query {self.key} rejected: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: result for query {shown_text(self.key)} rejected: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,7 +265,7 @@ class SourceIdFailed:
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: naming sources for query {self.key} failed: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: naming sources for query {shown_text(self.key)} failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +286,7 @@ class ClockFailed:
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: clock failed: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: clock failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,8 +312,8 @@ class EffectFailed:
     @property
     def message(self) -> str:
         return (
-            f"retrieval {self.definition_id!r}: effect {self.effect_id!r} failed "
-            f"for query {self.key}: {self.reason}"
+            f"retrieval {shown(self.definition_id)}: effect {shown(self.effect_id)} failed "
+            f"for query {shown_text(self.key)}: {self.reason}"
         )
 
 
