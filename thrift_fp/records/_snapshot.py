@@ -11,7 +11,8 @@ Layout (``format`` names the version)::
                  "byte_length_hint": ..., "line_count_hint": ...}}
 
 A spooled body is written as its reader's descriptor, never as its bytes; ``from_snapshot``
-reopens it (see ``open_reader``). A dynamic ``Tokenizable`` is code, not data, and a reader that
+reopens it through a store the caller passes in, never by opening the path it names
+(see ``open_reader``). A dynamic ``Tokenizable`` is code, not data, and a reader that
 cannot describe itself names no place to reopen: both are ``SnapshotUnsupported`` values rather
 than a snapshot that would come back different.
 """
@@ -22,15 +23,13 @@ from collections.abc import Iterable, Mapping
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import shown, shown_exception
 from thrift_fp.records._artifact import SpooledArtifact
-from thrift_fp._shown import shown
-from thrift_fp.records._errors import InvalidSnapshot, RecordError, SnapshotUnsupported, UnresolvableReader
-from thrift_fp.records._folder_store import FolderStore
+from thrift_fp.records._errors import InvalidSnapshot, RecordError, SnapshotUnsupported, StoreFailed, UnresolvableReader
 from thrift_fp.records._guard import guarded_describe, guarded_store
 from thrift_fp.records._parse import parse_retrievable
 from thrift_fp.records._reader import ReaderDescriptor, SpoolReader
 from thrift_fp.records._retrievable import Retrievable
-from thrift_fp.records._sqlite_store import SqliteStore
 from thrift_fp.records._store import ByteStore
 from thrift_fp.tokens import Tokenizable
 
@@ -91,7 +90,8 @@ def to_snapshot(record: Retrievable) -> Result[dict[str, object], SnapshotUnsupp
 def from_snapshot(snapshot: object, *, stores: Iterable[ByteStore] = ()) -> Result[Retrievable, RecordError]:
     """Rebuild a retrievable from ``to_snapshot`` output, validating it again.
 
-    Spooled content is reopened through ``open_reader(descriptor, stores)``.
+    Spooled content is reopened only through ``stores`` (see ``open_reader``): a snapshot is
+    data, and the path it names is never opened unless the caller handed over that store.
 
     >>> from thrift_fp.records import MemoryStore, SpooledArtifact, parse_retrievable
     >>> store = MemoryStore()
@@ -119,33 +119,36 @@ def from_snapshot(snapshot: object, *, stores: Iterable[ByteStore] = ()) -> Resu
 
 
 def open_reader(descriptor: ReaderDescriptor, stores: Iterable[ByteStore] = ()) -> Result[SpoolReader, RecordError]:
-    """The reader a descriptor names: a given store with the same kind and location first, else
-    a ``folder`` or ``sqlite`` store opened at the location. A ``memory`` store must be given.
+    """The reader a descriptor names, read through the given store with the same kind and location.
 
-    >>> import tempfile
+    A descriptor is data, often from an untrusted snapshot, so it is never used to open a path
+    (that would let a snapshot read any file this process can read): only a store the caller
+    passes in may serve it, matched by its ``kind`` and ``location``. Inside that store the id
+    obeys ``check_id``, so it cannot leave the store either.
+
+    >>> import os, tempfile
     >>> from thrift_fp.records import FolderStore
-    >>> folder = tempfile.mkdtemp()
-    >>> _ = FolderStore(folder).write("doc", "kept")
-    >>> open_reader(ReaderDescriptor("folder", folder, "doc")).unwrap().read_all().unwrap()
+    >>> store = FolderStore(tempfile.mkdtemp())
+    >>> _ = store.write("doc", "kept")
+    >>> open_reader(ReaderDescriptor("folder", store.location, "doc"), [store]).unwrap().read_all().unwrap()
     'kept'
+    >>> print(open_reader(ReaderDescriptor("folder", "/etc", "passwd"), [store]).failure().message)
+    cannot reopen folder store at '/etc' for id 'passwd': no store with this kind and location was passed in stores=; a snapshot never opens a path by itself
     """
     for store in stores:
-        if store.kind == descriptor.store and store.location == descriptor.location:
+        try:
+            matches = store.kind == descriptor.store and store.location == descriptor.location
+        except Exception as exc:  # noqa: BLE001 - a caller-supplied store is a user callback; keep the cause
+            return Failure(StoreFailed("read", descriptor.id, f"the store raised {shown_exception(exc)}", exc))
+        if matches:
             given: Result[SpoolReader, RecordError] = guarded_store("read", descriptor.id, lambda: store.read(descriptor.id))
             return given
-    opened: Result[SpoolReader, RecordError]
-    if descriptor.store == "folder":
-        opened = FolderStore(descriptor.location).read(descriptor.id)
-    elif descriptor.store == "sqlite":
-        opened = SqliteStore(descriptor.location).read(descriptor.id)
-    else:
-        reason = (
-            "a memory store lives only in its process; pass it in stores="
-            if descriptor.store == "memory"
-            else "unknown store kind; pass a store with this kind and location in stores="
-        )
-        opened = Failure(UnresolvableReader(descriptor.store, descriptor.location, descriptor.id, reason))
-    return opened
+    reason = (
+        "a memory store lives only in its process; pass it in stores="
+        if descriptor.store == "memory"
+        else "no store with this kind and location was passed in stores=; a snapshot never opens a path by itself"
+    )
+    return Failure(UnresolvableReader(descriptor.store, descriptor.location, descriptor.id, reason))
 
 
 def _decode_content(value: object, stores: tuple[ByteStore, ...]) -> Result[object, RecordError]:
