@@ -140,12 +140,13 @@ def test_a_snapshot_naming_a_file_outside_every_given_store_reads_nothing(tmp_pa
     secret_db = SqliteStore(str(outside / "secret.db"))
     secret_folder.write("secret", "api-key=hunter2")
     secret_db.write("secret", "api-key=hunter2")
-    given = [FolderStore(str(tmp_path / "spool")), SqliteStore(str(tmp_path / "spool.db")), MemoryStore()]
+    spool = FolderStore(str(tmp_path / "spool"))
+    given: list[ByteStore] = [spool, SqliteStore(str(tmp_path / "spool.db")), MemoryStore()]
     location = secret_folder.location if kind == "folder" else secret_db.location
     hostile = [
         _snapshot_naming(kind, location, "secret"),
         _snapshot_naming(kind, str(outside / "." / ""), "secret"),  # another spelling of the same place
-        _snapshot_naming("folder", given[0].location, "../outside/secret"),  # escape from a given store
+        _snapshot_naming("folder", spool.location, "../outside/secret"),  # escape from a given store
     ]
     for snapshot in hostile:
         for stores in ([], given):
