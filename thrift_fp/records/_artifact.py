@@ -5,7 +5,8 @@ without their breaks, numbered from 0. ``'a\\r\\nb\\n'`` has the lines ``('a', '
 
 - ``head(n)`` is ``lines[:n]``; ``tail(n)`` is ``lines[-n:]`` (``()`` for ``n == 0``);
 - ``cat(start, end)`` is ``lines[start:end]`` (``end=None`` means to the end);
-- ``grep(pattern)`` is ``((i, line) for i, line in enumerate(lines) if re.search(pattern, line))``.
+- ``grep(pattern)`` is ``((i, line) for i, line in enumerate(lines) if search(pattern, line))``, where
+  ``search`` is RE2's (linear time; see ``_regex``).
 
 Counts and bounds must be non-negative; a negative one is an ``InvalidLineRange`` value.
 """
@@ -20,10 +21,11 @@ from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.records._errors import InvalidLineRange, InvalidPattern, RecordError, StoreError
+from thrift_fp.records._errors import InvalidLineRange, RecordError, StoreError
 from thrift_fp.records._guard import guarded, guarded_lines
 from thrift_fp.records._lines import strip_line_end
 from thrift_fp.records._reader import SpoolReader
+from thrift_fp.records._regex import compile_pattern
 from thrift_fp.records._stream_count import StreamedCount, count_streamed
 from thrift_fp.tokens import TokenCount, TokenEncoding, get_encoding
 
@@ -89,25 +91,29 @@ class SpooledArtifact:
         return self._lines(start, end)
 
     def grep(self, pattern: str | re.Pattern[str]) -> Result[tuple[tuple[int, str], ...], RecordError]:
-        """``(index, line)`` for each line where ``re.search(pattern, line)`` matches.
+        """``(index, line)`` for each line where ``pattern`` matches, on the linear-time RE2 engine.
+
+        The pattern may come from a model, so it runs on RE2 (see ``_regex``): ``(a+)+$`` takes
+        linear time, and a pattern RE2 refuses (look-around, backreferences, a repeat over 1000)
+        is an ``InvalidPattern`` value.
 
         >>> from thrift_fp.records import MemoryStore
-        >>> SpooledArtifact(MemoryStore().write("x", "a").unwrap()).grep("(").failure().message
-        "grep pattern '(' is not a valid regular expression: missing ), unterminated subpattern at position 0"
+        >>> body = SpooledArtifact(MemoryStore().write("x", "a" * 5000 + "b").unwrap())
+        >>> body.grep("(a+)+$").unwrap()
+        ()
+        >>> body.grep("(").failure().message
+        "grep pattern '(' is not a valid regular expression: missing ): ("
         """
-        if isinstance(pattern, str):
-            try:
-                compiled = re.compile(pattern)
-            except re.error as exc:
-                return Failure(InvalidPattern(pattern, str(exc)))
-        else:
-            compiled = pattern
+        compiled = compile_pattern(pattern)
+        if isinstance(compiled, Failure):
+            return Failure(compiled.failure())
+        matches = compiled.unwrap()
         found: list[tuple[int, str]] = []
         for index, item in enumerate(guarded_lines(self.reader)):
             if isinstance(item, Failure):
                 return Failure(item.failure())
             line = strip_line_end(item.unwrap())
-            if compiled.search(line):
+            if matches(line):
                 found.append((index, line))
         return Success(tuple(found))
 
