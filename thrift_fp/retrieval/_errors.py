@@ -187,29 +187,34 @@ class Unauthorized:
         return f"retrieval {shown(self.definition_id)}: query {shown_text(self.key)} not authorized: {self.reason}"
 
 
-AbortPoint = Literal["before-execute", "after-execute"]
+AbortPoint = Literal["before-execute", "after-execute", "after-assert-result", "after-source-naming", "after-effect"]
 
 
 @dataclass(frozen=True, slots=True)
 class Aborted:
     """The operation's signal was aborted.
 
-    ``before-execute``: nothing was reserved. ``after-execute``: the key stays
-    reserved and the result was discarded.
+    ``before-execute``: nothing was reserved. At every later point (``after-execute``,
+    ``after-assert-result``, ``after-source-naming``, ``after-effect`` with ``effect_id``) the key
+    stays reserved and the result is discarded: nothing is counted, no source is added.
 
     >>> Aborted("docs", '"Agent"', "before-execute", "user left").message
     'retrieval \\'docs\\': aborted before-execute for query "Agent": user left'
+    >>> Aborted("docs", '"Agent"', "after-effect", None, "audit").message
+    'retrieval \\'docs\\': aborted after-effect \\'audit\\' for query "Agent": no reason given'
     """
 
     definition_id: str
     key: str
     point: AbortPoint
     reason: str | None
+    effect_id: str | None = None
 
     @property
     def message(self) -> str:
-        why = self.reason if self.reason is not None else "no reason given"
-        return f"retrieval {shown(self.definition_id)}: aborted {self.point} for query {shown_text(self.key)}: {why}"
+        why = shown_text(self.reason, CUSTOM_MESSAGE_CHARS) if self.reason is not None else "no reason given"
+        where = self.point if self.effect_id is None else f"{self.point} {shown(self.effect_id)}"
+        return f"retrieval {shown(self.definition_id)}: aborted {where} for query {shown_text(self.key)}: {why}"
 
 
 @dataclass(frozen=True, slots=True)
