@@ -52,10 +52,11 @@ def round_trip(r: Retrievable, **kwargs: Any) -> Retrievable:
 
 
 def test_text_and_static_tokenizable_round_trip_with_every_field() -> None:
-    full: dict[str, Any] = {"source": "kb://7", "kind": "policy", "score": 0.25, "inline": True, "artifact_constructor": "pdf"}
+    full: dict[str, Any] = {"source": "kb://7", "kind": "policy", "score": 0.25, "inline": True,
+                            "artifact_constructor": SpooledArtifact}
     for content in ("text", Tokenizable("static")):
         r = record(content, **full)
-        back = round_trip(r)
+        back = round_trip(r, artifact_constructor=SpooledArtifact)
         assert back == r and type(back.content) is type(r.content)
 
 
@@ -99,7 +100,11 @@ def _valid_snapshot() -> dict[str, object]:
         ({"content": {"type": "video"}}, "content.type"),
         ({"content": {"type": "spooled", "reader": {"store": "folder"}}}, "content.reader"),
         ({"content": {"type": "spooled", "reader": {"store": "folder", "location": "/x", "id": "d"},
-                      "byte_length_hint": "7"}}, "content"),
+                      "byte_length_hint": "7"}}, "content.byte_length_hint"),
+        ({"content": {"type": "spooled", "reader": {"store": "folder", "location": "/x", "id": "d"},
+                      "line_count_hint": 2**1024}}, "content.line_count_hint"),
+        ({"content": {"type": "spooled", "reader": {"store": "folder", "location": "/x", "id": "d"},
+                      "byte_length_hint": True}}, "content.byte_length_hint"),
     ],
 )
 def test_malformed_snapshots_are_error_values(change: dict[str, object], field: str) -> None:

@@ -1,7 +1,9 @@
 """Retrievable records, trust tiers, spooled artifacts and the byte stores behind them."""
 
 from thrift_fp.records._artifact import SpooledArtifact
+from thrift_fp.records._constructor import ArtifactConstructor
 from thrift_fp.records._errors import (
+    ArtifactConstructorFailed,
     DuplicateRetrievableId,
     FieldProblem,
     InvalidLineRange,
@@ -35,6 +37,8 @@ from thrift_fp.records._timestamps import parse_timestamp
 
 __all__ = [
     "TRUST_TIERS",
+    "ArtifactConstructor",
+    "ArtifactConstructorFailed",
     "ByteStore",
     "DuplicateRetrievableId",
     "FieldProblem",

@@ -14,13 +14,14 @@ Counts and bounds must be non-negative; a negative one is an ``InvalidLineRange`
 from __future__ import annotations
 
 import json
-import math
 import re
+import sys
 from collections import deque
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import shown
 from thrift_fp.records._errors import InvalidLineRange, RecordError, StoreError
 from thrift_fp.records._guard import guarded, guarded_lines
 from thrift_fp.records._lines import strip_line_end
@@ -60,7 +61,7 @@ class SpooledArtifact:
         'head: n must be >= 0, got -1'
         """
         if n < 0:
-            return Failure(InvalidLineRange("head", f"n must be >= 0, got {n}"))
+            return Failure(InvalidLineRange("head", f"n must be >= 0, got {shown(n)}"))
         return self._lines(0, n)
 
     def tail(self, n: int = 10) -> Result[tuple[str, ...], RecordError]:
@@ -71,8 +72,9 @@ class SpooledArtifact:
         ('a', 'b')
         """
         if n < 0:
-            return Failure(InvalidLineRange("tail", f"n must be >= 0, got {n}"))
-        kept: deque[str] = deque(maxlen=n)
+            return Failure(InvalidLineRange("tail", f"n must be >= 0, got {shown(n)}"))
+        # No body has more lines than sys.maxsize, and deque refuses a longer bound (tail(2**63)).
+        kept: deque[str] = deque(maxlen=min(n, sys.maxsize))
         for item in guarded_lines(self.reader):
             if isinstance(item, Failure):
                 return Failure(item.failure())
@@ -87,7 +89,7 @@ class SpooledArtifact:
         ('b', 'c')
         """
         if start < 0 or (end is not None and end < 0):
-            return Failure(InvalidLineRange("cat", f"start and end must be >= 0, got {start} and {end}"))
+            return Failure(InvalidLineRange("cat", f"start and end must be >= 0, got {shown(start)} and {shown(end)}"))
         return self._lines(start, end)
 
     def grep(self, pattern: str | re.Pattern[str]) -> Result[tuple[tuple[int, str], ...], RecordError]:
@@ -180,12 +182,13 @@ class SpooledArtifact:
         """
         sizes: list[str] = []
         if self.byte_length_hint is not None:
-            sizes.append(f"{self.byte_length_hint} bytes")
+            sizes.append(f"{_count(self.byte_length_hint)} bytes")
         if self.line_count_hint is not None:
-            sizes.append(f"{self.line_count_hint} lines")
+            sizes.append(f"{_count(self.line_count_hint)} lines")
         if encoding is not None and self.byte_length_hint is not None:
-            tokens = math.ceil(self.byte_length_hint / 3.5)
-            sizes.append(f"about {tokens} {encoding} tokens (estimated from size)")
+            # ceil(bytes / 3.5) in integers: a float division overflows past 2**1024.
+            tokens = -(-2 * self.byte_length_hint // 7)
+            sizes.append(f"about {_count(tokens)} {encoding} tokens (estimated from size)")
         size = ", ".join(sizes) if sizes else "size unknown"
         return f"[spooled artifact {json.dumps(call_id)}: {size}; read it with head, tail, grep or cat]"
 
@@ -200,3 +203,8 @@ class SpooledArtifact:
             if index >= start:
                 found.append(strip_line_end(item.unwrap()))
         return Success(tuple(found))
+
+
+def _count(value: int) -> str:
+    # parse_retrievable bounds hints to 64 bits; a directly built artifact may hold any int.
+    return str(value) if value.bit_length() <= 64 else shown(value)

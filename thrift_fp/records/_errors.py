@@ -229,6 +229,23 @@ class UnresolvableReader:
         return f"cannot reopen {shown_text(self.store)} store at {shown(self.location)} for id {shown(self.id)}: {self.reason}"
 
 
+@dataclass(frozen=True, slots=True)
+class ArtifactConstructorFailed:
+    """A record's artifact constructor raised, or built something that is not a valid artifact.
+
+    >>> ArtifactConstructorFailed("doc", "raised ValueError: no pages").message
+    "artifact constructor for retrievable 'doc' failed: raised ValueError: no pages"
+    """
+
+    id: str
+    reason: str
+    cause: BaseException | None = None
+
+    @property
+    def message(self) -> str:
+        return f"artifact constructor for retrievable {shown(self.id)} failed: {self.reason}"
+
+
 StoreError = InvalidStoreId | ValueNotFound | NotUtf8 | StoreFailed | LineOutOfRange
 
 SnapshotError = SnapshotUnsupported | InvalidSnapshot | UnresolvableReader
@@ -240,5 +257,6 @@ RecordError = (
     | InvalidLineRange
     | InvalidPattern
     | DuplicateRetrievableId
+    | ArtifactConstructorFailed
     | TokenError
 )

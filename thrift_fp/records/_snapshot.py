@@ -4,7 +4,7 @@ Layout (``format`` names the version)::
 
     {"format": "thrift_fp.retrievable/1", "id": ..., "trust_tier": ...,
      "created_at": "<ISO-8601, UTC>", "updated_at": "...", "source": ..., "kind": ...,
-     "score": ..., "inline": ..., "artifact_constructor": ...,
+     "score": ..., "inline": ..., "artifact_constructor": <its qualified name> | null,
      "content": {"type": "text", "text": ...}
               | {"type": "tokenizable", "text": ...}
               | {"type": "spooled", "reader": {"store": ..., "location": ..., "id": ...},
@@ -14,7 +14,9 @@ A spooled body is written as its reader's descriptor, never as its bytes; ``from
 reopens it through a store the caller passes in, never by opening the path it names
 (see ``open_reader``). A dynamic ``Tokenizable`` is code, not data, and a reader that
 cannot describe itself names no place to reopen: both are ``SnapshotUnsupported`` values rather
-than a snapshot that would come back different.
+than a snapshot that would come back different. For the same reason a record's
+``artifact_constructor`` (code) is written only as its name, to say that the caller must pass
+the resolver back to ``from_snapshot``; the name is never imported.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown, shown_exception
 from thrift_fp.records._artifact import SpooledArtifact
+from thrift_fp.records._constructor import ArtifactConstructor, build_artifact, constructor_name, hint_problem
 from thrift_fp.records._errors import InvalidSnapshot, RecordError, SnapshotUnsupported, StoreFailed, UnresolvableReader
 from thrift_fp.records._guard import guarded_describe, guarded_store
 from thrift_fp.records._parse import parse_retrievable
@@ -82,16 +85,26 @@ def to_snapshot(record: Retrievable) -> Result[dict[str, object], SnapshotUnsupp
             "kind": record.kind,
             "score": record.score,
             "inline": record.inline,
-            "artifact_constructor": record.artifact_constructor,
+            "artifact_constructor": (
+                None if record.artifact_constructor is None else constructor_name(record.artifact_constructor)
+            ),
         }
     )
 
 
-def from_snapshot(snapshot: object, *, stores: Iterable[ByteStore] = ()) -> Result[Retrievable, RecordError]:
+def from_snapshot(
+    snapshot: object,
+    *,
+    stores: Iterable[ByteStore] = (),
+    artifact_constructor: ArtifactConstructor | None = None,
+) -> Result[Retrievable, RecordError]:
     """Rebuild a retrievable from ``to_snapshot`` output, validating it again.
 
     Spooled content is reopened only through ``stores`` (see ``open_reader``): a snapshot is
     data, and the path it names is never opened unless the caller handed over that store.
+    A record that had an ``artifact_constructor`` needs it passed back as ``artifact_constructor``
+    (a snapshot holds no code); its spooled artifact is rebuilt through it, keeping its type. A
+    record without one ignores it.
 
     >>> from thrift_fp.records import MemoryStore, SpooledArtifact, parse_retrievable
     >>> store = MemoryStore()
@@ -109,11 +122,20 @@ def from_snapshot(snapshot: object, *, stores: Iterable[ByteStore] = ()) -> Resu
         return Failure(InvalidSnapshot("(snapshot)", f"expected an object, got {type(snapshot).__name__}"))
     if snapshot.get("format") != SNAPSHOT_FORMAT:
         return Failure(InvalidSnapshot("format", f"expected {SNAPSHOT_FORMAT!r}, got {shown(snapshot.get('format'))}"))
-    content = _decode_content(snapshot.get("content"), tuple(stores))
+    named = snapshot.get("artifact_constructor")
+    if named is not None and not isinstance(named, str):
+        return Failure(InvalidSnapshot("artifact_constructor", f"expected a name or null, got {shown(named)}"))
+    if named is not None and artifact_constructor is None:
+        reason = f"the record was built by artifact constructor {shown(named)}; pass it as artifact_constructor="
+        return Failure(InvalidSnapshot("artifact_constructor", reason))
+    resolver = artifact_constructor if named is not None else None
+    id_ = snapshot.get("id")
+    content = _decode_content(snapshot.get("content"), tuple(stores), id_ if isinstance(id_, str) else "", resolver)
     if isinstance(content, Failure):
         return content
     raw = {key: value for key, value in snapshot.items() if key != "format"}
     raw["content"] = content.unwrap()
+    raw["artifact_constructor"] = resolver
     parsed: Result[Retrievable, RecordError] = parse_retrievable(raw)
     return parsed
 
@@ -151,7 +173,9 @@ def open_reader(descriptor: ReaderDescriptor, stores: Iterable[ByteStore] = ()) 
     return Failure(UnresolvableReader(descriptor.store, descriptor.location, descriptor.id, reason))
 
 
-def _decode_content(value: object, stores: tuple[ByteStore, ...]) -> Result[object, RecordError]:
+def _decode_content(
+    value: object, stores: tuple[ByteStore, ...], record_id: str, resolver: ArtifactConstructor | None
+) -> Result[object, RecordError]:
     if not isinstance(value, Mapping):
         return Failure(InvalidSnapshot("content", f"expected an object, got {type(value).__name__}"))
     kind = value.get("type")
@@ -165,14 +189,18 @@ def _decode_content(value: object, stores: tuple[ByteStore, ...]) -> Result[obje
     reader = value.get("reader")
     if not isinstance(reader, Mapping) or not all(isinstance(reader.get(key), str) for key in ("store", "location", "id")):
         return Failure(InvalidSnapshot("content.reader", f"expected {{'store', 'location', 'id'}} strings, got {shown(reader)}"))
-    hints = (value.get("byte_length_hint"), value.get("line_count_hint"))
-    if not all(hint is None or (isinstance(hint, int) and not isinstance(hint, bool)) for hint in hints):
-        return Failure(InvalidSnapshot("content", f"size hints must be integers or null, got {shown(hints)}"))
+    byte_hint, line_hint = value.get("byte_length_hint"), value.get("line_count_hint")
+    for name, hint in (("byte_length_hint", byte_hint), ("line_count_hint", line_hint)):
+        problem = hint_problem(name, hint)
+        if problem is not None:
+            return Failure(InvalidSnapshot(f"content.{name}", problem))
+    byte_length = byte_hint if isinstance(byte_hint, int) else None
+    line_count = line_hint if isinstance(line_hint, int) else None
     descriptor = ReaderDescriptor(str(reader["store"]), str(reader["location"]), str(reader["id"]))
-    return open_reader(descriptor, stores).map(
-        lambda opened: SpooledArtifact(
-            opened,
-            byte_length_hint=hints[0] if isinstance(hints[0], int) else None,
-            line_count_hint=hints[1] if isinstance(hints[1], int) else None,
-        )
-    )
+    opened = open_reader(descriptor, stores)
+    if isinstance(opened, Failure):
+        return Failure(opened.failure())
+    if resolver is None:
+        return Success(SpooledArtifact(opened.unwrap(), byte_length, line_count))
+    built: Result[object, RecordError] = build_artifact(record_id, resolver, opened.unwrap(), byte_length, line_count)
+    return built
