@@ -165,7 +165,7 @@ class BudgetExhausted:
             return shown_text(self.custom_message, CUSTOM_MESSAGE_CHARS)
         return (
             f"retrieval {shown(self.definition_id)}: query budget exhausted "
-            f"({self.query_count} of {self.limit} used); refused query {shown_text(self.key)}"
+            f"({shown(self.query_count)} of {shown(self.limit)} used); refused query {shown_text(self.key)}"
         )
 
 

@@ -22,6 +22,7 @@ from returns.pipeline import flow
 from returns.pointfree import bind
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import shown
 from thrift_fp.retrieval._canonical import canonical_key
 from thrift_fp.retrieval._context import OperationContext
 from thrift_fp.retrieval._definition import RetrievalDefinition, RetrievalEffect
@@ -242,7 +243,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             return Failure(_Halt(error, keyed.state))
         limit: object = limited.unwrap()
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-            reason = f"returned {limit!r}, not a non-negative int"
+            reason = f"returned {shown(limit)}, not a non-negative int"
             return Failure(_Halt(LimitFailed(self.definition.id, keyed.key, reason), keyed.state))
         count = keyed.state.query_count
         if count < limit:
