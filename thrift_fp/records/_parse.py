@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Final, Required, TypedDict, TypeVar
+from typing import Any, Final, Required, TypedDict, TypeVar
 
 from returns.result import Failure, Result, Success
 
@@ -67,7 +67,7 @@ _Value = TypeVar("_Value")
 
 # Module level, not nested: the beartype claw re-decorates a nested def on every call.
 def _take(
-    raw: Mapping[str, object],
+    raw: Mapping[Any, object],  # any keys: unknown ones are reported, never trusted to be str
     problems: list[FieldProblem],
     name: str,
     check: Callable[[object], Result[_Value, str]],

@@ -157,7 +157,12 @@ def open_reader(descriptor: ReaderDescriptor, stores: Iterable[ByteStore] = ()) 
     >>> print(open_reader(ReaderDescriptor("folder", "/etc", "passwd"), [store]).failure().message)
     cannot reopen folder store at '/etc' for id 'passwd': no store with this kind and location was passed in stores=; a snapshot never opens a path by itself
     """
-    for store in stores:
+    offered: tuple[object, ...] = tuple(stores)
+    for index, store in enumerate(offered):
+        # beartype samples one element of an iterable; every element is checked here.
+        if not isinstance(store, ByteStore):
+            reason = f"stores[{index}] is a {type(store).__qualname__}, not a ByteStore"
+            return Failure(UnresolvableReader(descriptor.store, descriptor.location, descriptor.id, reason))
         try:
             matches = store.kind == descriptor.store and store.location == descriptor.location
         except Exception as exc:  # noqa: BLE001 - a caller-supplied store is a user callback; keep the cause

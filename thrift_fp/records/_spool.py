@@ -9,7 +9,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.records._artifact import SpooledArtifact
 from thrift_fp.records._constructor import build_artifact
-from thrift_fp.records._errors import DuplicateRetrievableId, RecordError
+from thrift_fp.records._errors import DuplicateRetrievableId, FieldProblem, InvalidRetrievable, RecordError
 from thrift_fp.records._guard import guarded_store
 from thrift_fp.records._lines import size_hints
 from thrift_fp.records._reader import SpoolReader
@@ -62,13 +62,22 @@ def spool_retrievables(records: Iterable[Retrievable], store: ByteStore) -> Resu
     ...     "created_at": 0, "updated_at": 0}).unwrap()
     >>> spool_retrievables([r, r], MemoryStore()).failure().message
     "duplicate retrievable id 'd' in one batch; ids must be unique"
+    >>> print(spool_retrievables([r, "d"], MemoryStore()).failure().message)
+    invalid retrievable (1 problem):
+      - records[1]: expected a Retrievable, got str
     """
-    batch = tuple(records)
+    given: tuple[object, ...] = tuple(records)
+    batch: list[Retrievable] = []
     seen: set[str] = set()
-    for record in batch:
+    for index, record in enumerate(given):
+        # beartype samples one element of a sequence; every element is checked here.
+        if not isinstance(record, Retrievable):
+            reason = f"expected a Retrievable, got {type(record).__qualname__}"
+            return Failure(InvalidRetrievable((FieldProblem(f"records[{index}]", reason),)))
         if record.id in seen:
             return Failure(DuplicateRetrievableId(record.id))
         seen.add(record.id)
+        batch.append(record)
     spooled: list[Retrievable] = []
     for record in batch:
         result = spool_retrievable(record, store)
