@@ -159,11 +159,11 @@ def open_reader(descriptor: ReaderDescriptor, stores: Iterable[ByteStore] = ()) 
     """
     offered: tuple[object, ...] = tuple(stores)
     for index, store in enumerate(offered):
-        # beartype samples one element of an iterable; every element is checked here.
-        if not isinstance(store, ByteStore):
-            reason = f"stores[{index}] is a {type(store).__qualname__}, not a ByteStore"
-            return Failure(UnresolvableReader(descriptor.store, descriptor.location, descriptor.id, reason))
         try:
+            # beartype samples one element of an iterable; every element is checked here.
+            if not isinstance(store, ByteStore):
+                reason = f"stores[{index}] is a {type(store).__qualname__}, not a ByteStore"
+                return Failure(UnresolvableReader(descriptor.store, descriptor.location, descriptor.id, reason))
             matches = store.kind == descriptor.store and store.location == descriptor.location
         except Exception as exc:  # noqa: BLE001 - a caller-supplied store is a user callback; keep the cause
             return Failure(StoreFailed("read", descriptor.id, f"the store raised {shown_exception(exc)}", exc))
