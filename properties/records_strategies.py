@@ -19,6 +19,7 @@ from thrift_fp.records import (
     FolderStore,
     MemoryStore,
     SpooledArtifact,
+    SpoolReader,
     SqliteStore,
     check_id,
 )
@@ -75,9 +76,10 @@ class SpoolPlan:
     byte_length_hint: int | None
     line_count_hint: int | None
 
-    def build(self) -> SpooledArtifact:
+    def build(self, constructor: Any = SpooledArtifact) -> SpooledArtifact:
         reader = self.store.write(self.id, self.body).unwrap()
-        return SpooledArtifact(reader, self.byte_length_hint, self.line_count_hint)
+        built: SpooledArtifact = constructor(reader, self.byte_length_hint, self.line_count_hint)
+        return built
 
 
 _hints = st.none() | st.integers(min_value=0, max_value=10**12)
@@ -91,9 +93,23 @@ contents = st.one_of(
 
 
 def materialise(raw: dict[str, Any]) -> dict[str, Any]:
-    """``raw`` with a planned spooled body written and wrapped."""
+    """``raw`` with a planned spooled body written and wrapped (through its constructor, if any)."""
     content = raw.get("content")
-    return {**raw, "content": content.build()} if isinstance(content, SpoolPlan) else raw
+    if not isinstance(content, SpoolPlan):
+        return raw
+    return {**raw, "content": content.build(raw.get("artifact_constructor") or SpooledArtifact)}
+
+
+class PdfArtifact(SpooledArtifact):
+    """An artifact subclass, so the constructor's type can be seen to survive."""
+
+
+def _pdf_artifact(reader: SpoolReader, byte_length: int | None, line_count: int | None) -> SpooledArtifact:
+    return PdfArtifact(reader, byte_length, line_count)
+
+
+# Seed 003's artifactConstructor: resolvers (a subclass is one), never names.
+artifact_constructors = st.sampled_from([SpooledArtifact, PdfArtifact, _pdf_artifact])
 
 
 @st.composite
@@ -111,7 +127,7 @@ def raw_records(draw: st.DrawFn, content: st.SearchStrategy[Any] = contents) -> 
         "kind": optional_texts,
         "score": scores,
         "inline": st.booleans(),
-        "artifact_constructor": optional_texts,
+        "artifact_constructor": artifact_constructors,
     }
     for name, strategy in optional.items():
         if draw(st.booleans()):
@@ -135,7 +151,7 @@ CORRUPTIONS: dict[str, st.SearchStrategy[object]] = {
     "updated_at": _bad_timestamps | st.just(_MISSING),
     "source": _bad_texts,
     "kind": _bad_texts,
-    "artifact_constructor": _bad_texts,
+    "artifact_constructor": st.one_of(st.text(max_size=5), st.integers(), st.lists(st.integers(), max_size=2)),
     "score": st.one_of(
         st.booleans(), st.sampled_from([math.nan, math.inf, -math.inf]),
         st.floats(min_value=1, exclude_min=True, allow_infinity=False),

@@ -49,6 +49,8 @@ class StoresAgree(RuleBasedStateMachine):
             SqliteStore(os.path.join(self.folder, "spool.db")),
         )
         self.model: dict[str, str] = {}
+        self.leftovers: set[str] = set()
+        self.swept = False
         self.readers: dict[str, tuple[SpoolReader, ...]] = {}
 
     def teardown(self) -> None:
@@ -72,6 +74,7 @@ class StoresAgree(RuleBasedStateMachine):
             )
             results.append(store.write(id, data))
         assert self._same(results) == ("ok", None)
+        self._first_write_sweeps()
         self.model[id] = text
         self.readers[id] = tuple(result.unwrap() for result in results)  # type: ignore[misc]
 
@@ -79,6 +82,13 @@ class StoresAgree(RuleBasedStateMachine):
     def write_bad_utf8(self, id: str, good: str, bad: bytes) -> None:
         outcomes = [_outcome(store.write(id, iter([good.encode(), bad]))) for store in self.stores]
         assert {outcome[0] for outcome in outcomes} == {NotUtf8.__name__}  # type: ignore[index]
+        self._first_write_sweeps()
+
+    def _first_write_sweeps(self) -> None:
+        # A process's first write to a folder removes the leftovers of killed writers.
+        if not self.swept:
+            self.leftovers.clear()
+            self.swept = True
 
     @rule(id=st.sampled_from(BAD_IDS), text=texts)
     def write_bad_id(self, id: str, text: str) -> None:
@@ -109,6 +119,30 @@ class StoresAgree(RuleBasedStateMachine):
             reader = result.unwrap()
             assert isinstance(reader, SpoolReader)
             assert reader.read_all().unwrap() == self.model[id]
+
+    @rule(name=st.sampled_from([".partial-dead", ".partial-abc123"]))
+    def a_killed_writer_left_its_file(self, name: str) -> None:
+        # What kill -9 mid-write leaves: a temporary file no live writer holds a lock on.
+        folder = self.stores[1]
+        assert isinstance(folder, FolderStore)
+        os.makedirs(folder.folder, exist_ok=True)
+        with open(os.path.join(folder.folder, name), "wb") as leftover:
+            leftover.write(b"torn")
+        self.leftovers.add(name)
+
+    @rule()
+    def remove_leftovers(self) -> None:
+        folder = self.stores[1]
+        assert isinstance(folder, FolderStore)
+        assert set(folder.remove_leftovers().unwrap()) == self.leftovers
+        self.leftovers.clear()
+
+    @invariant()
+    def only_values_and_leftovers_live_in_the_folder(self) -> None:
+        folder = self.stores[1]
+        assert isinstance(folder, FolderStore)
+        names = set(os.listdir(folder.folder)) if os.path.isdir(folder.folder) else set()
+        assert names == set(self.model) | self.leftovers
 
     @invariant()
     def readers_handed_out_earlier_see_the_current_value(self) -> None:

@@ -2,7 +2,7 @@
 
 Queries are dicts ``{"text": ..., "kind": ...}``; ``kind`` tells the test
 callbacks how to behave (deny, raise in execute, reject the result, abort during
-execute, fail an effect). The model is a few plain Python values following
+execute, assert_result, source naming or the effect, fail an effect). The model is a few plain Python values following
 DESIGN §5 step by step. Invariants run after every step.
 """
 
@@ -17,6 +17,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from returns.result import Failure, Success
 
 from thrift_fp.retrieval import (
+    Aborted,
     CancellationController,
     CancellationSignal,
     EffectFailed,
@@ -32,7 +33,12 @@ from thrift_fp.retrieval import (
 )
 
 Query = dict[str, str]
-KINDS = ("ok", "deny", "boom", "reject", "abort-during", "effect-boom")
+EARLY_KINDS = ("ok", "deny", "boom", "reject", "abort-during", "effect-boom")
+# An abort after execute, at each later boundary: the key stays reserved, nothing is counted.
+LATE_ABORTS = ("abort-in-assert", "abort-in-naming", "abort-in-effect")
+KINDS = (*EARLY_KINDS, *LATE_ABORTS)
+LATE_POINTS = {"abort-in-assert": "after-assert-result", "abort-in-naming": "after-source-naming",
+               "abort-in-effect": "after-effect"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +86,19 @@ class Harness:
     def assert_result(self, result: Found, query: Query, context: OperationContext[App]) -> None:
         if query["kind"] == "reject":
             raise ValueError("result rejected")
+        if query["kind"] == "abort-in-assert":
+            self.controller.abort("cancelled while checking")
+
+    def source_id(self, source: Doc, query: Query, sequence: int, context: OperationContext[App]) -> str:
+        if query["kind"] == "abort-in-naming":
+            self.controller.abort("cancelled while naming")
+        return f"{sequence}:{source.source_id}"
 
     def effect(self, receipt: Receipt[Query, Doc, Found], context: OperationContext[App]) -> dict[str, object]:
         if receipt.query["kind"] == "effect-boom":
             raise RuntimeError("effect failed")
+        if receipt.query["kind"] == "abort-in-effect":
+            self.controller.abort("cancelled in an effect")
         return {"sources": len(receipt.sources)}
 
     def definition(self) -> RetrievalDefinition[Query, Doc, Found, App]:
@@ -98,7 +113,7 @@ class Harness:
             assert_result=self.assert_result,
             sources=lambda result: result.sources,
             naming=SourceNaming(
-                source_id=lambda source, query, sequence, context: f"{sequence}:{source.source_id}",
+                source_id=self.source_id,
                 rename=lambda source, new_id: replace(source, source_id=new_id),
                 with_sources=lambda result, sources: Found(sources),
             ),
@@ -131,14 +146,19 @@ class Model:
         if kind == "deny":
             return "Unauthorized"
         if aborted_before:
-            return "Aborted"
+            return "Aborted@before-execute"
         self.seen.add(ident)
         if kind == "boom":
             return "ExecutionFailed"
         if kind == "abort-during":
-            return "Aborted"
+            return "Aborted@after-execute"
         if kind == "reject":
             return "InvalidResult"
+        if kind == "abort-in-naming" and not documents_for(text):
+            # Nothing to name, so naming never ran (and never aborted); the effect sees no abort either.
+            pass
+        elif kind in LATE_ABORTS:
+            return f"Aborted@{LATE_POINTS[kind]}"
         self.count += 1
         self.sources.extend(Doc(f"{self.count}:{d.source_id}", d.text) for d in documents_for(text))
         return "EffectFailed" if kind == "effect-boom" else "ok"
@@ -185,7 +205,7 @@ class RetrievalMachine(RuleBasedStateMachine):
 
         assert query == query_snapshot
         if expected in {"InvalidQuery", "DuplicateQuery", "BudgetExhausted", "Unauthorized"} or (
-            expected == "Aborted" and aborted_before
+            expected == "Aborted@before-execute"
         ):
             assert len(self.harness.executed) == executed_before, "a refused query reached execute"
         match outcome.result:
@@ -193,7 +213,8 @@ class RetrievalMachine(RuleBasedStateMachine):
                 assert expected == "ok", f"expected {expected}, got a receipt"
                 self.sequences.append(receipt.sequence)
             case Failure(error):
-                assert type(error).__name__ == expected, f"expected {expected}, got {error!r}"
+                name = f"Aborted@{error.point}" if isinstance(error, Aborted) else type(error).__name__
+                assert name == expected, f"expected {expected}, got {error!r}"
                 self._check_error(error)
 
     def _check_error(self, error: RetrievalError) -> None:

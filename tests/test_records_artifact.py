@@ -260,3 +260,48 @@ def test_a_raising_reader_becomes_store_failed_values_with_the_cause() -> None:
     assert to_snapshot(r).failure().reason == (
         "describe of id '<RaisingReader>' failed: the reader raised OSError: disk on fire"
     )
+
+
+# --- grep on RE2 (issue 11: ReDoS) ------------------------------------------------------------------
+
+# Each is exponential (or refused with an exception) on Python's backtracking `re`.
+_BOMBS = [r"(a+)+$", r"(a|a)+$", r"(a|aa)+$", r"(a*)*b", r"^(\w+\s?)*$", r"(.*a){20}", r"(a?){30}a{30}"]
+
+
+@pytest.mark.parametrize("pattern", _BOMBS)
+def test_patterns_exponential_on_re_complete_on_long_lines(pattern: str) -> None:
+    # No wall-clock assertion: on `re` the first line alone would take longer than the universe.
+    body = artifact("\n".join(["a" * 20_000 + "!", "a" * 30_000, "b" * 10]))
+    found = body.grep(pattern)
+    assert isinstance(found, Success) or isinstance(found.failure(), InvalidPattern)
+    if isinstance(found, Success):
+        assert all(re.fullmatch(r"a+!?|b+", line) for _, line in found.unwrap())
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["a{4294967296}", "a{1001}", "(" * 5_000 + "a" + ")" * 5_000, "(?:" * 3_000 + "a" + ")*" * 3_000,
+     "((a{100}){100}){100}", r"(a)\1", "(?<=a)b", "x" * 2_000_000, "\ud800", "[", "a**"],
+)
+def test_patterns_re_raises_on_are_completed_or_refused_as_values(pattern: str) -> None:
+    found = artifact("a" * 5000 + "\nb").grep(pattern)
+    assert isinstance(found, Success) or isinstance(found.failure(), InvalidPattern)
+    if isinstance(found, Failure):
+        assert len(found.failure().message) < 400
+
+
+def test_semantics_of_the_classic_bomb_on_re2() -> None:
+    body = artifact("aaaa!\naaaa\n")
+    assert body.grep(r"(a+)+$").unwrap() == ((1, "aaaa"),)
+    assert body.grep(re.compile(r"A+!", re.IGNORECASE)).unwrap() == ((0, "aaaa!"),)
+    assert isinstance(body.grep(re.compile("a", re.VERBOSE)).failure(), InvalidPattern)
+
+
+def test_a_reader_handing_out_lone_surrogates_is_grepped_not_crashed() -> None:
+    class SurrogateReader(BrokenReader):
+        def iter_lines(self) -> Iterator[Result[str, StoreError]]:
+            yield Success("ok \ud800\n")
+            yield Success("plain")
+
+    assert SpooledArtifact(SurrogateReader()).grep("ok").unwrap() == ((0, "ok \ud800"),)
+    assert SpooledArtifact(SurrogateReader()).grep("\ufffd").unwrap() == ((0, "ok \ud800"),)

@@ -80,7 +80,14 @@ def test_content_kinds_accepted() -> None:
 def test_negative_size_hints_are_rejected() -> None:
     reader = MemoryStore().write("doc-1", "x").unwrap()
     found = reasons(content=SpooledArtifact(reader, byte_length_hint=-1))
-    assert found["content"] == "spooled artifact's byte_length_hint must be a non-negative int, got -1"
+    assert found["content"] == "spooled artifact's byte_length_hint must be an int in [0, 2**63 - 1] or None, got -1"
+
+
+def test_size_hints_past_64_bits_are_rejected() -> None:
+    # Regression (issue 11): a hint of 2**1024 was accepted, then overflowed the handle text.
+    reader = MemoryStore().write("doc-1", "x").unwrap()
+    for hint in (2**63, 2**1024, 10**5000):
+        assert "must be an int in [0, 2**63 - 1]" in reasons(content=SpooledArtifact(reader, line_count_hint=hint))["content"]
 
 
 def test_trust_tier_has_no_default() -> None:
@@ -110,10 +117,16 @@ def test_score_bounds_are_inclusive_and_stored_as_float(value: float) -> None:
     assert score == value and isinstance(score, float)
 
 
-@pytest.mark.parametrize("name", ["source", "kind", "artifact_constructor"])
+@pytest.mark.parametrize("name", ["source", "kind"])
 @pytest.mark.parametrize("value", ["", 7, ["a"]])
 def test_optional_texts_must_be_non_empty_strings(name: str, value: object) -> None:
     assert name in reasons(**{name: value})
+
+
+@pytest.mark.parametrize("value", ["pdf", "", 7, ["a"]])
+def test_artifact_constructor_must_be_a_callable(value: object) -> None:
+    # Issue 11 changed this: a string name was accepted; the seed's resolver is a callable.
+    assert reasons(artifact_constructor=value)["artifact_constructor"].startswith("must be a callable")
 
 
 def test_none_means_absent_for_optional_fields() -> None:
@@ -163,7 +176,7 @@ def test_every_problem_is_reported_at_once_in_a_readable_message() -> None:
 
 def test_long_bad_values_are_shortened_in_messages() -> None:
     reason = reasons(id=["x" * 10_000])["id"]
-    assert len(reason) < 120 and reason.endswith("chars)")
+    assert len(reason) < 120 and "... (10000 chars)" in reason
 
 
 # --- timestamps -------------------------------------------------------------------------------
@@ -227,4 +240,4 @@ def test_integers_too_long_to_print_are_reported_not_raised(field: str) -> None:
 
 def test_out_of_range_epochs_are_shortened_in_messages() -> None:
     reason = reasons(created_at=10**300)["created_at"]
-    assert len(reason) < 200 and "chars)" in reason, reason
+    assert len(reason) < 200 and "an int of 997 bits" in reason, reason

@@ -22,6 +22,10 @@ from thrift_fp.tokens import Tokenizable, count_tokens
 from tests.test_records_artifact import BrokenReader
 
 
+class PdfArtifact(SpooledArtifact):
+    """A producer's artifact subclass: seed 003's `artifactConstructor` resolves to it."""
+
+
 def test_construction_from_a_raw_retrievable_with_every_field() -> None:
     # `new Retrievable(raw)` validated against `rawRetrievableSchema`.
     raw: RawRetrievable = {
@@ -34,12 +38,13 @@ def test_construction_from_a_raw_retrievable_with_every_field() -> None:
         "created_at": "2024-03-01T09:00:00Z",
         "updated_at": 1714564800,
         "inline": True,
-        "artifact_constructor": "pdf",
+        # Issue 11: a resolver (callable), not a string; a SpooledArtifact subclass is one.
+        "artifact_constructor": PdfArtifact,
     }
     r = parse_retrievable(raw).unwrap()
     assert isinstance(r, Retrievable)  # `Retrievable.isRetrievable(value)`
     assert (r.id, r.trust_tier, r.source, r.kind, r.score, r.inline, r.artifact_constructor) == (
-        "kb-policy-7", "first-party", "kb://policies/refunds", "policy", 0.93, True, "pdf",
+        "kb-policy-7", "first-party", "kb://policies/refunds", "policy", 0.93, True, PdfArtifact,
     )
 
 

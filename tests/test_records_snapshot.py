@@ -52,17 +52,20 @@ def round_trip(r: Retrievable, **kwargs: Any) -> Retrievable:
 
 
 def test_text_and_static_tokenizable_round_trip_with_every_field() -> None:
-    full: dict[str, Any] = {"source": "kb://7", "kind": "policy", "score": 0.25, "inline": True, "artifact_constructor": "pdf"}
+    full: dict[str, Any] = {"source": "kb://7", "kind": "policy", "score": 0.25, "inline": True,
+                            "artifact_constructor": SpooledArtifact}
     for content in ("text", Tokenizable("static")):
         r = record(content, **full)
-        back = round_trip(r)
+        back = round_trip(r, artifact_constructor=SpooledArtifact)
         assert back == r and type(back.content) is type(r.content)
 
 
-def test_folder_and_sqlite_spooled_bodies_reopen_from_their_path(tmp_path: Path) -> None:
+def test_folder_and_sqlite_spooled_bodies_reopen_through_their_store(tmp_path: Path) -> None:
+    # Issue 11 changed this: a snapshot used to reopen the path it names; now the store must be given.
     for store in (FolderStore(str(tmp_path / "f")), SqliteStore(str(tmp_path / "s.db"))):
         r = record(SpooledArtifact(store.write("doc", "body\n").unwrap(), 5, 1))
-        back = round_trip(r)
+        assert isinstance(from_snapshot(to_snapshot(r).unwrap()).failure(), UnresolvableReader)
+        back = round_trip(r, stores=[MemoryStore(), store])
         assert back == r
         assert isinstance(back.content, SpooledArtifact)
         assert back.content.as_string().unwrap() == "body\n"
@@ -97,7 +100,11 @@ def _valid_snapshot() -> dict[str, object]:
         ({"content": {"type": "video"}}, "content.type"),
         ({"content": {"type": "spooled", "reader": {"store": "folder"}}}, "content.reader"),
         ({"content": {"type": "spooled", "reader": {"store": "folder", "location": "/x", "id": "d"},
-                      "byte_length_hint": "7"}}, "content"),
+                      "byte_length_hint": "7"}}, "content.byte_length_hint"),
+        ({"content": {"type": "spooled", "reader": {"store": "folder", "location": "/x", "id": "d"},
+                      "line_count_hint": 2**1024}}, "content.line_count_hint"),
+        ({"content": {"type": "spooled", "reader": {"store": "folder", "location": "/x", "id": "d"},
+                      "byte_length_hint": True}}, "content.byte_length_hint"),
     ],
 )
 def test_malformed_snapshots_are_error_values(change: dict[str, object], field: str) -> None:
@@ -117,10 +124,56 @@ def test_snapshots_are_validated_again() -> None:
 def test_unknown_store_kinds_and_missing_values(tmp_path: Path) -> None:
     unknown = open_reader(ReaderDescriptor("s3", "bucket", "doc")).failure()
     assert isinstance(unknown, UnresolvableReader)
-    assert unknown.reason == "unknown store kind; pass a store with this kind and location in stores="
-    missing = open_reader(ReaderDescriptor("folder", str(tmp_path), "gone")).failure()
+    assert unknown.reason.startswith("no store with this kind and location was passed in stores=")
+    folder, database = FolderStore(str(tmp_path)), SqliteStore(str(tmp_path / "none.db"))
+    missing = open_reader(ReaderDescriptor("folder", folder.location, "gone"), [folder]).failure()
     assert isinstance(missing, ValueNotFound)
-    assert isinstance(open_reader(ReaderDescriptor("sqlite", str(tmp_path / "none.db"), "doc")).failure(), ValueNotFound)
+    assert isinstance(open_reader(ReaderDescriptor("sqlite", database.location, "doc"), [database]).failure(), ValueNotFound)
+    assert not (tmp_path / "none.db").exists()
+
+
+def _snapshot_naming(store: str, location: str, id: str) -> dict[str, object]:
+    return {**_valid_snapshot(), "content": {"type": "spooled", "reader": {"store": store, "location": location, "id": id},
+                                             "byte_length_hint": None, "line_count_hint": None}}
+
+
+@pytest.mark.parametrize("kind", ["folder", "sqlite"])
+def test_a_snapshot_naming_a_file_outside_every_given_store_reads_nothing(tmp_path: Path, kind: str) -> None:
+    # Regression (issue 11): from_snapshot opened whatever folder or database the snapshot named.
+    outside = tmp_path / "outside"
+    secret_folder = FolderStore(str(outside))
+    secret_db = SqliteStore(str(outside / "secret.db"))
+    secret_folder.write("secret", "api-key=hunter2")
+    secret_db.write("secret", "api-key=hunter2")
+    spool = FolderStore(str(tmp_path / "spool"))
+    given: list[ByteStore] = [spool, SqliteStore(str(tmp_path / "spool.db")), MemoryStore()]
+    location = secret_folder.location if kind == "folder" else secret_db.location
+    hostile = [
+        _snapshot_naming(kind, location, "secret"),
+        _snapshot_naming(kind, str(outside / "." / ""), "secret"),  # another spelling of the same place
+        _snapshot_naming("folder", spool.location, "../outside/secret"),  # escape from a given store
+    ]
+    for snapshot in hostile:
+        for stores in ([], given):
+            error = from_snapshot(snapshot, stores=stores).failure()
+            assert isinstance(error, UnresolvableReader | InvalidStoreId), error
+            assert "hunter2" not in error.message
+
+
+def test_a_store_whose_identity_raises_is_an_error_value() -> None:
+    calls: list[int] = []
+
+    class Hostile(MemoryStore):
+        @property
+        def kind(self) -> str:
+            # Python 3.11's protocol check reads the property once; the match reads it again.
+            calls.append(1)
+            if len(calls) > 1:
+                raise RuntimeError("no kind")
+            return "memory"
+
+    error = open_reader(ReaderDescriptor("memory", "m", "doc"), [Hostile()]).failure()
+    assert isinstance(error, StoreFailed) and "RuntimeError: no kind" in error.message
 
 
 # --- auto-spool -----------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 from thrift_fp._beartype import check_public
 from thrift_fp.records._artifact import SpooledArtifact
+from thrift_fp.records._constructor import ArtifactConstructor
 from thrift_fp.records._errors import (
+    ArtifactConstructorFailed,
     DuplicateRetrievableId,
     FieldProblem,
     InvalidLineRange,
@@ -36,6 +38,8 @@ from thrift_fp.records._timestamps import parse_timestamp
 
 __all__ = [
     "TRUST_TIERS",
+    "ArtifactConstructor",
+    "ArtifactConstructorFailed",
     "ByteStore",
     "DuplicateRetrievableId",
     "FieldProblem",

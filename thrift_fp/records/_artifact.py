@@ -5,7 +5,8 @@ without their breaks, numbered from 0. ``'a\\r\\nb\\n'`` has the lines ``('a', '
 
 - ``head(n)`` is ``lines[:n]``; ``tail(n)`` is ``lines[-n:]`` (``()`` for ``n == 0``);
 - ``cat(start, end)`` is ``lines[start:end]`` (``end=None`` means to the end);
-- ``grep(pattern)`` is ``((i, line) for i, line in enumerate(lines) if re.search(pattern, line))``.
+- ``grep(pattern)`` is ``((i, line) for i, line in enumerate(lines) if search(pattern, line))``, where
+  ``search`` is RE2's (linear time; see ``_regex``).
 
 Counts and bounds must be non-negative; a negative one is an ``InvalidLineRange`` value.
 """
@@ -13,17 +14,19 @@ Counts and bounds must be non-negative; a negative one is an ``InvalidLineRange`
 from __future__ import annotations
 
 import json
-import math
 import re
+import sys
 from collections import deque
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.records._errors import InvalidLineRange, InvalidPattern, RecordError, StoreError
+from thrift_fp._shown import shown
+from thrift_fp.records._errors import InvalidLineRange, RecordError, StoreError
 from thrift_fp.records._guard import guarded, guarded_lines
 from thrift_fp.records._lines import strip_line_end
 from thrift_fp.records._reader import SpoolReader
+from thrift_fp.records._regex import compile_pattern
 from thrift_fp.records._stream_count import StreamedCount, count_streamed
 from thrift_fp.tokens import TokenCount, TokenEncoding, get_encoding
 
@@ -58,7 +61,7 @@ class SpooledArtifact:
         'head: n must be >= 0, got -1'
         """
         if n < 0:
-            return Failure(InvalidLineRange("head", f"n must be >= 0, got {n}"))
+            return Failure(InvalidLineRange("head", f"n must be >= 0, got {shown(n)}"))
         return self._lines(0, n)
 
     def tail(self, n: int = 10) -> Result[tuple[str, ...], RecordError]:
@@ -69,8 +72,9 @@ class SpooledArtifact:
         ('a', 'b')
         """
         if n < 0:
-            return Failure(InvalidLineRange("tail", f"n must be >= 0, got {n}"))
-        kept: deque[str] = deque(maxlen=n)
+            return Failure(InvalidLineRange("tail", f"n must be >= 0, got {shown(n)}"))
+        # No body has more lines than sys.maxsize, and deque refuses a longer bound (tail(2**63)).
+        kept: deque[str] = deque(maxlen=min(n, sys.maxsize))
         for item in guarded_lines(self.reader):
             if isinstance(item, Failure):
                 return Failure(item.failure())
@@ -85,29 +89,33 @@ class SpooledArtifact:
         ('b', 'c')
         """
         if start < 0 or (end is not None and end < 0):
-            return Failure(InvalidLineRange("cat", f"start and end must be >= 0, got {start} and {end}"))
+            return Failure(InvalidLineRange("cat", f"start and end must be >= 0, got {shown(start)} and {shown(end)}"))
         return self._lines(start, end)
 
     def grep(self, pattern: str | re.Pattern[str]) -> Result[tuple[tuple[int, str], ...], RecordError]:
-        """``(index, line)`` for each line where ``re.search(pattern, line)`` matches.
+        """``(index, line)`` for each line where ``pattern`` matches, on the linear-time RE2 engine.
+
+        The pattern may come from a model, so it runs on RE2 (see ``_regex``): ``(a+)+$`` takes
+        linear time, and a pattern RE2 refuses (look-around, backreferences, a repeat over 1000)
+        is an ``InvalidPattern`` value.
 
         >>> from thrift_fp.records import MemoryStore
-        >>> SpooledArtifact(MemoryStore().write("x", "a").unwrap()).grep("(").failure().message
-        "grep pattern '(' is not a valid regular expression: missing ), unterminated subpattern at position 0"
+        >>> body = SpooledArtifact(MemoryStore().write("x", "a" * 5000 + "b").unwrap())
+        >>> body.grep("(a+)+$").unwrap()
+        ()
+        >>> body.grep("(").failure().message
+        "grep pattern '(' is not a valid regular expression: missing ): ("
         """
-        if isinstance(pattern, str):
-            try:
-                compiled = re.compile(pattern)
-            except re.error as exc:
-                return Failure(InvalidPattern(pattern, str(exc)))
-        else:
-            compiled = pattern
+        compiled = compile_pattern(pattern)
+        if isinstance(compiled, Failure):
+            return Failure(compiled.failure())
+        matches = compiled.unwrap()
         found: list[tuple[int, str]] = []
         for index, item in enumerate(guarded_lines(self.reader)):
             if isinstance(item, Failure):
                 return Failure(item.failure())
             line = strip_line_end(item.unwrap())
-            if compiled.search(line):
+            if matches(line):
                 found.append((index, line))
         return Success(tuple(found))
 
@@ -174,12 +182,13 @@ class SpooledArtifact:
         """
         sizes: list[str] = []
         if self.byte_length_hint is not None:
-            sizes.append(f"{self.byte_length_hint} bytes")
+            sizes.append(f"{_count(self.byte_length_hint)} bytes")
         if self.line_count_hint is not None:
-            sizes.append(f"{self.line_count_hint} lines")
+            sizes.append(f"{_count(self.line_count_hint)} lines")
         if encoding is not None and self.byte_length_hint is not None:
-            tokens = math.ceil(self.byte_length_hint / 3.5)
-            sizes.append(f"about {tokens} {encoding} tokens (estimated from size)")
+            # ceil(bytes / 3.5) in integers: a float division overflows past 2**1024.
+            tokens = -(-2 * self.byte_length_hint // 7)
+            sizes.append(f"about {_count(tokens)} {encoding} tokens (estimated from size)")
         size = ", ".join(sizes) if sizes else "size unknown"
         return f"[spooled artifact {json.dumps(call_id)}: {size}; read it with head, tail, grep or cat]"
 
@@ -194,3 +203,8 @@ class SpooledArtifact:
             if index >= start:
                 found.append(strip_line_end(item.unwrap()))
         return Success(tuple(found))
+
+
+def _count(value: int) -> str:
+    # parse_retrievable bounds hints to 64 bits; a directly built artifact may hold any int.
+    return str(value) if value.bit_length() <= 64 else shown(value)

@@ -5,28 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thrift_fp._errors import ThriftFpError
+from thrift_fp._shown import shown, shown_text
 from thrift_fp.tokens import TokenError
-
-# Long values are cut in messages so a bad multi-megabyte JSON field stays readable.
-_SHOWN_CHARS = 60
-_PRINTABLE_INT_BITS = 14_000
-
-
-def shown(value: object) -> str:
-    """A short ``repr`` of ``value`` for error messages.
-
-    >>> shown("x" * 100)[-20:]
-    'xxxxx... (102 chars)'
-    >>> shown(10**5000)
-    'an int of 16610 bits (too long to print)'
-    """
-    # Python refuses repr() of an int past 4300 digits (about 14284 bits); say how big it is instead.
-    if isinstance(value, int) and value.bit_length() > _PRINTABLE_INT_BITS:
-        return f"an int of {value.bit_length()} bits (too long to print)"
-    text = repr(value)
-    if len(text) <= _SHOWN_CHARS:
-        return text
-    return f"{text[:_SHOWN_CHARS]}... ({len(text)} chars)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +22,7 @@ class FieldProblem:
 
     @property
     def message(self) -> str:
-        return f"{self.field}: {self.reason}"
+        return f"{shown_text(self.field)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +113,7 @@ class StoreFailed(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"{self.operation} of id {shown(self.id)} failed: {self.reason}"
+        return f"{shown_text(self.operation)} of id {shown(self.id)} failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +130,7 @@ class LineOutOfRange(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"line {self.index} of {shown(self.id)} does not exist; it has {self.line_count} lines (0-based)"
+        return f"line {shown(self.index)} of {shown(self.id)} does not exist; it has {self.line_count} lines (0-based)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +209,7 @@ class InvalidSnapshot(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"invalid snapshot at {self.field}: {self.reason}"
+        return f"invalid snapshot at {shown_text(self.field)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +227,24 @@ class UnresolvableReader(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"cannot reopen {self.store} store at {shown(self.location)} for id {shown(self.id)}: {self.reason}"
+        return f"cannot reopen {shown_text(self.store)} store at {shown(self.location)} for id {shown(self.id)}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class ArtifactConstructorFailed(ThriftFpError):
+    """A record's artifact constructor raised, or built something that is not a valid artifact.
+
+    >>> ArtifactConstructorFailed("doc", "raised ValueError: no pages").message
+    "artifact constructor for retrievable 'doc' failed: raised ValueError: no pages"
+    """
+
+    id: str
+    reason: str
+    cause: BaseException | None = None
+
+    @property
+    def message(self) -> str:
+        return f"artifact constructor for retrievable {shown(self.id)} failed: {self.reason}"
 
 
 StoreError = InvalidStoreId | ValueNotFound | NotUtf8 | StoreFailed | LineOutOfRange
@@ -261,5 +258,6 @@ RecordError = (
     | InvalidLineRange
     | InvalidPattern
     | DuplicateRetrievableId
+    | ArtifactConstructorFailed
     | TokenError
 )

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp.records._errors import StoreError, StoreFailed, ValueNotFound
+from thrift_fp.records._leftovers import LOCKS_SUPPORTED, TEMP_PREFIX, creating_partial, own_partial, remove_leftovers
 from thrift_fp.records._reader import SpoolReader
 from thrift_fp.records._store import CHUNK_BYTES, StoreReader, Writable, check_id, checked_chunks
 
-# Temporary files start with '.', a prefix store ids may not use, so they never shadow a value.
-_TEMP_PREFIX = ".partial-"
+# Folders whose crash leftovers this process already removed (once each, at its first write there).
+_swept: set[str] = set()
+_swept_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +61,14 @@ class FolderStore:
             return checked
         try:
             os.makedirs(self.folder, exist_ok=True)
-            handle, temp = tempfile.mkstemp(prefix=_TEMP_PREFIX, dir=self.folder)
+        except OSError as exc:
+            return Failure(StoreFailed("write", id, f"cannot create a file in {self.folder!r}: {exc}", exc))
+        self._sweep_once()
+        try:
+            # Created and locked while no sweep runs: a live writer's file is never taken for a leftover.
+            with creating_partial(self.folder):
+                handle, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=self.folder)
+                own_partial(handle)
         except OSError as exc:
             return Failure(StoreFailed("write", id, f"cannot create a file in {self.folder!r}: {exc}", exc))
         try:
@@ -70,7 +80,11 @@ class FolderStore:
                     out.write(chunk.unwrap())
                 out.flush()
                 os.fsync(out.fileno())
-            os.replace(temp, self._path(id))
+                if LOCKS_SUPPORTED:
+                    # Renamed while still open, so the lock covers the file until it is no longer partial.
+                    os.replace(temp, self._path(id))
+            if not LOCKS_SUPPORTED:
+                os.replace(temp, self._path(id))  # Windows cannot rename an open file
             _sync_folder(self.folder)
         except OSError as exc:
             _discard(temp)
@@ -162,6 +176,34 @@ class FolderStore:
                 if not piece:
                     return
                 yield Success(piece)
+
+    def remove_leftovers(self) -> Result[tuple[str, ...], StoreError]:
+        """Delete the temporary files of writers that died mid-write (``kill -9``, power loss).
+
+        A writer holds an exclusive ``flock`` on its temporary file from creation until the file
+        is renamed into place, and the kernel drops that lock when the writer dies; so a
+        temporary file that can be locked has no live writer, and only such files are deleted.
+        This runs by itself at a process's first write to the folder. Returns the removed names.
+        (Without ``fcntl``, as on Windows, nothing is removed.)
+
+        >>> import os, tempfile
+        >>> store = FolderStore(tempfile.mkdtemp())
+        >>> open(os.path.join(store.folder, ".partial-dead"), "w").close()  # a killed writer's file
+        >>> store.remove_leftovers().unwrap()
+        ('.partial-dead',)
+        """
+        try:
+            return Success(remove_leftovers(self.folder))
+        except OSError as exc:
+            return Failure(StoreFailed("clean up", TEMP_PREFIX + "*", str(exc), exc))
+
+    def _sweep_once(self) -> None:
+        with _swept_lock:
+            if self.folder in _swept:
+                return
+            _swept.add(self.folder)
+        # Best effort: leftovers waste space but never shadow a value, so a failure here is not the write's.
+        self.remove_leftovers()
 
     def _path(self, id: str) -> str:
         return os.path.join(self.folder, id)

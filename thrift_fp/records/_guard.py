@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import shown_exception
 from thrift_fp.records._errors import StoreError, StoreFailed
 from thrift_fp.records._reader import ReaderDescriptor, SpoolReader
 
@@ -18,7 +19,7 @@ _Value = TypeVar("_Value")
 
 
 def _failed(reader: SpoolReader, operation: str, exc: Exception) -> StoreFailed:
-    return StoreFailed(operation, f"<{type(reader).__name__}>", f"the reader raised {type(exc).__name__}: {exc}", exc)
+    return StoreFailed(operation, f"<{type(reader).__name__}>", f"the reader raised {shown_exception(exc)}", exc)
 
 
 def guarded(reader: SpoolReader, operation: str, call: Callable[[], Result[_Value, StoreError]]) -> Result[_Value, StoreError]:
@@ -70,4 +71,4 @@ def guarded_store(operation: str, id: str, call: Callable[[], Result[_Value, Sto
     try:
         return call()
     except Exception as exc:  # noqa: BLE001 - a caller-supplied store is a user callback; keep the cause
-        return Failure(StoreFailed(operation, id, f"the store raised {type(exc).__name__}: {exc}", exc))
+        return Failure(StoreFailed(operation, id, f"the store raised {shown_exception(exc)}", exc))

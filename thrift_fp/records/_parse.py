@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Final, Required, TypedDict, TypeVar
+from typing import Any, Final, Required, TypedDict, TypeVar
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp.records._artifact import SpooledArtifact
-from thrift_fp.records._errors import FieldProblem, InvalidRetrievable, shown
+from thrift_fp.records._constructor import ArtifactConstructor, hint_problem
+from thrift_fp._shown import shown
+from thrift_fp.records._errors import FieldProblem, InvalidRetrievable
 from thrift_fp.records._retrievable import Retrievable
 from thrift_fp.records._tier import TRUST_TIERS, TrustTier
 from thrift_fp.records._timestamps import parse_timestamp
@@ -35,7 +37,7 @@ class RawRetrievable(TypedDict, total=False):
     kind: str | None
     score: float | int | None
     inline: bool
-    artifact_constructor: str | None
+    artifact_constructor: ArtifactConstructor | None
 
 
 FIELDS: Final = (
@@ -65,7 +67,7 @@ _Value = TypeVar("_Value")
 
 # Module level, not nested: the beartype claw re-decorates a nested def on every call.
 def _take(
-    raw: Mapping[str, object],
+    raw: Mapping[Any, object],  # any keys: unknown ones are reported, never trusted to be str
     problems: list[FieldProblem],
     name: str,
     check: Callable[[object], Result[_Value, str]],
@@ -117,7 +119,7 @@ def parse_retrievable(raw: RawRetrievable | Mapping[str, object] | object) -> Re
     kind = _take(raw, problems, "kind", _optional_text)
     score = _take(raw, problems, "score", _check_score)
     inline = _take(raw, problems, "inline", _check_inline)
-    artifact_constructor = _take(raw, problems, "artifact_constructor", _optional_text)
+    artifact_constructor = _take(raw, problems, "artifact_constructor", _check_constructor)
     if problems or id_ is None or content is None or tier is None or created_at is None or updated_at is None:
         return Failure(InvalidRetrievable(tuple(problems)))
     return Success(
@@ -137,7 +139,7 @@ def parse_retrievable(raw: RawRetrievable | Mapping[str, object] | object) -> Re
 
 
 def _unknown(key: object) -> FieldProblem:
-    name = key if isinstance(key, str) else repr(key)
+    name = key if isinstance(key, str) else shown(key)
     hint = _SEED_SPELLINGS.get(name)
     if hint is not None:
         return FieldProblem(name, f"unknown field; did you mean {hint!r}?")
@@ -163,10 +165,21 @@ def _check_content(value: object) -> Result[str | Tokenizable | SpooledArtifact,
         return Success(value)
     if isinstance(value, SpooledArtifact):
         for name, hint in (("byte_length_hint", value.byte_length_hint), ("line_count_hint", value.line_count_hint)):
-            if hint is not None and (isinstance(hint, bool) or hint < 0):
-                return Failure(f"spooled artifact's {name} must be a non-negative int, got {hint!r}")
+            problem = hint_problem(name, hint)
+            if problem is not None:
+                return Failure(f"spooled artifact's {problem}")
         return Success(value)
     return Failure(f"must be a non-empty string, a Tokenizable or a SpooledArtifact, got {type(value).__name__} {shown(value)}")
+
+
+def _check_constructor(value: object) -> Result[ArtifactConstructor, str]:
+    # A string named a constructor in the first reading of the seed; a resolver is code, not a name.
+    if callable(value) and not isinstance(value, str):
+        return Success(value)
+    return Failure(
+        "must be a callable (reader, byte_length_hint, line_count_hint) -> SpooledArtifact, "
+        f"such as a SpooledArtifact subclass; got {type(value).__name__} {shown(value)}"
+    )
 
 
 def _check_tier(value: object) -> Result[TrustTier, str]:

@@ -15,9 +15,8 @@ from thrift_fp.records._errors import StoreError
 class ReaderDescriptor:
     """Where a reader's bytes live: a store kind, the store's location and the id inside it.
 
-    A descriptor is resolved back to a reader by opening the store (``folder``: the folder path,
-    ``sqlite``: the database file) and reading ``id``; a ``memory`` store lives only in its process,
-    so resolving one needs that store object (see ``from_snapshot``).
+    A descriptor is data: it is resolved back to a reader only through a store object the caller
+    passes in with the same kind and location (see ``open_reader``), never by opening the path.
 
     >>> ReaderDescriptor("folder", "/srv/spool", "doc-1").to_json()
     {'store': 'folder', 'location': '/srv/spool', 'id': 'doc-1'}

@@ -7,7 +7,9 @@ from datetime import datetime
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import shown
 from thrift_fp.records._artifact import SpooledArtifact
+from thrift_fp.records._constructor import ArtifactConstructor
 from thrift_fp.records._errors import RecordError
 from thrift_fp.records._tier import TrustTier
 from thrift_fp.tokens import TokenCount, Tokenizable, count_tokens
@@ -40,7 +42,7 @@ class Retrievable:
     kind: str | None = None
     score: float | None = None
     inline: bool = False
-    artifact_constructor: str | None = None
+    artifact_constructor: ArtifactConstructor | None = None
 
     @property
     def handle_mode(self) -> bool:
@@ -108,5 +110,5 @@ class Retrievable:
     def __str__(self) -> str:
         rendered = self.rendered_body("cl100k_base")
         if isinstance(rendered, Failure):
-            return f"[retrievable {self.id!r} could not be rendered: {rendered.failure().message}]"
+            return f"[retrievable {shown(self.id)} could not be rendered: {rendered.failure().message}]"
         return rendered.unwrap()

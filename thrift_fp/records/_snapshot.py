@@ -4,16 +4,19 @@ Layout (``format`` names the version)::
 
     {"format": "thrift_fp.retrievable/1", "id": ..., "trust_tier": ...,
      "created_at": "<ISO-8601, UTC>", "updated_at": "...", "source": ..., "kind": ...,
-     "score": ..., "inline": ..., "artifact_constructor": ...,
+     "score": ..., "inline": ..., "artifact_constructor": <its qualified name> | null,
      "content": {"type": "text", "text": ...}
               | {"type": "tokenizable", "text": ...}
               | {"type": "spooled", "reader": {"store": ..., "location": ..., "id": ...},
                  "byte_length_hint": ..., "line_count_hint": ...}}
 
 A spooled body is written as its reader's descriptor, never as its bytes; ``from_snapshot``
-reopens it (see ``open_reader``). A dynamic ``Tokenizable`` is code, not data, and a reader that
+reopens it through a store the caller passes in, never by opening the path it names
+(see ``open_reader``). A dynamic ``Tokenizable`` is code, not data, and a reader that
 cannot describe itself names no place to reopen: both are ``SnapshotUnsupported`` values rather
-than a snapshot that would come back different.
+than a snapshot that would come back different. For the same reason a record's
+``artifact_constructor`` (code) is written only as its name, to say that the caller must pass
+the resolver back to ``from_snapshot``; the name is never imported.
 """
 
 from __future__ import annotations
@@ -22,14 +25,14 @@ from collections.abc import Iterable, Mapping
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import shown, shown_exception
 from thrift_fp.records._artifact import SpooledArtifact
-from thrift_fp.records._errors import InvalidSnapshot, RecordError, SnapshotUnsupported, UnresolvableReader, shown
-from thrift_fp.records._folder_store import FolderStore
+from thrift_fp.records._constructor import ArtifactConstructor, build_artifact, constructor_name, hint_problem
+from thrift_fp.records._errors import InvalidSnapshot, RecordError, SnapshotUnsupported, StoreFailed, UnresolvableReader
 from thrift_fp.records._guard import guarded_describe, guarded_store
 from thrift_fp.records._parse import parse_retrievable
 from thrift_fp.records._reader import ReaderDescriptor, SpoolReader
 from thrift_fp.records._retrievable import Retrievable
-from thrift_fp.records._sqlite_store import SqliteStore
 from thrift_fp.records._store import ByteStore
 from thrift_fp.tokens import Tokenizable
 
@@ -82,15 +85,26 @@ def to_snapshot(record: Retrievable) -> Result[dict[str, object], SnapshotUnsupp
             "kind": record.kind,
             "score": record.score,
             "inline": record.inline,
-            "artifact_constructor": record.artifact_constructor,
+            "artifact_constructor": (
+                None if record.artifact_constructor is None else constructor_name(record.artifact_constructor)
+            ),
         }
     )
 
 
-def from_snapshot(snapshot: object, *, stores: Iterable[ByteStore] = ()) -> Result[Retrievable, RecordError]:
+def from_snapshot(
+    snapshot: object,
+    *,
+    stores: Iterable[ByteStore] = (),
+    artifact_constructor: ArtifactConstructor | None = None,
+) -> Result[Retrievable, RecordError]:
     """Rebuild a retrievable from ``to_snapshot`` output, validating it again.
 
-    Spooled content is reopened through ``open_reader(descriptor, stores)``.
+    Spooled content is reopened only through ``stores`` (see ``open_reader``): a snapshot is
+    data, and the path it names is never opened unless the caller handed over that store.
+    A record that had an ``artifact_constructor`` needs it passed back as ``artifact_constructor``
+    (a snapshot holds no code); its spooled artifact is rebuilt through it, keeping its type. A
+    record without one ignores it.
 
     >>> from thrift_fp.records import MemoryStore, SpooledArtifact, parse_retrievable
     >>> store = MemoryStore()
@@ -108,46 +122,65 @@ def from_snapshot(snapshot: object, *, stores: Iterable[ByteStore] = ()) -> Resu
         return Failure(InvalidSnapshot("(snapshot)", f"expected an object, got {type(snapshot).__name__}"))
     if snapshot.get("format") != SNAPSHOT_FORMAT:
         return Failure(InvalidSnapshot("format", f"expected {SNAPSHOT_FORMAT!r}, got {shown(snapshot.get('format'))}"))
-    content = _decode_content(snapshot.get("content"), tuple(stores))
+    named = snapshot.get("artifact_constructor")
+    if named is not None and not isinstance(named, str):
+        return Failure(InvalidSnapshot("artifact_constructor", f"expected a name or null, got {shown(named)}"))
+    if named is not None and artifact_constructor is None:
+        reason = f"the record was built by artifact constructor {shown(named)}; pass it as artifact_constructor="
+        return Failure(InvalidSnapshot("artifact_constructor", reason))
+    resolver = artifact_constructor if named is not None else None
+    id_ = snapshot.get("id")
+    content = _decode_content(snapshot.get("content"), tuple(stores), id_ if isinstance(id_, str) else "", resolver)
     if isinstance(content, Failure):
         return content
     raw = {key: value for key, value in snapshot.items() if key != "format"}
     raw["content"] = content.unwrap()
+    raw["artifact_constructor"] = resolver
     parsed: Result[Retrievable, RecordError] = parse_retrievable(raw)
     return parsed
 
 
 def open_reader(descriptor: ReaderDescriptor, stores: Iterable[ByteStore] = ()) -> Result[SpoolReader, RecordError]:
-    """The reader a descriptor names: a given store with the same kind and location first, else
-    a ``folder`` or ``sqlite`` store opened at the location. A ``memory`` store must be given.
+    """The reader a descriptor names, read through the given store with the same kind and location.
 
-    >>> import tempfile
+    A descriptor is data, often from an untrusted snapshot, so it is never used to open a path
+    (that would let a snapshot read any file this process can read): only a store the caller
+    passes in may serve it, matched by its ``kind`` and ``location``. Inside that store the id
+    obeys ``check_id``, so it cannot leave the store either.
+
+    >>> import os, tempfile
     >>> from thrift_fp.records import FolderStore
-    >>> folder = tempfile.mkdtemp()
-    >>> _ = FolderStore(folder).write("doc", "kept")
-    >>> open_reader(ReaderDescriptor("folder", folder, "doc")).unwrap().read_all().unwrap()
+    >>> store = FolderStore(tempfile.mkdtemp())
+    >>> _ = store.write("doc", "kept")
+    >>> open_reader(ReaderDescriptor("folder", store.location, "doc"), [store]).unwrap().read_all().unwrap()
     'kept'
+    >>> print(open_reader(ReaderDescriptor("folder", "/etc", "passwd"), [store]).failure().message)
+    cannot reopen folder store at '/etc' for id 'passwd': no store with this kind and location was passed in stores=; a snapshot never opens a path by itself
     """
-    for store in stores:
-        if store.kind == descriptor.store and store.location == descriptor.location:
+    offered: tuple[object, ...] = tuple(stores)
+    for index, store in enumerate(offered):
+        try:
+            # beartype samples one element of an iterable; every element is checked here.
+            if not isinstance(store, ByteStore):
+                reason = f"stores[{index}] is a {type(store).__qualname__}, not a ByteStore"
+                return Failure(UnresolvableReader(descriptor.store, descriptor.location, descriptor.id, reason))
+            matches = store.kind == descriptor.store and store.location == descriptor.location
+        except Exception as exc:  # noqa: BLE001 - a caller-supplied store is a user callback; keep the cause
+            return Failure(StoreFailed("read", descriptor.id, f"the store raised {shown_exception(exc)}", exc))
+        if matches:
             given: Result[SpoolReader, RecordError] = guarded_store("read", descriptor.id, lambda: store.read(descriptor.id))
             return given
-    opened: Result[SpoolReader, RecordError]
-    if descriptor.store == "folder":
-        opened = FolderStore(descriptor.location).read(descriptor.id)
-    elif descriptor.store == "sqlite":
-        opened = SqliteStore(descriptor.location).read(descriptor.id)
-    else:
-        reason = (
-            "a memory store lives only in its process; pass it in stores="
-            if descriptor.store == "memory"
-            else "unknown store kind; pass a store with this kind and location in stores="
-        )
-        opened = Failure(UnresolvableReader(descriptor.store, descriptor.location, descriptor.id, reason))
-    return opened
+    reason = (
+        "a memory store lives only in its process; pass it in stores="
+        if descriptor.store == "memory"
+        else "no store with this kind and location was passed in stores=; a snapshot never opens a path by itself"
+    )
+    return Failure(UnresolvableReader(descriptor.store, descriptor.location, descriptor.id, reason))
 
 
-def _decode_content(value: object, stores: tuple[ByteStore, ...]) -> Result[object, RecordError]:
+def _decode_content(
+    value: object, stores: tuple[ByteStore, ...], record_id: str, resolver: ArtifactConstructor | None
+) -> Result[object, RecordError]:
     if not isinstance(value, Mapping):
         return Failure(InvalidSnapshot("content", f"expected an object, got {type(value).__name__}"))
     kind = value.get("type")
@@ -161,14 +194,18 @@ def _decode_content(value: object, stores: tuple[ByteStore, ...]) -> Result[obje
     reader = value.get("reader")
     if not isinstance(reader, Mapping) or not all(isinstance(reader.get(key), str) for key in ("store", "location", "id")):
         return Failure(InvalidSnapshot("content.reader", f"expected {{'store', 'location', 'id'}} strings, got {shown(reader)}"))
-    hints = (value.get("byte_length_hint"), value.get("line_count_hint"))
-    if not all(hint is None or (isinstance(hint, int) and not isinstance(hint, bool)) for hint in hints):
-        return Failure(InvalidSnapshot("content", f"size hints must be integers or null, got {shown(hints)}"))
+    byte_hint, line_hint = value.get("byte_length_hint"), value.get("line_count_hint")
+    for name, hint in (("byte_length_hint", byte_hint), ("line_count_hint", line_hint)):
+        problem = hint_problem(name, hint)
+        if problem is not None:
+            return Failure(InvalidSnapshot(f"content.{name}", problem))
+    byte_length = byte_hint if isinstance(byte_hint, int) else None
+    line_count = line_hint if isinstance(line_hint, int) else None
     descriptor = ReaderDescriptor(str(reader["store"]), str(reader["location"]), str(reader["id"]))
-    return open_reader(descriptor, stores).map(
-        lambda opened: SpooledArtifact(
-            opened,
-            byte_length_hint=hints[0] if isinstance(hints[0], int) else None,
-            line_count_hint=hints[1] if isinstance(hints[1], int) else None,
-        )
-    )
+    opened = open_reader(descriptor, stores)
+    if isinstance(opened, Failure):
+        return Failure(opened.failure())
+    if resolver is None:
+        return Success(SpooledArtifact(opened.unwrap(), byte_length, line_count))
+    built: Result[object, RecordError] = build_artifact(record_id, resolver, opened.unwrap(), byte_length, line_count)
+    return built

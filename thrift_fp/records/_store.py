@@ -9,6 +9,7 @@ from typing import Final, Protocol, runtime_checkable
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import shown_exception
 from thrift_fp.records._errors import (
     InvalidStoreId,
     LineOutOfRange,
@@ -128,7 +129,7 @@ def checked_chunks(id: str, data: Writable) -> Iterator[Result[bytes, StoreError
         except StopIteration:
             break
         except Exception as exc:  # noqa: BLE001 - the caller's iterable is a user callback; keep the cause
-            yield Failure(StoreFailed("write", id, f"the byte iterable raised {type(exc).__name__}: {exc}", exc))
+            yield Failure(StoreFailed("write", id, f"the byte iterable raised {shown_exception(exc)}", exc))
             return
         if not isinstance(piece, bytes):
             yield Failure(StoreFailed("write", id, f"the byte iterable yielded {type(piece).__name__}, not bytes"))

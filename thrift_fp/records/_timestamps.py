@@ -21,7 +21,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.records._errors import shown
+from thrift_fp._shown import shown, shown_exception
 
 MILLISECONDS_THRESHOLD: Final = 1e11
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
@@ -53,11 +53,11 @@ def parse_timestamp(value: object) -> Result[datetime, str]:
 
 def _from_datetime(value: datetime) -> Result[datetime, str]:
     if value.tzinfo is None or value.utcoffset() is None:
-        return Failure(f"naive datetime {value} has no timezone; attach one (e.g. tzinfo=UTC)")
+        return Failure(f"naive datetime {datetime.isoformat(value, ' ')} has no timezone; attach one (e.g. tzinfo=UTC)")
     try:
         return Success(value.astimezone(UTC))
     except (OverflowError, ValueError) as exc:
-        return Failure(f"datetime {value} cannot be expressed in UTC: {exc}")
+        return Failure(f"datetime {datetime.isoformat(value, ' ')} cannot be expressed in UTC: {shown_exception(exc)}")
 
 
 def _from_epoch(value: int | float) -> Result[datetime, str]:
@@ -69,7 +69,7 @@ def _from_epoch(value: int | float) -> Result[datetime, str]:
         return Success(_EPOCH + offset)
     except OverflowError as exc:
         unit = "milliseconds" if milliseconds else "seconds"
-        return Failure(f"epoch value {shown(value)} ({unit}) is out of the representable range: {exc}")
+        return Failure(f"epoch value {shown(value)} ({unit}) is out of the representable range")
 
 
 def _from_iso(value: str) -> Result[datetime, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thrift_fp._errors import ThriftFpError
+from thrift_fp._shown import shown
 from thrift_fp.records import RecordError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
@@ -25,14 +26,6 @@ class WeakNonceKey(ThriftFpError):
         )
 
 
-def _shown(value: object) -> str:
-    """A short, always-renderable form of a caller's value (never an unbounded ``repr``)."""
-    if isinstance(value, str):
-        text = repr(value[:60] + "…" if len(value) > 60 else value)
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return f"a {type(value).__name__}"
-
-
 @dataclass(frozen=True, slots=True)
 class InvalidFields(ThriftFpError):
     """A ``fields=`` selection naming something that is not a field, or a field twice."""
@@ -42,7 +35,7 @@ class InvalidFields(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"fields: {_shown(self.name)} {self.problem}"
+        return f"fields: {shown(self.name)} {self.problem}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +46,7 @@ class DuplicateRecordId(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"record id {self.record_id!r} appears more than once"
+        return f"record id {shown(self.record_id)} appears more than once"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +89,7 @@ class BodyUnavailable(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"body of record {self.record_id!r} is unavailable: {self.error.message}"
+        return f"body of record {shown(self.record_id)} is unavailable: {self.error.message}"
 
     @property
     def cause(self) -> BaseException | None:

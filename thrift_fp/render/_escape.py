@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from thrift_fp._shown import shown
+
 # "&" first, so the entities the later replacements introduce are not escaped twice.
 _ENTITIES: Final = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"))
 # Outside quotes, spaces and these would end the value, start another attribute or look like markup.
@@ -22,7 +24,8 @@ def escape_attribute(value: str | int | float) -> str:
     >>> escape_attribute("line\\nbreak\\u200b"), escape_attribute(0.25)
     ('line&#xa;break&#x200b;', '0.25')
     """
-    text = value if isinstance(value, str) else str(value)
+    # shown(): an int past Python's 4300-digit str() limit is described, not printed (str raises).
+    text = value if isinstance(value, str) else shown(value) if isinstance(value, int) else str(value)
     for raw, entity in _ENTITIES:
         text = text.replace(raw, entity)
     if text.isprintable():

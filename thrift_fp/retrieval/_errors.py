@@ -10,19 +10,23 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from thrift_fp._errors import ThriftFpError
+from thrift_fp._shown import shown, shown_exception, shown_text
 from thrift_fp.retrieval._receipt import Receipt
 
 
+# A message builder is the definition author's code, but it may quote the (hostile) query.
+CUSTOM_MESSAGE_CHARS = 1000
+
+
 def describe_exception(exc: BaseException) -> str:
-    """A one-line description of a raised exception, for error messages.
+    """A one-line description of a raised exception, for error messages (see ``shown_exception``).
 
     >>> describe_exception(ValueError("empty query"))
     'ValueError: empty query'
     >>> describe_exception(KeyError())
     'KeyError'
     """
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return shown_exception(exc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +45,7 @@ class NotCanonical(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"{self.path} ({self.type_name}): {self.reason}"
+        return f"{shown_text(self.path, 200)} ({shown_text(self.type_name)}): {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +62,7 @@ class PrepareFailed(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: prepare failed: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: prepare failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +79,7 @@ class InvalidQuery(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: invalid query: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: invalid query: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +96,7 @@ class KeyFailed(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: key function failed: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: key function failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +120,9 @@ class DuplicateQuery(ThriftFpError):
     @property
     def message(self) -> str:
         if self.custom_message is not None:
-            return self.custom_message
+            return shown_text(self.custom_message, CUSTOM_MESSAGE_CHARS)
         return (
-            f"retrieval {self.definition_id!r}: duplicate query {self.key}: "
+            f"retrieval {shown(self.definition_id)}: duplicate query {shown_text(self.key)}: "
             "each query runs once per request"
         )
 
@@ -138,7 +142,7 @@ class LimitFailed(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: limit failed for query {self.key}: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: limit failed for query {shown_text(self.key)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,10 +163,10 @@ class BudgetExhausted(ThriftFpError):
     @property
     def message(self) -> str:
         if self.custom_message is not None:
-            return self.custom_message
+            return shown_text(self.custom_message, CUSTOM_MESSAGE_CHARS)
         return (
-            f"retrieval {self.definition_id!r}: query budget exhausted "
-            f"({self.query_count} of {self.limit} used); refused query {self.key}"
+            f"retrieval {shown(self.definition_id)}: query budget exhausted "
+            f"({shown(self.query_count)} of {shown(self.limit)} used); refused query {shown_text(self.key)}"
         )
 
 
@@ -181,32 +185,37 @@ class Unauthorized(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: query {self.key} not authorized: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: query {shown_text(self.key)} not authorized: {self.reason}"
 
 
-AbortPoint = Literal["before-execute", "after-execute"]
+AbortPoint = Literal["before-execute", "after-execute", "after-assert-result", "after-source-naming", "after-effect"]
 
 
 @dataclass(frozen=True, slots=True)
 class Aborted(ThriftFpError):
     """The operation's signal was aborted.
 
-    ``before-execute``: nothing was reserved. ``after-execute``: the key stays
-    reserved and the result was discarded.
+    ``before-execute``: nothing was reserved. At every later point (``after-execute``,
+    ``after-assert-result``, ``after-source-naming``, ``after-effect`` with ``effect_id``) the key
+    stays reserved and the result is discarded: nothing is counted, no source is added.
 
     >>> Aborted("docs", '"Agent"', "before-execute", "user left").message
     'retrieval \\'docs\\': aborted before-execute for query "Agent": user left'
+    >>> Aborted("docs", '"Agent"', "after-effect", None, "audit").message
+    'retrieval \\'docs\\': aborted after-effect \\'audit\\' for query "Agent": no reason given'
     """
 
     definition_id: str
     key: str
     point: AbortPoint
     reason: str | None
+    effect_id: str | None = None
 
     @property
     def message(self) -> str:
-        why = self.reason if self.reason is not None else "no reason given"
-        return f"retrieval {self.definition_id!r}: aborted {self.point} for query {self.key}: {why}"
+        why = shown_text(self.reason, CUSTOM_MESSAGE_CHARS) if self.reason is not None else "no reason given"
+        where = self.point if self.effect_id is None else f"{self.point} {shown(self.effect_id)}"
+        return f"retrieval {shown(self.definition_id)}: aborted {where} for query {shown_text(self.key)}: {why}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +233,7 @@ class ExecutionFailed(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: execute failed for query {self.key}: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: execute failed for query {shown_text(self.key)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +253,7 @@ class InvalidResult(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: result for query {self.key} rejected: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: result for query {shown_text(self.key)} rejected: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +271,7 @@ class SourceIdFailed(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: naming sources for query {self.key} failed: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: naming sources for query {shown_text(self.key)} failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +292,7 @@ class ClockFailed(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"retrieval {self.definition_id!r}: clock failed: {self.reason}"
+        return f"retrieval {shown(self.definition_id)}: clock failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,8 +318,8 @@ class EffectFailed(ThriftFpError):
     @property
     def message(self) -> str:
         return (
-            f"retrieval {self.definition_id!r}: effect {self.effect_id!r} failed "
-            f"for query {self.key}: {self.reason}"
+            f"retrieval {shown(self.definition_id)}: effect {shown(self.effect_id)} failed "
+            f"for query {shown_text(self.key)}: {self.reason}"
         )
 
 

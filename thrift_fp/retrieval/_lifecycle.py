@@ -22,6 +22,7 @@ from returns.pipeline import flow
 from returns.pointfree import bind
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import shown
 from thrift_fp.retrieval._canonical import canonical_key
 from thrift_fp.retrieval._context import OperationContext
 from thrift_fp.retrieval._definition import RetrievalDefinition, RetrievalEffect
@@ -114,10 +115,11 @@ class _Read(Generic[_Query, _Source, _Result]):
 
 @dataclass(frozen=True, slots=True)
 class _Accepted(Generic[_Query, _Source, _Result]):
-    """A counted success: its receipt and the counted state."""
+    """A counted success: its receipt, the counted state, and the reserved state an abort hands back."""
 
     receipt: Receipt[_Query, _Source, _Result]
     state: RetrievalState[_Source]
+    reserved: RetrievalState[_Source]
 
 
 def _aware(value: object) -> Result[datetime, str]:
@@ -241,7 +243,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             return Failure(_Halt(error, keyed.state))
         limit: object = limited.unwrap()
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-            reason = f"returned {limit!r}, not a non-negative int"
+            reason = f"returned {shown(limit)}, not a non-negative int"
             return Failure(_Halt(LimitFailed(self.definition.id, keyed.key, reason), keyed.state))
         count = keyed.state.query_count
         if count < limit:
@@ -266,10 +268,12 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             )
         )
 
-    def _unless_aborted(self, key: str, point: AbortPoint, state: RetrievalState[_Source]) -> Result[None, _Halt[_Source]]:
+    def _unless_aborted(
+        self, key: str, point: AbortPoint, state: RetrievalState[_Source], effect_id: str | None = None
+    ) -> Result[None, _Halt[_Source]]:
         signal = self.context.signal
         if signal.aborted:
-            return Failure(_Halt(Aborted(self.definition.id, key, point, signal.reason), state))
+            return Failure(_Halt(Aborted(self.definition.id, key, point, signal.reason, effect_id), state))
         return Success(None)
 
     def check_not_aborted(self, keyed: _Keyed[_Query, _Source]) -> Result[_Keyed[_Query, _Source], _Halt[_Source]]:
@@ -325,16 +329,31 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
 
     def check_result(
         self, executed: _Executed[_Query, _Source, _Result]
+    ) -> Result[_Executed[_Query, _Source, _Result], _Halt[_Source]]:
+        """Step 8a: ``assert_result``; a raise is ``InvalidResult``."""
+        keyed = executed.keyed
+        assert_result = self.definition.assert_result
+        if assert_result is None:
+            return Success(executed)
+        asserted = attempt(lambda: assert_result(executed.result, keyed.query, self.context))
+        if isinstance(asserted, Failure):
+            exc = asserted.failure()
+            return Failure(self._invalid_result(keyed, describe_exception(exc), exc))
+        return Success(executed)
+
+    def check_wanted_after_result(
+        self, executed: _Executed[_Query, _Source, _Result]
+    ) -> Result[_Executed[_Query, _Source, _Result], _Halt[_Source]]:
+        """After ``assert_result``: an aborted signal discards the result; the key stays reserved."""
+        keyed = executed.keyed
+        return self._unless_aborted(keyed.key, "after-assert-result", keyed.state).map(lambda _: executed)
+
+    def read_sources(
+        self, executed: _Executed[_Query, _Source, _Result]
     ) -> Result[_Read[_Query, _Source, _Result], _Halt[_Source]]:
-        """Step 8: ``assert_result``, then read the sources; either failing is ``InvalidResult``."""
+        """Step 8b: read the result's sources; a raise or a non-sequence is ``InvalidResult``."""
         keyed = executed.keyed
         invalid = partial(self._invalid_result, keyed)
-        assert_result = self.definition.assert_result
-        if assert_result is not None:
-            asserted = attempt(lambda: assert_result(executed.result, keyed.query, self.context))
-            if isinstance(asserted, Failure):
-                exc = asserted.failure()
-                return Failure(invalid(describe_exception(exc), exc))
         listed = attempt(lambda: self.definition.sources(executed.result))
         if isinstance(listed, Failure):
             exc = listed.failure()
@@ -378,6 +397,13 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             return Failure(failed(f"with_sources raised {describe_exception(exc)}", exc))
         return Success(_Read(keyed, rebuilt.unwrap(), sources))
 
+    def check_wanted_after_naming(
+        self, read: _Read[_Query, _Source, _Result]
+    ) -> Result[_Read[_Query, _Source, _Result], _Halt[_Source]]:
+        """After naming the sources: an aborted signal discards the result; the key stays reserved."""
+        keyed = read.keyed
+        return self._unless_aborted(keyed.key, "after-source-naming", keyed.state).map(lambda _: read)
+
     def accept(self, read: _Read[_Query, _Source, _Result]) -> Result[_Accepted[_Query, _Source, _Result], _Halt[_Source]]:
         """Step 9b: read ``finished_at``, count the success, append the sources."""
         keyed = read.keyed
@@ -402,7 +428,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             started_at=keyed.started_at,
             finished_at=finished.unwrap(),
         )
-        return Success(_Accepted(receipt, counted))
+        return Success(_Accepted(receipt, counted, state))
 
     def _apply_effect(
         self,
@@ -423,7 +449,10 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         if isinstance(merged, Failure):
             exc = merged.failure()
             return Failure(failed(f"reading its extensions raised {describe_exception(exc)}", exc))
-        return Success(_Accepted(dataclasses.replace(receipt, extensions=merged.unwrap()), accepted.state))
+        # An abort during the effect discards the result: the reserved state, not the counted one.
+        return self._unless_aborted(receipt.key, "after-effect", accepted.reserved, effect.id).map(
+            lambda _: dataclasses.replace(accepted, receipt=dataclasses.replace(receipt, extensions=merged.unwrap()))
+        )
 
     def run_effects(
         self, accepted: _Accepted[_Query, _Source, _Result]
@@ -446,10 +475,12 @@ def run_retrieval(
     """Run one retrieval under its policy; return the receipt or error, and the next state.
 
     Order (DESIGN §5): prepare, assert_input, key, duplicate, budget, authorize,
-    abort check, reserve the key, execute, abort check, assert_result and the
-    sources, naming, count, effects. The signal is read just before the key is
-    reserved (so a malformed, duplicate, over-quota or unauthorized query reports
-    that, even when aborted) and again after execute. ``state`` is never changed;
+    abort check, reserve the key, execute, abort check, assert_result, abort
+    check, the sources, naming, abort check, count, effects (an abort check after
+    each). The signal is read just before the key is reserved (so a malformed,
+    duplicate, over-quota or unauthorized query reports that, even when aborted)
+    and after every later step that runs user code: an abort there keeps the key
+    reserved and discards the result (nothing counted). ``state`` is never changed;
     a user callback that raises becomes the matching error value, with ``cause``.
 
     >>> def assert_input(query: str, context: OperationContext[None]) -> None:
@@ -483,7 +514,10 @@ def run_retrieval(
         bind(life.execute),
         bind(life.check_still_wanted),
         bind(life.check_result),
+        bind(life.check_wanted_after_result),
+        bind(life.read_sources),
         bind(life.name_sources),
+        bind(life.check_wanted_after_naming),
         bind(life.accept),
         bind(life.run_effects),
     )

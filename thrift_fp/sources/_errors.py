@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thrift_fp._errors import ThriftFpError
+from thrift_fp._shown import shown
 from thrift_fp.tokens import TokenError
 
 
@@ -32,7 +33,7 @@ class InvalidChunkBound(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"max_tokens={self.max_tokens} is too small: passages need at least {self.minimum} tokens"
+        return f"max_tokens={shown(self.max_tokens)} is too small: passages need at least {self.minimum} tokens"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class UnsplittableText(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"the character {self.character!r} alone exceeds max_tokens={self.max_tokens}"
+        return f"the character {shown(self.character)} alone exceeds max_tokens={shown(self.max_tokens)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,7 @@ class InvalidTrustTier(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"trust tier {self.value!r} is not one of {', '.join(self.allowed)}"
+        return f"trust tier {shown(self.value)} is not one of {', '.join(self.allowed)}"
 
 
 @dataclass(frozen=True, slots=True)

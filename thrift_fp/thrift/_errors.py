@@ -5,18 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thrift_fp._errors import ThriftFpError
+from thrift_fp._shown import shown
 from thrift_fp.tokens import TokenError
-
-
-def shown(value: object) -> str:
-    """``repr(value)``, but an int too long for Python to print (over 4300 digits) by its size.
-
-    >>> shown(-1), shown(10**5000)
-    ('-1', '<int of 16610 bits>')
-    """
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1024:
-        return f"<int of {value.bit_length()} bits>"
-    return repr(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +44,7 @@ class DuplicateId(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"duplicate id {self.id!r} in {self.bucket}"
+        return f"duplicate id {shown(self.id)} in {self.bucket}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +59,7 @@ class InvalidItemField(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"{self.bucket} item {self.item!r}: invalid {self.field} {shown(self.value)} ({self.reason})"
+        return f"{self.bucket} item {shown(self.item)}: invalid {self.field} {shown(self.value)} ({self.reason})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +73,7 @@ class UnmeasurableContent(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"cannot measure {self.bucket} item {self.item!r}: {self.reason}"
+        return f"cannot measure {self.bucket} item {shown(self.item)}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +86,7 @@ class EstimatorRaised(ThriftFpError):
     @property
     def message(self) -> str:
         kind = type(self.cause).__name__ if self.cause is not None else "an error"
-        return f"estimate_tokens of retrievable {self.item!r} raised {kind}: {self.cause}"
+        return f"estimate_tokens of retrievable {shown(self.item)} raised {kind}: {self.cause}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ import tiktoken
 import tiktoken.registry
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import shown, shown_exception
 from thrift_fp.tokens._errors import (
     EncodingUnavailable,
     EstimatorFailed,
@@ -134,9 +135,9 @@ def _run_estimator(name: str, estimator: Estimator | None, text: str) -> Result[
     try:
         value: object = estimator(text)
     except Exception as exc:  # noqa: BLE001 - user callback boundary; keep the cause
-        return Failure(EstimatorFailed(name, f"raised {type(exc).__name__}: {exc}", exc))
+        return Failure(EstimatorFailed(name, f"raised {shown_exception(exc)}", exc))
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return Failure(EstimatorFailed(name, f"returned {value!r}; expected a non-negative int"))
+        return Failure(EstimatorFailed(name, f"returned {shown(value)}; expected a non-negative int"))
     return Success(value)
 
 

@@ -5,6 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thrift_fp._errors import ThriftFpError
+from thrift_fp._shown import shown, shown_text
+
+# Registered estimator names are listed too; past this many the message says how many more.
+_KNOWN_SHOWN = 20
+
+
+def _more(known: tuple[str, ...]) -> str:
+    return f" and {len(known) - _KNOWN_SHOWN} more" if len(known) > _KNOWN_SHOWN else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,7 +24,7 @@ class UnknownEncoding(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"unknown encoding {self.name!r}; known encodings: {', '.join(self.known)}"
+        return f"unknown encoding {shown(self.name)}; known encodings: {', '.join(shown_text(name) for name in self.known[:_KNOWN_SHOWN])}{_more(self.known)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +36,7 @@ class EncodingUnavailable(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"encoding {self.name!r} is unavailable offline: {self.reason}"
+        return f"encoding {shown(self.name)} is unavailable offline: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +50,7 @@ class VocabularyCorrupt(ThriftFpError):
     @property
     def message(self) -> str:
         return (
-            f"vocabulary for {self.name!r} failed verification: expected sha256 "
+            f"vocabulary for {shown(self.name)} failed verification: expected sha256 "
             f"{self.expected_sha256}, got {self.actual_sha256}"
         )
 
@@ -55,7 +63,7 @@ class EstimatorNameTaken(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"{self.name!r} is a built-in encoding; a custom estimator cannot shadow it"
+        return f"{shown(self.name)} is a built-in encoding; a custom estimator cannot shadow it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +74,7 @@ class InvalidEstimatorName(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"invalid estimator name {self.name!r}: use a non-empty name without surrounding spaces"
+        return f"invalid estimator name {shown(self.name)}: use a non-empty name without surrounding spaces"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +87,7 @@ class EstimatorFailed(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"estimator {self.name!r} failed: {self.reason}"
+        return f"estimator {shown(self.name)} failed: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)

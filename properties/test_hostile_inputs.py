@@ -1,0 +1,462 @@
+"""Hostile data is a value, never a crash (issue 11), for every public function that takes data.
+
+Each property feeds well-typed hostile values (see ``hostile_strategies``) and asserts that the
+function returns a value: a ``Result`` (``Success`` or ``Failure``), or its documented plain type.
+A failure's ``.message`` must render: a ``str``, bounded, encodable as UTF-8 (no lone surrogate).
+
+Every generator is the full hostile one: the crashes found while building the suite (huge ints in
+messages, unbounded ids, surrogates in hashes) were fixed at their root, not filtered out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path, PurePath
+from types import MappingProxyType
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from returns.result import Failure, Result, Success
+
+from properties.hostile_strategies import (
+    TIERS,
+    deep_values,
+    examples,
+    hostile_datetimes,
+    hostile_floats,
+    hostile_ids,
+    hostile_ints,
+    hostile_numbers,
+    hostile_raw,
+    hostile_text,
+    huge_text,
+    json_like,
+    non_empty_hostile_text,
+    non_empty_huge_text,
+    non_negative_hostile_ints,
+    odd_key_mappings,
+    regex_patterns,
+    timestamp_like,
+)
+from thrift_fp import records, render, retrieval, sources, thrift, tokens
+from thrift_fp.records import MemoryStore, ReaderDescriptor, Retrievable, SpooledArtifact
+
+# A message names the offending value, cut; a few joined problems stay well under this.
+MAX_MESSAGE = 20_000
+_HOSTILE = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def assert_value(result: object) -> None:
+    """A ``Result``; a failure's message is a bounded, encodable ``str``."""
+    assert isinstance(result, Success | Failure), f"not a Result: {type(result).__name__}"
+    if isinstance(result, Failure):
+        error = result.failure()
+        message = error if isinstance(error, str) else error.message
+        assert_renders(message)
+
+
+def assert_renders(message: object) -> None:
+    assert isinstance(message, str), type(message)
+    assert len(message) <= MAX_MESSAGE, len(message)
+    message.encode("utf-8")
+
+
+class _HostileError(Exception):
+    """An exception whose text is hostile: huge, surrogate-laden, or raising itself."""
+
+    def __init__(self, text: object) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self) -> str:
+        if isinstance(self.text, str):
+            return self.text
+        return str(10**5000)  # raises ValueError inside __str__
+
+
+hostile_exceptions = st.builds(_HostileError, hostile_text | st.just(None))
+# What a user callback may hand back where a specific type is expected.
+hostile_returns = st.one_of(json_like, hostile_exceptions, st.just(object()), st.just(print))
+
+
+# --- tokens ----------------------------------------------------------------------------------------
+
+
+@settings(_HOSTILE, max_examples=examples(60))
+@given(huge_text, st.sampled_from(["cl100k_base", "o200k_base", "gpt2"]) | hostile_text)
+def test_tokens_counting(text: str, encoding: str) -> None:
+    assert_value(tokens.count_tokens(text, encoding))
+    assert_value(tokens.get_encoding(encoding))
+    assert isinstance(tokens.estimate_by_length(text), int)
+
+
+@settings(_HOSTILE, max_examples=examples(40))
+@given(st.lists(hostile_text, max_size=5))
+def test_tokens_batch_counting(texts: list[str]) -> None:
+    assert_value(tokens.count_tokens_batch(texts))
+
+
+@settings(_HOSTILE, max_examples=examples(60))
+@given(hostile_text, hostile_returns | hostile_ints | hostile_floats, hostile_text)
+def test_tokens_custom_estimators_and_dynamic_values(name: str, returned: object, text: str) -> None:
+    registered = tokens.register_token_estimator(name, lambda _: returned)  # type: ignore[arg-type, return-value]  # a hostile estimator
+    assert_value(registered)
+    try:
+        if isinstance(registered, Success):
+            assert_value(tokens.count_tokens(text, name))
+    finally:
+        if isinstance(registered, Success):
+            tokens.unregister_token_estimator(name)
+    dynamic = tokens.Tokenizable(lambda ctx: returned)  # type: ignore[arg-type, return-value]  # a hostile evaluator
+    assert_value(dynamic.render(None))
+    assert_value(dynamic.estimate_tokens("cl100k_base"))
+    assert_value(tokens.Tokenizable(text).estimate_tokens("cl100k_base"))
+
+
+# --- records ---------------------------------------------------------------------------------------
+
+
+@settings(_HOSTILE, max_examples=examples(150))
+@given(hostile_raw)
+def test_records_parse_retrievable(raw: object) -> None:
+    parsed = records.parse_retrievable(raw)
+    assert_value(parsed)
+    if isinstance(parsed, Success):
+        record = parsed.unwrap()
+        assert_value(record.estimate_tokens())
+        assert_value(record.rendered_body())
+        assert isinstance(str(record), str)
+        snapshot = records.to_snapshot(record)
+        assert_value(snapshot)
+        if isinstance(snapshot, Success):
+            assert_value(records.from_snapshot(snapshot.unwrap()))
+
+
+@settings(_HOSTILE, max_examples=examples(120, nightly=6000))
+@given(json_like | odd_key_mappings, st.data())
+def test_records_from_snapshot(snapshot: Any, data: st.DataObject) -> None:
+    if isinstance(snapshot, dict) and data.draw(st.booleans(), label="well-formed frame"):
+        snapshot = {
+            "format": "thrift_fp.retrievable/1", "id": "d", "trust_tier": "first-party", "created_at": 0,
+            "updated_at": 0, "content": {"type": "spooled", "reader": {
+                "store": data.draw(st.sampled_from(["memory", "folder", "sqlite"]) | hostile_text, label="store"),
+                "location": data.draw(st.sampled_from(["/etc", "/", "."]) | hostile_text, label="location"),
+                "id": data.draw(hostile_ids, label="id")},
+                "byte_length_hint": data.draw(st.none() | hostile_ints, label="bytes"),
+                "line_count_hint": data.draw(st.none() | hostile_ints, label="lines")},
+            **snapshot,
+        }
+    result = records.from_snapshot(snapshot, stores=[MemoryStore(name="m")])
+    assert_value(result)
+
+
+@settings(_HOSTILE, max_examples=examples(80, nightly=16000))
+@given(timestamp_like | json_like)
+def test_records_parse_timestamp(value: object) -> None:
+    assert_value(records.parse_timestamp(value))
+
+
+@settings(_HOSTILE, max_examples=examples(80, nightly=16000))
+@given(hostile_text)
+def test_records_ids_and_size_hints(text: str) -> None:
+    assert_value(records.check_id(text))
+    byte_length, line_count = records.size_hints(text)
+    assert byte_length >= 0 and line_count >= 0
+
+
+@settings(_HOSTILE, max_examples=examples(80))
+@given(hostile_ids, hostile_text, st.sampled_from(["memory", "folder", "sqlite"]))
+def test_records_stores(id: str, text: str, kind: str) -> None:
+    store = _STORES[kind]
+    written = store.write(id, text)
+    assert_value(written)
+    assert_value(store.read(id))
+    if isinstance(written, Success):
+        reader = written.unwrap()
+        assert_value(reader.read_all())
+        assert_value(reader.line(0))
+        assert_value(records.open_reader(reader.describe(), [store]))
+    assert_value(store.write(id, [text.encode("utf-8", "surrogatepass"), b"\xff"]))
+    assert_value(store.delete(id))
+
+
+_FOLDER = tempfile.mkdtemp(prefix="thrift-fp-hostile-")
+_STORES: dict[str, records.ByteStore] = {
+    "memory": MemoryStore(),
+    "folder": records.FolderStore(str(Path(_FOLDER) / "folder")),
+    "sqlite": records.SqliteStore(str(Path(_FOLDER) / "spool.db")),
+}
+
+
+@settings(_HOSTILE, max_examples=examples(80, nightly=1600))
+@given(
+    huge_text, hostile_ints, hostile_ints, st.none() | hostile_ints, regex_patterns,
+    st.none() | hostile_ints, st.none() | hostile_ints, hostile_text,
+)
+def test_records_spooled_views(
+    body: str, n: int, start: int, end: int | None, pattern: str, byte_hint: int | None, line_hint: int | None,
+    call_id: str,
+) -> None:
+    reader = MemoryStore().write("doc", body.encode("utf-8", "replace")).unwrap()
+    artifact = SpooledArtifact(reader, byte_hint, line_hint)
+    for result in (artifact.head(n), artifact.tail(n), artifact.cat(start, end), artifact.grep(pattern),
+                   artifact.byte_length(), artifact.line_count(), artifact.as_string()):
+        assert_value(result)
+    assert isinstance(artifact.handle_text(call_id, "cl100k_base"), str)
+    assert_value(reader.line(n))
+
+
+class _SurrogateReader:
+    """A caller-written reader handing out text a store never would."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+
+    def line(self, index: int) -> Result[str, records.StoreError]:
+        return Success(self.lines[index]) if 0 <= index < len(self.lines) else Failure(records.LineOutOfRange("x", index, 0))
+
+    def byte_length(self) -> Result[int, records.StoreError]:
+        return Success(10**5000)
+
+    def line_count(self) -> Result[int, records.StoreError]:
+        return Success(len(self.lines))
+
+    def read_all(self) -> Result[str, records.StoreError]:
+        return Success("".join(self.lines))
+
+    def describe(self) -> ReaderDescriptor | None:
+        return ReaderDescriptor("folder", "/etc", "passwd")
+
+    def iter_lines(self) -> Iterator[Result[str, records.StoreError]]:
+        for line in self.lines:
+            yield Success(line + "\n")
+
+
+@settings(_HOSTILE, max_examples=examples(60))
+@given(st.lists(hostile_text, max_size=4), regex_patterns, hostile_ints)
+def test_records_caller_readers(lines: list[str], pattern: str, n: int) -> None:
+    artifact = SpooledArtifact(_SurrogateReader(lines), 10**5000, None)
+    for result in (artifact.grep(pattern), artifact.tail(n), artifact.head(n), artifact.estimate_tokens()):
+        assert_value(result)
+    record = Retrievable("r", artifact, "third-party-private", datetime.now(UTC), datetime.now(UTC))
+    assert_value(record.estimate_tokens())
+    assert_value(records.to_snapshot(record))
+
+
+def _valid_record(fields: tuple[str, str, str, datetime, float | None]) -> Retrievable | None:
+    id, text, tier, when, score = fields
+    parsed = records.parse_retrievable(
+        {"id": id, "content": text, "trust_tier": tier, "created_at": when, "updated_at": when, "score": score,
+         "source": text[:30] or None, "kind": id[:10] or None}
+    )
+    return parsed.value_or(None)
+
+
+def _valid_records(drawn: list[Any]) -> list[Any]:
+    """Build the records in the test, not the strategy: beartype's sampling uses ``random``."""
+    built = [_valid_record(item) if isinstance(item, tuple) else item for item in drawn]
+    return [item for item in built if item is not None]
+
+
+record_fields = st.tuples(
+    non_empty_hostile_text, non_empty_huge_text, st.sampled_from(TIERS), hostile_datetimes, st.none() | st.floats(0, 1)
+)
+
+
+@settings(_HOSTILE, max_examples=examples(25))
+@given(st.lists(record_fields, max_size=4), st.sampled_from(["memory", "folder"]))
+def test_records_spool_retrievables(drawn: list[Any], kind: str) -> None:
+    batch = _valid_records(drawn)
+    assert_value(records.spool_retrievables(batch, _STORES[kind]))
+    for item in batch:
+        if isinstance(item, Retrievable):
+            assert_value(records.spool_retrievable(item, _STORES[kind]))
+
+
+# --- retrieval -------------------------------------------------------------------------------------
+
+
+@settings(_HOSTILE, max_examples=examples(150, nightly=8000))
+@given(json_like | odd_key_mappings | deep_values | st.sets(hostile_ints | hostile_text, max_size=3))
+def test_retrieval_canonical_key(value: object) -> None:
+    assert_value(retrieval.canonical_key(value))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Doc:
+    source_id: str
+
+
+@settings(_HOSTILE, max_examples=examples(120))
+@given(
+    json_like, hostile_text, hostile_returns | hostile_ints, hostile_returns, hostile_returns, hostile_returns,
+    st.sampled_from(["limit", "key", "execute", "assert", "source_id", "effect", "now", "none"]), hostile_ints,
+)
+def test_retrieval_run_with_hostile_queries_and_callbacks(
+    query: object, definition_id: str, limit: object, key: object, source_id: object, extensions: object,
+    raising: str, count: int,
+) -> None:
+    def maybe_raise(where: str, value: object) -> Any:
+        if raising == where and isinstance(value, BaseException):
+            raise value
+        return value
+
+    definition: retrieval.RetrievalDefinition[Any, Any, Any, None] = retrieval.RetrievalDefinition(
+        id=definition_id,
+        description=definition_id,
+        assert_input=lambda q, c: None,
+        limit=lambda c: maybe_raise("limit", limit),
+        key=(lambda q: maybe_raise("key", key)) if raising == "key" else None,
+        execute=lambda q, c: (maybe_raise("execute", extensions), (_Doc("a"),))[1],
+        assert_result=lambda r, q, c: maybe_raise("assert", key),
+        sources=lambda r: r,
+        naming=retrieval.SourceNaming(
+            source_id=lambda s, q, n, c: maybe_raise("source_id", source_id),
+            rename=lambda s, new_id: dataclasses.replace(s, source_id=new_id),
+            with_sources=lambda r, s: s,
+        ),
+        effects=(retrieval.RetrievalEffect(id=definition_id, description="", handle=lambda r, c: maybe_raise("effect", extensions)),),
+        now=(lambda: maybe_raise("now", extensions)) if raising == "now" else retrieval.utc_now,
+    )
+    state: retrieval.RetrievalState[Any] = retrieval.RetrievalState(abs(count) % 4 if raising != "none" else abs(count))
+    outcome = retrieval.run_retrieval(definition, query, retrieval.OperationContext(None), state)
+    assert_value(outcome.result)
+    assert isinstance(outcome.state, retrieval.RetrievalState)
+
+
+# --- thrift (owned by the thrift engineer) ---------------------------------------------------------
+
+
+@settings(_HOSTILE, max_examples=examples(80, nightly=12000))
+@given(hostile_numbers, st.none() | hostile_numbers, hostile_floats)
+def test_thrift_resolve_budget(window: int | float, reserve: int | float | None, fraction: float) -> None:
+    assert_value(thrift.resolve_budget(window, reserve, fraction))
+
+
+@settings(_HOSTILE, max_examples=examples(60, nightly=12000))
+@given(hostile_ints, hostile_ints)
+def test_thrift_scaled_relevance_floor(older: int, budget: int) -> None:
+    assert isinstance(thrift.scaled_relevance_floor(older, budget), float)
+
+
+def _message(id: str, content: str, when: datetime) -> thrift.Message:
+    return thrift.Message(id, content, when)
+
+
+# Long ids too: every thrift error message shows values through thrift_fp._shown (bounded).
+_thrift_ids = non_empty_huge_text
+hostile_messages = st.builds(_message, _thrift_ids, huge_text, hostile_datetimes)
+
+
+@settings(_HOSTILE, max_examples=examples(25))
+@given(
+    st.lists(hostile_messages, max_size=4),
+    st.lists(st.builds(thrift.Memory, huge_text, st.none() | hostile_floats), max_size=3),
+    st.lists(st.builds(thrift.WorkingRetrievable, huge_text, st.none() | _thrift_ids, st.none() | hostile_floats), max_size=3),
+    st.lists(st.builds(thrift.ToolCall, _thrift_ids, hostile_ints, hostile_numbers), max_size=2),
+    st.none() | st.builds(thrift.Image, hostile_text, hostile_ints),
+    hostile_numbers,
+    hostile_text,
+)
+def test_thrift_subtract_to_fit(
+    messages: list[thrift.Message], memories: list[thrift.Memory], retrievables: list[thrift.WorkingRetrievable],
+    calls: list[thrift.ToolCall], image: thrift.Image | None, window: int | float, system: str,
+) -> None:
+    working_set = thrift.WorkingSet(
+        system_prompt=system, messages=tuple(messages), memories=tuple(memories), retrievables=tuple(retrievables),
+        tool_calls=tuple(calls), image=image, tools=(thrift.Tool("search", system[:50]),),
+    )
+    assert_value(thrift.subtract_to_fit(working_set, window, ("search",)))
+
+
+@settings(_HOSTILE, max_examples=examples(50))
+@given(st.lists(hostile_messages, max_size=5), hostile_text, hostile_ints)
+def test_thrift_relevance(messages: list[thrift.Message], query: str, budget: int) -> None:
+    turns = thrift.group_history_into_turns(messages)
+    assert isinstance(turns, tuple)
+    assert isinstance(thrift.content_words(query), frozenset)
+    assert_value(thrift.turn_tokens(turns))
+    assert_value(thrift.select_naive_turns(turns, budget))
+    assert_value(thrift.select_relevant_turns(turns, query, budget))
+    for turn in turns:
+        assert_value(thrift.turn_relevance(query, turn))
+
+
+# --- render (owned by the render engineer) ---------------------------------------------------------
+
+
+@settings(_HOSTILE, max_examples=examples(60, nightly=12000))
+@given(hostile_text | hostile_ints | hostile_floats)
+def test_render_escape_attribute(value: str | int | float) -> None:
+    assert isinstance(render.escape_attribute(value), str)
+
+
+# Long record ids too: render's error messages show values through thrift_fp._shown (bounded).
+_render_fields = st.tuples(
+    non_empty_huge_text, non_empty_huge_text, st.sampled_from(TIERS), hostile_datetimes, st.none() | st.floats(0, 1)
+)
+
+
+@settings(_HOSTILE, max_examples=examples(20))
+@given(st.lists(_render_fields, max_size=4), st.binary(max_size=40), st.booleans())
+def test_render_retrievables(drawn: list[Any], key: bytes, keyed: bool) -> None:
+    batch = _valid_records(drawn)
+    nonce = render.KeyedNonce(key) if keyed else render.RandomNonce()
+    rendered = render.render_retrievables(batch, nonce=nonce)
+    assert_value(rendered)
+    working_set = thrift.WorkingSet(retrievables=tuple(batch))
+    assert_value(render.fit_and_render(working_set, 4096, nonce=nonce))
+
+
+# --- sources (owned by the indexing engineer) ------------------------------------------------------
+
+
+@settings(_HOSTILE, max_examples=examples(60))
+@given(huge_text, hostile_ints, st.booleans(), hostile_floats, hostile_floats)
+def test_sources_text_functions(text: str, max_tokens: int, markdown: bool, rank: float, ideal: float) -> None:
+    assert_value(sources.chunk_text(text, max_tokens, markdown=markdown))
+    assert isinstance(sources.content_hash(text), str)
+    assert isinstance(sources.match_expression(text), str)
+    assert 0.0 <= sources.bm25_to_score(rank, ideal) <= 1.0
+    assert sources.kind_of(PurePath(text.replace("\x00", "") or "x")) in ("markdown", "text", "jsonl")
+
+
+@settings(_HOSTILE, max_examples=examples(40))
+@given(hostile_text, st.sampled_from(["markdown", "text", "jsonl"]), huge_text,
+       st.sampled_from(TIERS) | hostile_text, st.integers(1, 64) | hostile_ints)
+def test_sources_document_passages(label: str, kind: Any, text: str, tier: str, max_tokens: int) -> None:
+    assert_value(sources.document_passages(label, kind, text, max_tokens=max_tokens, encoding="cl100k_base", trust_tier=tier))
+
+
+_CORPUS = sources.embedded_corpus()
+
+
+@settings(_HOSTILE, max_examples=examples(40))
+@given(hostile_text, hostile_ints, st.lists(st.sampled_from(TIERS) | hostile_text, max_size=3))
+def test_sources_search_index(query: str, limit: int, tiers: list[str]) -> None:
+    assert_value(sources.search_index(_CORPUS, query, limit=limit, tiers=tiers))
+
+
+def _hit(text: str, tier: str, when: datetime, rank: float, score: float, tokens_: int, metadata: object) -> sources.Hit:
+    return sources.Hit("p", text[:20], text, "text", tier, when, when, "h", tokens_, text, rank, score,
+                       MappingProxyType({"k": metadata}))
+
+
+@settings(_HOSTILE, max_examples=examples(40))
+@given(st.builds(_hit, hostile_text, st.sampled_from(TIERS) | hostile_text, hostile_datetimes, hostile_floats,
+                 hostile_floats, hostile_ints, json_like))
+def test_sources_hit_to_retrievable(hit: sources.Hit) -> None:
+    assert_value(sources.hit_to_retrievable(hit))
+
+
+@settings(_HOSTILE, max_examples=examples(30))
+@given(hostile_text, non_negative_hostile_ints, non_negative_hostile_ints)
+def test_sources_definition_run(query: str, max_results: int, max_queries: int) -> None:
+    definition = sources.fts5_definition(_CORPUS, max_results=max_results, max_queries=max_queries)
+    outcome = retrieval.run_retrieval(definition, query, retrieval.OperationContext(None), retrieval.RetrievalState())
+    assert_value(outcome.result)
+
