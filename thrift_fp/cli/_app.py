@@ -20,6 +20,7 @@ from rich.table import Table
 
 from thrift_fp.cli._errors import CliError, InvalidArgument
 from thrift_fp.cli._paths import embedded_database, read_input
+from thrift_fp.cli._postgres import DATABASE_URL_ENV, ask_postgres, index_postgres, is_database_url
 from thrift_fp.cli._working_set_json import (
     WORKING_SET_SCHEMA,
     FitRequest,
@@ -53,6 +54,7 @@ app = typer.Typer(
 
 # Below this many files to read, a progress bar is more flicker than help.
 _PROGRESS_MIN_FILES = 20
+_INDEX_DB_HELP = "The index file to create or update, or a postgresql:// URL."
 
 
 def _fail(error: CliError) -> NoReturn:
@@ -97,22 +99,36 @@ def _index_command(
     paths: Annotated[
         list[Path], typer.Argument(metavar="PATH", help="Files and folders (.md, .txt, .jsonl, ... inside folders).")
     ],
-    db: Annotated[Path, typer.Option(metavar="PATH", help="The index file to create or update.")] = Path(
-        "thrift-fp.db"
-    ),
+    db: Annotated[str, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=_INDEX_DB_HELP)] = "thrift-fp.db",
     tier: Annotated[str, typer.Option(metavar="TIER", help="Trust tier of these documents.")] = "first-party",
     max_tokens: Annotated[int, typer.Option(metavar="N", help="Token bound of one passage.")] = DEFAULT_MAX_TOKENS,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer for the passage bound.")] = "cl100k_base",
 ) -> None:
     """Build or update an index: only changed files are chunked again, deleted ones leave."""
     bar = _ProgressBar()
+    if is_database_url(db):
+        _index_postgres(db, paths, tier, max_tokens, encoding, bar)
+        return
     try:
-        indexed = index_paths(db, paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar)
+        indexed = index_paths(Path(db), paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar)
     finally:
         bar.stop()
     if isinstance(indexed, Failure):
         _fail(indexed.failure())
     typer.echo(_index_summary(indexed.unwrap()))
+
+
+def _index_postgres(url: str, paths: list[Path], tier: str, max_tokens: int, encoding: str, bar: _ProgressBar) -> None:
+    try:
+        indexed = index_postgres(url, paths, trust_tier=tier, max_tokens=max_tokens, encoding=encoding, progress=bar)
+    finally:
+        bar.stop()
+    if isinstance(indexed, Failure):
+        _fail(indexed.failure())
+    summary, skipped = indexed.unwrap()
+    for line in skipped:
+        typer.echo(f"thrift-fp: {' '.join(line.split())}", err=True)
+    typer.echo(summary)
 
 
 def _index_summary(report: IndexReport) -> str:
@@ -126,7 +142,7 @@ def _index_summary(report: IndexReport) -> str:
 
 _DB_HELP = (
     "Index to search (default: the embedded corpus, indexed once into the user cache folder;"
-    " THRIFT_FP_CACHE_DIR overrides the folder)."
+    " THRIFT_FP_CACHE_DIR overrides the folder), or a postgresql:// URL."
 )
 _WINDOW_HELP = "Context window in tokens (35% is reserved for the answer)."
 
@@ -136,7 +152,7 @@ def _ask_command(
     query: Annotated[
         list[str], typer.Argument(metavar="QUERY", help="One or more queries, each run through the retrieval lifecycle.")
     ],
-    db: Annotated[Path | None, typer.Option(metavar="PATH", help=_DB_HELP)] = None,
+    db: Annotated[str | None, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=_DB_HELP)] = None,
     window: Annotated[int | None, typer.Option(metavar="N", help=_WINDOW_HELP)] = None,
     budget: Annotated[int | None, typer.Option(metavar="N", help="Token budget of the rendered context itself.")] = None,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer used to fit and count.")] = "cl100k_base",
@@ -151,14 +167,21 @@ def _ask_command(
     for option, count in (("--max-results", max_results), ("--max-queries", max_queries)):
         if count < 0:
             _fail(InvalidArgument(option, count, "must not be negative"))
-    database = db if db is not None else _embedded()
-    if db is not None and not db.exists():
-        _fail(PathNotFound(str(db)))
-    done = assemble(
-        query, database=database, context_window=window_tokens, options=options,
-        max_results=max_results, max_queries=max_queries,
-        tiers=tier if tier else TRUST_TIERS,
-    )
+    done: Result[Assembled, CliError]
+    if db is not None and is_database_url(db):
+        done = ask_postgres(
+            db, query, context_window=window_tokens, options=options,
+            max_results=max_results, max_queries=max_queries, tiers=tier if tier else TRUST_TIERS,
+        )
+    else:
+        database = Path(db) if db is not None else _embedded()
+        if db is not None and not database.exists():
+            _fail(PathNotFound(db))
+        done = assemble(
+            query, database=database, context_window=window_tokens, options=options,
+            max_results=max_results, max_queries=max_queries,
+            tiers=tier if tier else TRUST_TIERS,
+        )
     if isinstance(done, Failure):
         _fail(done.failure())
     if as_json:

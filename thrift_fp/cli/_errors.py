@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thrift_fp.sources import AssembleError
+from thrift_fp.sources._postgres_errors import PostgresError
 from thrift_fp.thrift import ThriftError
 
 
@@ -46,4 +47,4 @@ class InvalidArgument:
         return f"{self.option} {self.value!r}: {self.reason}"
 
 
-CliError = InvalidJson | InvalidWorkingSet | InvalidArgument | AssembleError | ThriftError
+CliError = InvalidJson | InvalidWorkingSet | InvalidArgument | AssembleError | ThriftError | PostgresError

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
+from thrift_fp.sources._assemble import AssembleError
 from thrift_fp.sources._errors import SourceError
 
 URL_SCHEMES: Final = ("postgresql://", "postgres://")
@@ -254,3 +255,6 @@ PostgresError = (
 
 PostgresSourceError = PostgresError | SourceError
 """What the PostgreSQL source's stages return: its own errors and the shared source errors."""
+
+PostgresAssembleError = AssembleError | PostgresError
+"""What the PostgreSQL ``assemble`` returns: the SQLite ``assemble``'s errors and the PostgreSQL ones."""

@@ -26,7 +26,6 @@ from thrift_fp.retrieval import (
     run_retrieval,
 )
 from thrift_fp.sources._assemble import (
-    AssembleError,
     Assembled,
     FtsReceipt,
     SpoolPolicy,
@@ -44,6 +43,7 @@ from thrift_fp.sources._postgres_errors import (
     DatabaseUnreachable,
     IndexInterrupted,
     InvalidDatabaseUrl,
+    PostgresAssembleError,
     PostgresError,
     PostgresExtraMissing,
     PostgresQueryFailed,
@@ -102,8 +102,6 @@ __all__ = [
 ]
 
 DEFAULT_DEFINITION_ID: Final = "postgres-search"
-
-PostgresAssembleError = AssembleError | PostgresError
 
 
 class PostgresSearchFailed(Exception):
