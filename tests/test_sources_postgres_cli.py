@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -57,11 +56,15 @@ def test_errors_are_one_line_exit_1_and_never_show_the_password(
     assert "has no thrift_fp schema" in lines[1]
 
 
-def test_without_the_postgres_extra_the_url_is_an_error_value(tmp_path: Path) -> None:
-    code = (
-        "import sys; sys.modules['psycopg'] = None; from thrift_fp.cli import run;"
-        " sys.exit(run(['ask', 'x', '--db', 'postgresql://localhost/docs']))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert done.returncode == 1
-    assert "needs the postgres extra" in done.stderr and "pip install 'thrift_fp[postgres]'" in done.stderr
+def test_without_the_postgres_extra_the_url_is_an_error_value(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As if psycopg were not installed: its import, and so the source's, raises ImportError.
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    for name in [name for name in sys.modules if name.startswith("thrift_fp.sources._postgres_")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.delitem(sys.modules, "thrift_fp.sources.postgres", raising=False)
+    monkeypatch.delattr("thrift_fp.sources.postgres", raising=False)
+    assert run(["ask", "x", "--db", "postgresql://localhost/docs"]) == 1
+    err = capsys.readouterr().err
+    assert "needs the postgres extra" in err and "pip install 'thrift_fp[postgres]'" in err

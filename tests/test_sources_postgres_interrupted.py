@@ -61,7 +61,7 @@ _INDEXER = textwrap.dedent(
 
 
 def test_kill_9_mid_batch_then_reindex_loses_and_duplicates_nothing(pg_url: str, tmp_path: Path) -> None:
-    root = _corpus(tmp_path / "docs", 120)
+    root = _corpus(tmp_path / "docs", 60)
     expected_passages, expected_files = _clean(pg_url, root)
     indexer = subprocess.Popen([sys.executable, "-c", _INDEXER, pg_url, str(root)])
     try:
@@ -76,12 +76,12 @@ def test_kill_9_mid_batch_then_reindex_loses_and_duplicates_nothing(pg_url: str,
     assert indexer.returncode == -signal.SIGKILL
     time.sleep(0.5)  # the server rolls the killed client's open transaction back
     passages, files = _state(pg_url, "default")
-    assert 8 <= len(files) < 120
+    assert 8 <= len(files) < 60
     # Only whole files: each one written has exactly the passages a clean run gives it.
     assert all(count == expected_files[path] for path, count in files.items())
     with open_database(pg_url).unwrap() as database:
         report = index_paths(database, [root], max_tokens=16).unwrap()
-    assert len(report.unchanged) == len(files) and len(report.chunked) == 120 - len(files)
+    assert len(report.unchanged) == len(files) and len(report.chunked) == 60 - len(files)
     assert _state(pg_url, "default") == (expected_passages, expected_files)
 
 
