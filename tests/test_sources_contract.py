@@ -206,6 +206,17 @@ def test_equal_content_is_one_hit(source: Backend, tmp_path: Path) -> None:
     assert len(source.search("shedding guidance").unwrap()) == 1
 
 
+def test_two_folders_of_one_name_keep_distinct_passage_ids(source: Backend, tmp_path: Path) -> None:
+    _write(tmp_path / "a" / "docs" / "x.md", "Alpha shedding.")
+    second = _write(tmp_path / "b" / "docs" / "x.md", "Beta shedding.")
+    source.index([tmp_path / "a" / "docs"]).unwrap()
+    source.index([tmp_path / "b" / "docs"]).unwrap()
+    _write(second, "Beta shedding, edited.", OLD + 5)
+    source.index([tmp_path / "b" / "docs"]).unwrap()
+    ids = sorted(hit.passage_id for hit in source.search("shedding").unwrap())
+    assert ids == sorted(["docs/x.md#1", f"{second.resolve()}#1"])
+
+
 @pytest.mark.parametrize(
     "query",
     ['"AND (', "NEAR(x", "a & b | !c:*", "-shedding", "OR", "'; DROP TABLE x; --", "\\", "C++ node:fs", "*", ""],

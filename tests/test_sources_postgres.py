@@ -233,3 +233,17 @@ def test_import_thrift_fp_does_not_import_the_driver() -> None:
     code = "import sys, thrift_fp, thrift_fp.sources, thrift_fp.cli; print('psycopg' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "False"
+
+
+def test_a_label_taken_by_a_concurrent_run_is_replaced_by_the_full_path(
+    database: PostgresDatabase, tmp_path: Path
+) -> None:
+    first = _write(tmp_path / "a" / "docs" / "x.md", "Alpha shedding.")
+    second = _write(tmp_path / "b" / "docs" / "x.md", "Beta shedding.")
+    # While this run reads b/docs/x.md (planned as docs/x.md), another run takes that label.
+    others: list[object] = []
+    interloper = lambda done, total, path: others.append(index_paths(database, [first.parent]))  # noqa: E731
+    report = index_paths(database, [second.parent], progress=interloper).unwrap()
+    assert report.chunked == (str(second.resolve()),) and isinstance(others[0], Success)
+    ids = sorted(hit.passage_id for hit in search_index(database, "shedding").unwrap())
+    assert ids == sorted(["docs/x.md#1", f"{second.resolve()}#1"])

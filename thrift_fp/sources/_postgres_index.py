@@ -32,6 +32,7 @@ from thrift_fp.sources._postgres_errors import (
     IndexInterrupted,
     PostgresSourceError,
     UnknownTextSearchConfig,
+    scrub,
 )
 from thrift_fp.sources._postgres_files import (
     Document,
@@ -124,11 +125,10 @@ def index_paths(
 
 
 def _scrubbed(database: PostgresDatabase, exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text.replace(database.password, "***") if database.password else text
+    return scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, database.password)
 
 
-def _batches(items: Sequence[Found], size: int) -> list[Sequence[Found]]:
+def _batches(items: Sequence[tuple[Found, str]], size: int) -> list[Sequence[tuple[Found, str]]]:
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
@@ -173,7 +173,17 @@ class _Run:
                 unchanged.append(str(item.path))
             else:
                 to_read.append(item)
-        batches = _batches(to_read, batch_files)
+        # Labels (and so passage ids) are chosen before chunking, as in SQLite: a file keeps its
+        # label; a new file whose label another path holds is named by its full path.
+        pruned = set(removed)
+        labels = {record.source: path for path, record in stored.items() if path not in pruned}
+        planned: list[tuple[Found, str]] = []
+        for item in to_read:
+            previous = stored.get(str(item.path))
+            label = previous.source if previous is not None else free_label(labels, item)
+            labels[label] = str(item.path)
+            planned.append((item, label))
+        batches = _batches(planned, batch_files)
         self.total_batches = len(batches) + (1 if removed and not batches else 0)
         self.started = True
         chunked: list[str] = []
@@ -186,15 +196,13 @@ class _Run:
             self.committed += 1
         done = 0
         for number, batch in enumerate(batches):
-            documents: list[tuple[Found, Document]] = []
-            for item in batch:
-                read = read_document(
-                    item, item.label, max_tokens=self.max_tokens, encoding=self.encoding, trust_tier=self.trust_tier
-                )
+            documents: list[tuple[Found, Document, str]] = []
+            for item, label in batch:
+                read = self._read(item, label)
                 if isinstance(read, Failure):
                     problems.append(read.failure())
                 else:
-                    documents.append((item, read.unwrap()))
+                    documents.append((item, read.unwrap(), label))
                 done += 1
                 reported = self._report(done, len(to_read), str(item.path))
                 if isinstance(reported, Failure):
@@ -203,10 +211,11 @@ class _Run:
                 self._lock(connection)
                 if number == 0:
                     self._prune(connection, removed)
-                written = self._write(connection, documents)
+                written, refreshed, relabel_problems = self._write(connection, documents)
             self.committed += 1
-            chunked.extend(written[0])
-            touched.extend(written[1])
+            chunked.extend(written)
+            touched.extend(refreshed)
+            problems.extend(relabel_problems)
         row = connection.execute(
             "SELECT count(*) FROM thrift_fp_passages WHERE collection = %s", (self.collection,)
         ).fetchone()
@@ -277,20 +286,25 @@ class _Run:
                 "DELETE FROM thrift_fp_files WHERE collection = %s AND path = ANY(%s)", (self.collection, removed)
             )
 
+    def _read(self, item: Found, label: str) -> Result[Document, SourceError]:
+        return read_document(item, label, max_tokens=self.max_tokens, encoding=self.encoding, trust_tier=self.trust_tier)
+
     def _write(
-        self, connection: _Connection, documents: list[tuple[Found, Document]]
-    ) -> tuple[list[str], list[str]]:
-        """Write one batch (inside its transaction, under the lock): the chunked and the touched paths."""
-        stored = self._stored(connection, [document.path for _, document in documents])
+        self, connection: _Connection, documents: list[tuple[Found, Document, str]]
+    ) -> tuple[list[str], list[str], list[SourceError]]:
+        """Write one batch (inside its transaction, under the lock): the chunked and the touched
+        paths, and the files that could not be read again under another label."""
+        stored = self._stored(connection, [document.path for _, document, _ in documents])
         rows = connection.execute(
             "SELECT source, path FROM thrift_fp_files WHERE collection = %s AND source = ANY(%s)",
-            (self.collection, [item.label for item, _ in documents]),
+            (self.collection, [label for _, _, label in documents]),
         ).fetchall()
         taken = {str(source): str(path) for source, path in rows}
         chunked: list[tuple[Found, Document, str]] = []
         touched: list[str] = []
+        problems: list[SourceError] = []
         checked_ns = time.time_ns()
-        for item, document in documents:
+        for item, document, planned in documents:
             previous = stored.get(document.path)
             if previous is not None and previous.sha256 == document.sha256 and previous.trust_tier == self.trust_tier:
                 connection.execute(
@@ -300,12 +314,20 @@ class _Run:
                 )
                 touched.append(document.path)
                 continue
-            label = previous.source if previous is not None else free_label(taken, item)
+            # Another indexer may have named this file, or taken its label, since the plan was made.
+            owner = taken.get(planned)
+            label = previous.source if previous is not None else planned if owner in (None, document.path) else document.path
+            if label != planned:
+                reread = self._read(item, label)
+                if isinstance(reread, Failure):
+                    problems.append(reread.failure())
+                    continue
+                document = reread.unwrap()
             taken[label] = document.path
             chunked.append((item, document, label))
         if chunked:
             self._replace(connection, chunked, checked_ns)
-        return [document.path for _, document, _ in chunked], touched
+        return [document.path for _, document, _ in chunked], touched, problems
 
     def _replace(self, connection: _Connection, chunked: list[tuple[Found, Document, str]], checked_ns: int) -> None:
         paths = [document.path for _, document, _ in chunked]
