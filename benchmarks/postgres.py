@@ -184,8 +184,9 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def run(count: int = 100_000, workers: int = 8, queries: int = 500, rounds: int = 2) -> Report:
-    """Index ``count`` passages into both sources (A-B-B-A), then the load test on each."""
+def run(count: int = 100_000, workers: int = 8, queries: int = 500, rounds: int = 2, only: str = "both") -> Report:
+    """Index ``count`` passages into both sources (A-B-B-A), then the load test on each
+    (``only="index"`` or ``"load"`` runs one half)."""
     figures: list[tuple[str, str]] = []
     notes: list[str] = [f"load average at start: {os.getloadavg()}"]
     with server() as base, tempfile.TemporaryDirectory() as scratch:
@@ -193,13 +194,16 @@ def run(count: int = 100_000, workers: int = 8, queries: int = 500, rounds: int 
         root = workdir / "corpus"
         files = corpus(root, count)
         timings: dict[str, list[tuple[float, float, float, int]]] = {"sqlite": [], "postgres": []}
-        order = ["sqlite", "postgres", "postgres", "sqlite"] * max(1, rounds // 2)
+        order = ["sqlite", "postgres", "postgres", "sqlite"] * max(1, rounds // 2) if only != "load" else []
         for name in order:
             timings[name].append(index_round(name, base, root, workdir))
+            print(f"  index {name}: {timings[name][-1][0]:.1f} s", flush=True)
             if name == "postgres":
                 _drop_schemas(base)
-        rates: dict[str, float] = {}
+        rates: dict[str, float] = {"sqlite": 1.0, "postgres": 1.0}
         for name, runs in timings.items():
+            if not runs:
+                continue
             walls = [wall for wall, _, _, _ in runs]
             rates[name] = count / statistics.median(walls)
             figures.append((
@@ -209,6 +213,9 @@ def run(count: int = 100_000, workers: int = 8, queries: int = 500, rounds: int 
                 f" server CPU median {statistics.median([s for _, _, s, _ in runs]):.1f} s;"
                 f" passages {runs[0][3]:,}",
             ))
+        if only == "index":
+            _drop_schemas(base)
+            return _report(count, files, workers, queries, rates, figures, notes)
         # The load test's indexes, built once each.
         sqlite_db = workdir / "load.db"
         sqlite_index_paths(sqlite_db, [root]).unwrap()
@@ -233,6 +240,13 @@ def run(count: int = 100_000, workers: int = 8, queries: int = 500, rounds: int 
                         f" {len(latencies) / wall:,.0f} asks/s over {wall:.1f} s",
                     ))
         _drop_schemas(base)
+    return _report(count, files, workers, queries, rates, figures, notes)
+
+
+def _report(
+    count: int, files: int, workers: int, queries: int, rates: dict[str, float],
+    figures: list[tuple[str, str]], notes: list[str],
+) -> Report:
     notes.append(f"load average at end: {os.getloadavg()}")
     notes.append("2 shared cores: the server, the client threads and other engineers' jobs all compete")
     ratio = rates["postgres"] / rates["sqlite"]
@@ -256,8 +270,9 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=2, help="A-B-B-A index rounds (2 = one ABBA)")
+    parser.add_argument("--only", choices=("both", "index", "load"), default="both")
     options = parser.parse_args(argv)
-    run_and_print(lambda: run(options.passages, options.workers, options.queries, options.rounds))
+    run_and_print(lambda: run(options.passages, options.workers, options.queries, options.rounds, options.only))
     return 0
 
 

@@ -32,6 +32,8 @@ from thrift_fp.sources._search import ALL_TIERS, Hit
 # A question longer than this adds nothing but cost (as in the SQLite source).
 MAX_QUERY_TERMS: Final = 64
 
+# Ranking and de-duplication run on narrow rows (id, hash, rank); only the hits returned are
+# joined back for their text, so a common word's thousands of matches never sort wide rows.
 _QUERY: Final = """
 WITH settings AS (
     SELECT ts_config FROM thrift_fp_collections WHERE collection = %(collection)s
@@ -41,19 +43,18 @@ WITH settings AS (
 ), query AS (
     SELECT string_agg('(' || q::text || ')', ' | ')::tsquery AS q FROM terms WHERE numnode(q) > 0
 ), hits AS (
-    SELECT p.id, p.passage_id, p.source, p.path, p.kind, p.trust_tier, p.created_at, p.updated_at,
-           p.content_hash, p.tokens, p.text, p.metadata, ts_rank_cd(p.document, query.q) AS rank
+    SELECT p.id, p.content_hash, ts_rank_cd(p.document, query.q) AS rank
     FROM thrift_fp_passages AS p, query
     WHERE p.collection = %(collection)s AND p.document @@ query.q AND p.trust_tier = ANY(%(tiers)s)
+), best AS (
+    SELECT DISTINCT ON (content_hash) id, rank FROM hits ORDER BY content_hash, rank DESC, id
+), top AS (
+    SELECT id, rank FROM best ORDER BY rank DESC, id LIMIT %(limit)s
 )
-SELECT passage_id, source, path, kind, trust_tier, created_at, updated_at, content_hash, tokens,
-       text, metadata, rank
-FROM (
-    SELECT hits.*, row_number() OVER (PARTITION BY content_hash ORDER BY rank DESC, id) AS copy FROM hits
-) AS ranked
-WHERE copy = 1
-ORDER BY rank DESC, id
-LIMIT %(limit)s
+SELECT p.passage_id, p.source, p.path, p.kind, p.trust_tier, p.created_at, p.updated_at, p.content_hash,
+       p.tokens, p.text, p.metadata, top.rank
+FROM top JOIN thrift_fp_passages AS p ON p.collection = %(collection)s AND p.id = top.id
+ORDER BY top.rank DESC, top.id
 """
 
 
