@@ -41,3 +41,6 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+# A real PostgreSQL server for the PostgreSQL source's tests (see tests/_postgres_cluster.py).
+pytest_plugins = ["tests._postgres_cluster"]

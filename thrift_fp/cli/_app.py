@@ -31,6 +31,7 @@ from rich.table import Table
 from thrift_fp._errors import ThriftFpError
 
 if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first use
+    from thrift_fp.cli._errors import CliError
     from thrift_fp.sources import Assembled, IndexReport, SkippedFile
     from thrift_fp.thrift import ThriftOptions
 
@@ -52,6 +53,8 @@ DEFAULT_MAX_TOKENS: Final = 256
 DEFAULT_WINDOW: Final = 4096
 # `fit` when the protected floor alone exceeds the budget (``"fits": false``).
 EXIT_DOES_NOT_FIT: Final = 3
+# thrift_fp.cli._postgres.DATABASE_URL_ENV, repeated: that module loads the library.
+DATABASE_URL_ENV: Final = "THRIFT_FP_DATABASE_URL"
 
 
 class TierOption(enum.StrEnum):
@@ -107,6 +110,7 @@ def _main(
 
 # Below this many files to read, a progress bar is more flicker than help.
 _PROGRESS_MIN_FILES = 20
+_INDEX_DB_HELP = "The index file to create or update, or a postgresql:// URL."
 
 
 def _fail(error: ThriftFpError) -> NoReturn:
@@ -154,9 +158,7 @@ def _index_command(
         list[Path],
         typer.Argument(metavar="PATH", help="Files and folders (.md, .rst, .html, .txt, .jsonl inside folders)."),
     ],
-    db: Annotated[Path, typer.Option(metavar="PATH", help="The index file to create or update.")] = Path(
-        "thrift-fp.db"
-    ),
+    db: Annotated[str, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=_INDEX_DB_HELP)] = "thrift-fp.db",
     tier: Annotated[Tier, typer.Option(help="Trust tier of these documents.")] = "first-party",
     max_tokens: Annotated[int, typer.Option(metavar="N", help="Token bound of one passage.")] = DEFAULT_MAX_TOKENS,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer for the passage bound.")] = "cl100k_base",
@@ -178,13 +180,17 @@ def _index_command(
 ) -> None:
     """Build or update an index: only changed files are chunked again, vanished ones leave, and a
     file that cannot be read is skipped with its reason (the rest is indexed)."""
-    from thrift_fp.sources import DEFAULT_INCLUDE, IndexProblems, index_paths  # noqa: PLC0415 - loads on use
+    from thrift_fp.cli._postgres import is_database_url  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.sources import DEFAULT_INCLUDE, IndexProblems, index_paths  # noqa: PLC0415
 
     bar = _ProgressBar()
+    if is_database_url(db):
+        _index_postgres(db, paths, tier, max_tokens, encoding, bar)
+        return
     try:
         with _terminated_cleanly():
             indexed = index_paths(
-                db, paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar,
+                Path(db), paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar,
                 include=tuple(include) if include else DEFAULT_INCLUDE, exclude=tuple(exclude or ()),
                 gitignore=gitignore, strict=strict,
             )
@@ -228,6 +234,21 @@ def _exit_on_signal(number: int, frame: object) -> None:
     raise SystemExit(128 + number)
 
 
+def _index_postgres(url: str, paths: list[Path], tier: str, max_tokens: int, encoding: str, bar: _ProgressBar) -> None:
+    from thrift_fp.cli._postgres import index_postgres  # noqa: PLC0415 - the library loads on use
+
+    try:
+        indexed = index_postgres(url, paths, trust_tier=tier, max_tokens=max_tokens, encoding=encoding, progress=bar)
+    finally:
+        bar.stop()
+    if isinstance(indexed, Failure):
+        _fail(indexed.failure())
+    summary, skipped = indexed.unwrap()
+    for line in skipped:
+        typer.echo(f"thrift-fp: {' '.join(line.split())}", err=True)
+    typer.echo(summary)
+
+
 def _index_summary(report: IndexReport) -> str:
     files = len(report.chunked) + len(report.touched) + len(report.unchanged)
     skipped = f", {len(report.skipped)} skipped" if report.skipped else ""
@@ -256,7 +277,7 @@ def _index_json(report: IndexReport) -> dict[str, object]:
 
 _DB_HELP = (
     "Index to search (default: the embedded corpus, indexed once into the user cache folder;"
-    " THRIFT_FP_CACHE_DIR overrides the folder)."
+    " THRIFT_FP_CACHE_DIR overrides the folder), or a postgresql:// URL."
 )
 # "\\[" keeps rich markup from reading the bracket as a tag.
 _WINDOW_HELP = f"Context window in tokens (35% is reserved for the answer). \\[default: {DEFAULT_WINDOW}]"
@@ -272,7 +293,7 @@ def _ask_command(
         list[str] | None,
         typer.Option("--query", "-q", metavar="TEXT", help="A further query (repeatable): one retrieval each."),
     ] = None,
-    db: Annotated[Path | None, typer.Option(metavar="PATH", help=_DB_HELP)] = None,
+    db: Annotated[str | None, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=_DB_HELP)] = None,
     window: Annotated[int | None, typer.Option(metavar="N", help=_WINDOW_HELP)] = None,
     budget: Annotated[int | None, typer.Option(metavar="N", help="Token budget of the rendered context itself.")] = None,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer used to fit and count.")] = "cl100k_base",
@@ -285,6 +306,7 @@ def _ask_command(
 ) -> None:
     """Retrieve, fit and render: print the context, and what was kept and shed."""
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.cli._postgres import ask_postgres, is_database_url  # noqa: PLC0415
     from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
 
     asked = ([" ".join(words)] if words else []) + list(queries or ())
@@ -295,14 +317,20 @@ def _ask_command(
     for option, count in (("--max-results", max_results), ("--max-queries", max_queries)):
         if count < 0:
             _fail(InvalidArgument(option, count, "must not be negative"))
-    database = db if db is not None else _embedded()
-    if db is not None and not db.exists():
-        _fail(PathNotFound(str(db)))
-    done = assemble(
-        asked, database=database, context_window=window_tokens, options=options,
-        max_results=max_results, max_queries=max_queries,
-        tiers=_tiers(tier),
-    )
+    done: Result[Assembled, CliError]
+    if db is not None and is_database_url(db):
+        done = ask_postgres(
+            db, asked, context_window=window_tokens, options=options,
+            max_results=max_results, max_queries=max_queries, tiers=_tiers(tier),
+        )
+    else:
+        database = Path(db) if db is not None else _embedded()
+        if db is not None and not database.exists():
+            _fail(PathNotFound(db))
+        done = assemble(
+            asked, database=database, context_window=window_tokens, options=options,
+            max_results=max_results, max_queries=max_queries, tiers=_tiers(tier),
+        )
     if isinstance(done, Failure):
         _fail(done.failure())
     if as_json:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp.sources import AssembleError
+from thrift_fp.sources._postgres_errors import PostgresError
 from thrift_fp.thrift import ThriftError
 
 
@@ -47,4 +48,4 @@ class InvalidArgument(ThriftFpError):
         return f"{self.option} {self.value!r}: {self.reason}"
 
 
-CliError = InvalidJson | InvalidWorkingSet | InvalidArgument | AssembleError | ThriftError
+CliError = InvalidJson | InvalidWorkingSet | InvalidArgument | AssembleError | ThriftError | PostgresError

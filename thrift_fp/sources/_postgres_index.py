@@ -1,0 +1,368 @@
+"""Indexing into PostgreSQL: incremental by content hash, COPY in batches, one transaction each.
+
+A run reads only the files whose size, modification time or tier changed (the SQLite
+source's rules, see `_postgres_files`), chunks them outside any transaction, and writes
+them ``batch_files`` at a time: each batch takes the collection's advisory lock, looks at
+the stored hashes again (another indexer may have written them meanwhile), replaces the
+passages of the files that really changed with one ``COPY``, and commits. Files gone from
+a named folder are pruned in the first transaction. An interrupted run (a killed process,
+a dropped connection) leaves whole batches behind, never half a file: the next run finishes
+the rest. Files that cannot be read are skipped and reported, and keep what was indexed
+for them before.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+import psycopg
+from returns.result import Failure, Result, Success
+
+from thrift_fp.records import TRUST_TIERS
+from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS
+from thrift_fp.sources._errors import IndexSettingsMismatch, InvalidChunkBound, InvalidTrustTier, SourceError
+from thrift_fp.sources._index import DEFAULT_MAX_TOKENS
+from thrift_fp.sources._postgres_errors import (
+    ConnectionLost,
+    IndexInterrupted,
+    PostgresSourceError,
+    UnknownTextSearchConfig,
+    scrub,
+)
+from thrift_fp.sources._postgres_files import (
+    Document,
+    Found,
+    Stored,
+    collect,
+    free_label,
+    gone,
+    heading_path,
+    read_document,
+    storable_ns,
+)
+from thrift_fp.sources._postgres_store import PostgresDatabase, ensure_schema, query_error
+from thrift_fp.tokens import get_encoding
+
+Progress = Callable[[int, int, str], None]
+DEFAULT_COLLECTION: Final = "default"
+DEFAULT_TEXT_SEARCH_CONFIG: Final = "english"
+DEFAULT_BATCH_FILES: Final = 64
+_Connection = psycopg.Connection[tuple[object, ...]]
+
+_COPY: Final = (
+    "COPY thrift_fp_passages (collection, path, passage_id, source, ordinal, kind, trust_tier, created_at,"
+    " updated_at, content_hash, tokens, heading_path, text, metadata, ts_config) FROM STDIN"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PostgresIndexReport:
+    """What one run did, by file (each path in exactly one of the first five tuples), the files it
+    skipped with their reasons (``problems``), the collection's passage count and the batches."""
+
+    database: str
+    collection: str
+    chunked: tuple[str, ...]
+    touched: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    removed: tuple[str, ...]
+    problems: tuple[SourceError, ...]
+    passages: int
+    batches: int
+
+
+def index_paths(
+    database: PostgresDatabase,
+    paths: Sequence[Path],
+    *,
+    collection: str = DEFAULT_COLLECTION,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    encoding: str = "cl100k_base",
+    trust_tier: str = "first-party",
+    text_search_config: str = DEFAULT_TEXT_SEARCH_CONFIG,
+    batch_files: int = DEFAULT_BATCH_FILES,
+    progress: Progress | None = None,
+) -> Result[PostgresIndexReport, PostgresSourceError]:
+    """Index files and folders into ``collection``; ``trust_tier`` (the operator's) is stored on
+    every passage, whatever the documents say. ``text_search_config`` is fixed by the first run
+    of a collection, like ``max_tokens`` and ``encoding``. ``progress(done, total, path)`` is
+    called after each file that had to be read.
+
+    >>> import os, tempfile, pathlib
+    >>> from thrift_fp.sources.postgres import open_database
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.md").write_text("# Budget\\n\\nShed the lowest score first.")
+    >>> os.utime(root / "a.md", (1e9, 1e9))  # an old file: not modified while being indexed
+    >>> with open_database(os.environ["THRIFT_FP_TEST_PG_URL"], create=True).unwrap() as db:
+    ...     first = index_paths(db, [root], collection=str(root)).unwrap()
+    ...     again = index_paths(db, [root], collection=str(root)).unwrap()
+    >>> len(first.chunked), first.passages, len(again.unchanged), again.batches
+    (1, 1, 1, 0)
+    """
+    if max_tokens < MIN_PASSAGE_TOKENS:
+        return Failure(InvalidChunkBound(max_tokens, MIN_PASSAGE_TOKENS))
+    if trust_tier not in TRUST_TIERS:
+        return Failure(InvalidTrustTier(trust_tier, TRUST_TIERS))
+    resolved: Result[object, PostgresSourceError] = get_encoding(encoding)
+    if isinstance(resolved, Failure):
+        return resolved
+    found = collect(paths)
+    if isinstance(found, Failure):
+        return Failure(found.failure())
+    selection = found.unwrap()
+    run = _Run(database, paths, selection.files, collection, max_tokens, encoding, trust_tier, progress)
+    # Entries the walk could not take (broken links, FIFOs, undecodable names) are problems too.
+    run.walk_problems = tuple(skipped.error for skipped in selection.skipped)
+    try:
+        with database.pool.connection() as connection:
+            return run.index(connection, text_search_config, max(1, batch_files))
+    except psycopg.Error as exc:
+        if isinstance(exc, psycopg.OperationalError) and run.started:
+            return Failure(ConnectionLost(database.url, run.committed, run.total_batches, _scrubbed(database, exc)))
+        return Failure(query_error(exc, database.url, database.password, f"index collection {collection!r}"))
+
+
+def _scrubbed(database: PostgresDatabase, exc: BaseException) -> str:
+    return scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, database.password)
+
+
+def _batches(items: Sequence[tuple[Found, str]], size: int) -> list[Sequence[tuple[Found, str]]]:
+    return [items[start : start + size] for start in range(0, len(items), size)]
+
+
+class _Run:
+    """One indexing run's fixed inputs and its counters (what a dropped connection reports)."""
+
+    def __init__(
+        self,
+        database: PostgresDatabase,
+        roots: Sequence[Path],
+        found: tuple[Found, ...],
+        collection: str,
+        max_tokens: int,
+        encoding: str,
+        trust_tier: str,
+        progress: Progress | None,
+    ) -> None:
+        self.database, self.roots, self.found, self.collection = database, roots, found, collection
+        self.max_tokens, self.encoding, self.trust_tier, self.progress = max_tokens, encoding, trust_tier, progress
+        self.walk_problems: tuple[SourceError, ...] = ()
+        self.started = False
+        self.committed = 0
+        self.total_batches = 0
+
+    def index(self, connection: _Connection, config: str, batch_files: int) -> Result[PostgresIndexReport, PostgresSourceError]:
+        schema = ensure_schema(connection, self.database.url)
+        if isinstance(schema, Failure):
+            return Failure(schema.failure())
+        settings = self._settings(connection, config)
+        if isinstance(settings, Failure):
+            return Failure(settings.failure())
+        stored = self._stored(connection, None)
+        removed = sorted(gone(self.roots, {str(item.path) for item in self.found}, stored))
+        unchanged: list[str] = []
+        to_read: list[Found] = []
+        for item in self.found:
+            previous = stored.get(str(item.path))
+            try:
+                same = previous is not None and previous.unchanged(item.path.stat(), self.trust_tier)
+            except OSError:
+                same = False  # vanished since the walk: reading it reports the problem
+            if same:
+                unchanged.append(str(item.path))
+            else:
+                to_read.append(item)
+        # Labels (and so passage ids) are chosen before chunking, as in SQLite: a file keeps its
+        # label; a new file whose label another path holds is named by its full path.
+        pruned = set(removed)
+        labels = {record.source: path for path, record in stored.items() if path not in pruned}
+        planned: list[tuple[Found, str]] = []
+        for item in to_read:
+            previous = stored.get(str(item.path))
+            label = previous.source if previous is not None else free_label(labels, item)
+            labels[label] = str(item.path)
+            planned.append((item, label))
+        batches = _batches(planned, batch_files)
+        self.total_batches = len(batches) + (1 if removed and not batches else 0)
+        self.started = True
+        chunked: list[str] = []
+        touched: list[str] = []
+        problems: list[SourceError] = list(self.walk_problems)
+        if removed and not batches:
+            with connection.transaction():
+                self._lock(connection)
+                self._prune(connection, removed)
+            self.committed += 1
+        done = 0
+        for number, batch in enumerate(batches):
+            documents: list[tuple[Found, Document, str]] = []
+            for item, label in batch:
+                read = self._read(item, label)
+                if isinstance(read, Failure):
+                    problems.append(read.failure())
+                else:
+                    documents.append((item, read.unwrap(), label))
+                done += 1
+                reported = self._report(done, len(to_read), str(item.path))
+                if isinstance(reported, Failure):
+                    return reported
+            with connection.transaction():
+                self._lock(connection)
+                if number == 0:
+                    self._prune(connection, removed)
+                written, refreshed, relabel_problems = self._write(connection, documents)
+            self.committed += 1
+            chunked.extend(written)
+            touched.extend(refreshed)
+            problems.extend(relabel_problems)
+        row = connection.execute(
+            "SELECT count(*) FROM thrift_fp_passages WHERE collection = %s", (self.collection,)
+        ).fetchone()
+        return Success(
+            PostgresIndexReport(
+                self.database.url, self.collection, tuple(chunked), tuple(touched), tuple(unchanged),
+                tuple(removed), tuple(problems), int(str(row[0])) if row else 0, self.committed,
+            )
+        )
+
+    def _report(self, done: int, total: int, path: str) -> Result[None, PostgresSourceError]:
+        if self.progress is None:
+            return Success(None)
+        try:
+            self.progress(done, total, path)
+        except Exception as exc:  # noqa: BLE001 - the caller's progress callback; keep the cause
+            reason = f"the progress callback raised {exc!r}"
+            return Failure(IndexInterrupted(self.database.url, self.committed, self.total_batches, reason, exc))
+        return Success(None)
+
+    def _lock(self, connection: _Connection) -> None:
+        # One writer per collection at a time; readers (search) never wait for it.
+        connection.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended('thrift_fp collection ' || %s, 0))", (self.collection,)
+        )
+
+    def _settings(self, connection: _Connection, config: str) -> Result[None, PostgresSourceError]:
+        try:
+            connection.execute("SELECT %s::text::regconfig", (config,))
+        except psycopg.errors.UndefinedObject:
+            return Failure(UnknownTextSearchConfig(self.database.url, config))
+        wanted = {"encoding": self.encoding, "max_tokens": str(self.max_tokens)}
+        with connection.transaction():
+            self._lock(connection)
+            connection.execute(
+                "INSERT INTO thrift_fp_collections (collection, encoding, max_tokens, ts_config)"
+                " VALUES (%s, %s, %s, %s::text::regconfig) ON CONFLICT (collection) DO NOTHING",
+                (self.collection, self.encoding, self.max_tokens, config),
+            )
+            row = connection.execute(
+                "SELECT encoding, max_tokens::text, ts_config::text,"
+                " %s::text::regconfig::text FROM thrift_fp_collections WHERE collection = %s",
+                (config, self.collection),
+            ).fetchone()
+        assert row is not None  # inserted above, under the lock
+        stored = {"encoding": str(row[0]), "max_tokens": str(row[1]), "text_search_config": str(row[2])}
+        wanted["text_search_config"] = str(row[3])
+        for key, value in wanted.items():
+            if stored[key] != value:
+                where = f"{self.database.url} collection {self.collection!r}"
+                return Failure(IndexSettingsMismatch(where, key, stored[key], value))
+        return Success(None)
+
+    def _stored(self, connection: _Connection, paths: list[str] | None) -> dict[str, Stored]:
+        rows = connection.execute(
+            "SELECT path, source, trust_tier, mtime_ns, size, sha256, checked_ns FROM thrift_fp_files"
+            " WHERE collection = %s AND (%s::text[] IS NULL OR path = ANY(%s::text[]))",
+            (self.collection, paths, paths),
+        ).fetchall()
+        return {
+            str(path): Stored(str(source), str(tier), int(str(mtime)), int(str(size)), str(sha), int(str(checked)))
+            for path, source, tier, mtime, size, sha, checked in rows
+        }
+
+    def _prune(self, connection: _Connection, removed: list[str]) -> None:
+        if removed:
+            connection.execute(
+                "DELETE FROM thrift_fp_files WHERE collection = %s AND path = ANY(%s)", (self.collection, removed)
+            )
+
+    def _read(self, item: Found, label: str) -> Result[Document, SourceError]:
+        return read_document(item, label, max_tokens=self.max_tokens, encoding=self.encoding, trust_tier=self.trust_tier)
+
+    def _write(
+        self, connection: _Connection, documents: list[tuple[Found, Document, str]]
+    ) -> tuple[list[str], list[str], list[SourceError]]:
+        """Write one batch (inside its transaction, under the lock): the chunked and the touched
+        paths, and the files that could not be read again under another label."""
+        stored = self._stored(connection, [document.path for _, document, _ in documents])
+        rows = connection.execute(
+            "SELECT source, path FROM thrift_fp_files WHERE collection = %s AND source = ANY(%s)",
+            (self.collection, [label for _, _, label in documents]),
+        ).fetchall()
+        taken = {str(source): str(path) for source, path in rows}
+        chunked: list[tuple[Found, Document, str]] = []
+        touched: list[str] = []
+        problems: list[SourceError] = []
+        checked_ns = time.time_ns()
+        for item, document, planned in documents:
+            previous = stored.get(document.path)
+            if previous is not None and previous.sha256 == document.sha256 and previous.trust_tier == self.trust_tier:
+                connection.execute(
+                    "UPDATE thrift_fp_files SET mtime_ns = %s, size = %s, checked_ns = %s"
+                    " WHERE collection = %s AND path = %s",
+                    (storable_ns(document.mtime_ns), document.size, checked_ns, self.collection, document.path),
+                )
+                touched.append(document.path)
+                continue
+            # Another indexer may have named this file, or taken its label, since the plan was made.
+            owner = taken.get(planned)
+            label = previous.source if previous is not None else planned if owner in (None, document.path) else document.path
+            if label != planned:
+                reread = self._read(item, label)
+                if isinstance(reread, Failure):
+                    problems.append(reread.failure())
+                    continue
+                document = reread.unwrap()
+            taken[label] = document.path
+            chunked.append((item, document, label))
+        if chunked:
+            self._replace(connection, chunked, checked_ns)
+        return [document.path for _, document, _ in chunked], touched, problems
+
+    def _replace(self, connection: _Connection, chunked: list[tuple[Found, Document, str]], checked_ns: int) -> None:
+        paths = [document.path for _, document, _ in chunked]
+        connection.execute(
+            "DELETE FROM thrift_fp_passages WHERE collection = %s AND path = ANY(%s)", (self.collection, paths)
+        )
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                "INSERT INTO thrift_fp_files (collection, path, source, kind, trust_tier, mtime_ns, size, sha256,"
+                " checked_ns) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (collection, path) DO UPDATE"
+                " SET source = excluded.source, kind = excluded.kind, trust_tier = excluded.trust_tier,"
+                " mtime_ns = excluded.mtime_ns, size = excluded.size, sha256 = excluded.sha256,"
+                " checked_ns = excluded.checked_ns",
+                [
+                    (self.collection, document.path, label, document.kind, self.trust_tier,
+                     storable_ns(document.mtime_ns), document.size, document.sha256, checked_ns)
+                    for _, document, label in chunked
+                ],
+            )
+        config_row = connection.execute(
+            "SELECT ts_config::text FROM thrift_fp_collections WHERE collection = %s", (self.collection,)
+        ).fetchone()
+        config = str(config_row[0]) if config_row else DEFAULT_TEXT_SEARCH_CONFIG
+        with connection.cursor() as cursor, cursor.copy(_COPY) as copy:
+            for _, document, label in chunked:
+                # Files carry no portable creation time; both stamps are the modification time.
+                stamp = datetime.fromtimestamp(storable_ns(document.mtime_ns) / 1e9, tz=UTC)
+                for passage in document.passages:
+                    # The operator's tier, never one a document claims for itself.
+                    copy.write_row(
+                        (self.collection, document.path, passage.passage_id, label, passage.ordinal, document.kind,
+                         self.trust_tier, stamp, stamp, passage.content_hash, passage.tokens,
+                         heading_path(passage), passage.text, passage.metadata, config)
+                    )

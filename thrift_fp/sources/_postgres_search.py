@@ -1,0 +1,148 @@
+"""Full-text search over a PostgreSQL collection: websearch terms, ``ts_rank_cd``, one hit per content.
+
+The user's text is never query syntax. It is split on white space; each piece loses the
+three things ``websearch_to_tsquery`` would read as operators (double quotes, a leading
+``-`` and the word ``or``) and goes through ``websearch_to_tsquery`` on its own, which
+never raises; the pieces are joined with OR (``|``) by re-parsing each one's canonical
+``tsquery`` text, so a passage matching any word is a candidate and ``ts_rank_cd`` (cover
+density, heading words weighted 'A', body words 'B') orders them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Final
+
+import psycopg
+from psycopg_pool import PoolTimeout
+from returns.result import Failure, Result, Success
+
+from thrift_fp.sources._postgres_errors import (
+    CollectionMissing,
+    DatabaseUnreachable,
+    PostgresSourceError,
+)
+from thrift_fp.sources._postgres_index import DEFAULT_COLLECTION
+from thrift_fp.sources._postgres_store import PostgresDatabase, query_error
+from thrift_fp.sources._search import ALL_TIERS, Hit
+
+# A question longer than this adds nothing but cost (as in the SQLite source).
+MAX_QUERY_TERMS: Final = 64
+
+# Ranking and de-duplication run on narrow rows (id, hash, rank); only the hits returned are
+# joined back for their text, so a common word's thousands of matches never sort wide rows.
+_QUERY: Final = """
+WITH settings AS (
+    SELECT ts_config FROM thrift_fp_collections WHERE collection = %(collection)s
+), terms AS (
+    SELECT websearch_to_tsquery(settings.ts_config, term) AS q
+    FROM settings, unnest(%(terms)s::text[]) AS term
+), query AS (
+    SELECT string_agg('(' || q::text || ')', ' | ')::tsquery AS q FROM terms WHERE numnode(q) > 0
+), hits AS (
+    SELECT p.id, p.content_hash, ts_rank_cd(p.document, query.q) AS rank
+    FROM thrift_fp_passages AS p, query
+    WHERE p.collection = %(collection)s AND p.document @@ query.q AND p.trust_tier = ANY(%(tiers)s)
+), best AS (
+    SELECT DISTINCT ON (content_hash) id, rank FROM hits ORDER BY content_hash, rank DESC, id
+), top AS (
+    SELECT id, rank FROM best ORDER BY rank DESC, id LIMIT %(limit)s
+)
+SELECT p.passage_id, p.source, p.path, p.kind, p.trust_tier, p.created_at, p.updated_at, p.content_hash,
+       p.tokens, p.text, p.metadata, top.rank
+FROM top JOIN thrift_fp_passages AS p ON p.collection = %(collection)s AND p.id = top.id
+ORDER BY top.rank DESC, top.id
+"""
+
+
+def search_terms(query: str) -> tuple[str, ...]:
+    """The pieces of ``query`` searched for: white-space separated, without websearch operators.
+
+    >>> search_terms('how "does" -shedding OR work? C++ node:fs')
+    ('how', 'does', 'shedding', 'work?', 'C++', 'node:fs')
+    >>> search_terms('" - or OR')
+    ()
+    """
+    terms = (piece.replace('"', "").lstrip("-") for piece in query.split())
+    kept = (term for term in terms if term and term.lower() != "or")
+    return tuple(dict.fromkeys(kept))[:MAX_QUERY_TERMS]
+
+
+def rank_to_score(rank: float) -> float:
+    """Map a ``ts_rank_cd`` rank (0 or more, higher is better) to a score in [0, 1].
+
+    ``rank / (1 + rank)``: PostgreSQL's own normalisation 32 for ``ts_rank_cd``. 0 for no
+    evidence, approaching 1 for strong matches, strictly increasing in the rank and
+    independent of the other hits, so a passage keeps its score across result sets. A NaN
+    or negative rank scores 0.
+
+    >>> rank_to_score(1.0), rank_to_score(3.0), rank_to_score(float("inf"))
+    (0.5, 0.75, 1.0)
+    """
+    if math.isnan(rank) or rank <= 0:
+        return 0.0
+    if math.isinf(rank):
+        return 1.0
+    return rank / (1.0 + rank)
+
+
+def search_index(
+    database: PostgresDatabase,
+    query: str,
+    *,
+    collection: str = DEFAULT_COLLECTION,
+    limit: int = 8,
+    tiers: Iterable[str] = ALL_TIERS,
+) -> Result[tuple[Hit, ...], PostgresSourceError]:
+    """The ``limit`` best passages of ``collection`` for free-text ``query``, one per distinct content.
+
+    Any text is a valid query; text without a searchable word finds nothing. A collection that
+    was never indexed is `CollectionMissing`.
+
+    >>> import os, tempfile, pathlib
+    >>> from thrift_fp.sources.postgres import index_paths, open_database
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.txt").write_text("Shedding drops the lowest score first.\\n\\nBudgets are tokens.")
+    >>> with open_database(os.environ["THRIFT_FP_TEST_PG_URL"], create=True).unwrap() as db:
+    ...     _ = index_paths(db, [root], collection=str(root), max_tokens=8).unwrap()
+    ...     hits = search_index(db, "shedding?", collection=str(root)).unwrap()
+    ...     hostile = search_index(db, '"AND ( -x | !y:*', collection=str(root)).unwrap()
+    >>> [(h.passage_id, round(h.score, 2)) for h in hits], hostile
+    ([('...a.txt#1', 0.29)], ())
+    """
+    terms = search_terms(query)
+    try:
+        with database.pool.connection() as connection:
+            rows = (
+                connection.execute(
+                    _QUERY,
+                    {"collection": collection, "terms": list(terms), "tiers": sorted(tiers), "limit": max(limit, 0)},
+                ).fetchall()
+                if terms
+                else []
+            )
+            if not rows:
+                known = connection.execute(
+                    "SELECT 1 FROM thrift_fp_collections WHERE collection = %s", (collection,)
+                ).fetchone()
+                if known is None:
+                    return Failure(CollectionMissing(database.url, collection))
+    except PoolTimeout as exc:
+        return Failure(DatabaseUnreachable(database.url, f"no pooled connection became free: {exc}"))
+    except psycopg.Error as exc:
+        return Failure(query_error(exc, database.url, database.password, "search"))
+    return Success(tuple(_hit(row) for row in rows))
+
+
+def _hit(row: tuple[object, ...]) -> Hit:
+    (passage_id, source, path, kind, tier, created, updated, digest, tokens, text, metadata, rank) = row
+    assert isinstance(created, datetime) and isinstance(updated, datetime)  # timestamptz columns
+    raw_rank = float(str(rank))
+    return Hit(
+        str(passage_id), str(source), str(path), str(kind), str(tier),
+        created.astimezone(UTC), updated.astimezone(UTC), str(digest), int(str(tokens)), str(text),
+        raw_rank, rank_to_score(raw_rank), MappingProxyType(metadata if isinstance(metadata, dict) else {}),
+    )

@@ -1,0 +1,234 @@
+"""The PostgreSQL schema, opening a database through a connection pool, and driver errors as values.
+
+Tables carry the ``thrift_fp_`` prefix and live in the connection's ``search_path`` (set one
+with ``?options=-csearch_path%3Dmy_schema`` in the URL). Every table is keyed by collection
+first, so a collection can become a partition (see the scaling notes in the README).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg_pool import ConnectionPool, PoolTimeout
+from returns.result import Failure, Result, Success
+
+from thrift_fp.sources._postgres_errors import (
+    AuthenticationFailed,
+    DatabaseNotFound,
+    DatabaseUnreachable,
+    InvalidDatabaseUrl,
+    PostgresError,
+    PostgresQueryFailed,
+    SchemaMissing,
+    SchemaVersionMismatch,
+    redact,
+    scrub,
+)
+
+SCHEMA_VERSION: Final = 1
+DEFAULT_POOL_SIZE: Final = 8
+DEFAULT_TIMEOUT: Final = 10.0
+APPLICATION_NAME: Final = "thrift_fp"
+
+# The heading path weighs 'A' and the body 'B': with ts_rank_cd's default weights
+# {D 0.1, C 0.2, B 0.4, A 1.0} a word under a matching heading counts 2.5 times a body word.
+# The configuration is a column so that the generated tsvector stays IMMUTABLE per row; it is
+# the collection's, fixed when the collection is first indexed.
+SCHEMA: Final = """
+CREATE TABLE thrift_fp_schema (
+    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    version integer NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE thrift_fp_collections (
+    collection text PRIMARY KEY,
+    encoding text NOT NULL,
+    max_tokens integer NOT NULL,
+    ts_config regconfig NOT NULL
+);
+CREATE TABLE thrift_fp_files (
+    collection text NOT NULL REFERENCES thrift_fp_collections ON DELETE CASCADE,
+    path text NOT NULL,
+    source text NOT NULL,
+    kind text NOT NULL,
+    trust_tier text NOT NULL,
+    mtime_ns bigint NOT NULL,
+    size bigint NOT NULL,
+    sha256 text NOT NULL,
+    checked_ns bigint NOT NULL,
+    PRIMARY KEY (collection, path),
+    UNIQUE (collection, source)
+);
+CREATE TABLE thrift_fp_passages (
+    id bigint GENERATED ALWAYS AS IDENTITY,
+    collection text NOT NULL,
+    path text NOT NULL,
+    passage_id text NOT NULL,
+    source text NOT NULL,
+    ordinal integer NOT NULL,
+    kind text NOT NULL,
+    trust_tier text NOT NULL
+        CHECK (trust_tier IN ('first-party', 'third-party-public', 'third-party-private')),
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    content_hash text NOT NULL,
+    tokens integer NOT NULL,
+    heading_path text NOT NULL,
+    text text NOT NULL,
+    metadata jsonb NOT NULL,
+    ts_config regconfig NOT NULL,
+    document tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector(ts_config, heading_path), 'A') || setweight(to_tsvector(ts_config, text), 'B')
+    ) STORED,
+    PRIMARY KEY (collection, id),
+    UNIQUE (collection, passage_id),
+    FOREIGN KEY (collection, path) REFERENCES thrift_fp_files ON DELETE CASCADE
+);
+CREATE INDEX thrift_fp_passages_document ON thrift_fp_passages USING gin (document);
+CREATE INDEX thrift_fp_passages_file ON thrift_fp_passages (collection, path);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class PostgresDatabase:
+    """An open PostgreSQL database: its redacted ``url`` and a thread-safe connection pool.
+
+    Open one with `open_database`, share it between threads, ``close()`` it (or use ``with``).
+    """
+
+    url: str
+    pool: ConnectionPool = field(repr=False)
+    password: str | None = field(repr=False, default=None)
+
+    def close(self) -> None:
+        """Close every pooled connection.
+
+        >>> import os
+        >>> database = open_database(os.environ["THRIFT_FP_TEST_PG_URL"], create=True).unwrap()
+        >>> database.close(); database.pool.closed
+        True
+        """
+        self.pool.close()
+
+    def __enter__(self) -> PostgresDatabase:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def open_database(
+    conninfo: str,
+    *,
+    create: bool = False,
+    pool_size: int = DEFAULT_POOL_SIZE,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Result[PostgresDatabase, PostgresError]:
+    """Connect to ``conninfo`` (a ``postgresql://`` URL or libpq ``key=value`` string) and check the
+    schema: missing → `SchemaMissing` (or created, with ``create=True``), another version →
+    `SchemaVersionMismatch`. Never migrates. Errors name the URL with its password redacted.
+
+    >>> import os
+    >>> with open_database(os.environ["THRIFT_FP_TEST_PG_URL"], create=True).unwrap() as database:
+    ...     "***" in database.url or "@" not in database.url
+    True
+    >>> open_database("postgresql://ann:hunter2@/docs?host=/nonexistent").failure().message
+    'cannot reach PostgreSQL at postgresql://ann:***@/docs?host=/nonexistent: connection to server on socket ...'
+    """
+    shown = redact(conninfo)
+    try:
+        password = conninfo_to_dict(conninfo).get("password")
+    except psycopg.Error as exc:
+        return Failure(InvalidDatabaseUrl(shown, str(exc)))
+    secret = str(password) if password is not None else None
+    options = {
+        "autocommit": True,
+        "fallback_application_name": APPLICATION_NAME,
+        "connect_timeout": max(1, round(timeout)),
+    }
+    try:
+        probe = psycopg.connect(conninfo, **options)  # type: ignore[arg-type]  # libpq keywords
+    except psycopg.Error as exc:
+        return Failure(connect_error(exc, shown, secret))
+    try:
+        checked = ensure_schema(probe, shown) if create else check_schema(probe, shown)
+    except psycopg.Error as exc:
+        return Failure(query_error(exc, shown, secret, "check the thrift_fp schema"))
+    finally:
+        probe.close()
+    if isinstance(checked, Failure):
+        return Failure(checked.failure())
+    pool = ConnectionPool(
+        conninfo,
+        min_size=1,
+        max_size=max(1, pool_size),
+        kwargs=options,
+        open=False,
+        timeout=timeout,
+        check=ConnectionPool.check_connection,
+        name=APPLICATION_NAME,
+    )
+    try:
+        pool.open(wait=True, timeout=timeout)
+    except PoolTimeout as exc:
+        pool.close()
+        return Failure(DatabaseUnreachable(shown, scrub(str(exc), secret)))
+    return Success(PostgresDatabase(shown, pool, secret))
+
+
+def check_schema(connection: psycopg.Connection[tuple[object, ...]], url: str) -> Result[None, PostgresError]:
+    """`SchemaMissing` or `SchemaVersionMismatch` unless the thrift_fp schema of this version is there."""
+    row = connection.execute("SELECT to_regclass('thrift_fp_schema') IS NOT NULL").fetchone()
+    if row is None or not row[0]:
+        return Failure(SchemaMissing(url))
+    version = connection.execute("SELECT version FROM thrift_fp_schema").fetchone()
+    stored = "none" if version is None else str(version[0])
+    if stored != str(SCHEMA_VERSION):
+        return Failure(SchemaVersionMismatch(url, stored, str(SCHEMA_VERSION)))
+    return Success(None)
+
+
+def ensure_schema(connection: psycopg.Connection[tuple[object, ...]], url: str) -> Result[None, PostgresError]:
+    """Create the schema in one transaction unless it is there; concurrent callers wait on a lock."""
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('thrift_fp schema', 0))")
+        row = connection.execute("SELECT to_regclass('thrift_fp_schema') IS NOT NULL").fetchone()
+        if row is not None and not row[0]:
+            connection.execute(SCHEMA)
+            connection.execute("INSERT INTO thrift_fp_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
+    return check_schema(connection, url)
+
+
+_AUTHENTICATION: Final = (
+    "password authentication failed",
+    "no password supplied",
+    "authentication failed",
+    "role \"",
+    "fe_sendauth",
+)
+
+
+def connect_error(exc: psycopg.Error, url: str, password: str | None) -> PostgresError:
+    """The error value for a failed connection attempt (libpq gives no SQLSTATE here: by message)."""
+    reason = scrub(str(exc), password)
+    for prefix in ("connection failed: ", "connection is bad: "):
+        reason = reason.removeprefix(prefix)
+    server_said = reason.split("FATAL:", 1)[-1].strip()
+    if 'database "' in server_said and "does not exist" in server_said:
+        return DatabaseNotFound(url, server_said)
+    if any(marker in server_said for marker in _AUTHENTICATION):
+        return AuthenticationFailed(url, server_said)
+    return DatabaseUnreachable(url, reason)
+
+
+def query_error(exc: psycopg.Error, url: str, password: str | None, operation: str) -> PostgresError:
+    """The error value for a failed statement: a dropped link, a missing table, or a refusal."""
+    reason = scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, password)
+    if isinstance(exc, psycopg.errors.UndefinedTable):
+        return SchemaMissing(url)
+    if isinstance(exc, psycopg.OperationalError) and not isinstance(exc, psycopg.errors.QueryCanceled):
+        return DatabaseUnreachable(url, f"the connection was lost while trying to {operation}: {reason}")
+    return PostgresQueryFailed(url, operation, reason, exc)

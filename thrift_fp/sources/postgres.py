@@ -1,0 +1,250 @@
+"""The PostgreSQL full-text source: the SQLite source's contract, for many workers on many machines.
+
+Needs the ``postgres`` extra (``pip install 'thrift_fp[postgres]'``: psycopg 3 and psycopg_pool);
+``import thrift_fp`` never imports it. Open a database once per process with `open_database`
+(a thread-safe connection pool), then `index_paths`, `search_index`, `postgres_definition`
+(the retrieval lifecycle) and `assemble` work as their SQLite namesakes, plus a
+``collection`` (several corpora in one database) and a caller-chosen text search
+configuration. Every failure is an error value whose message never shows a password.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from typing import Final
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.records import TRUST_TIERS
+from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
+from thrift_fp.retrieval import (
+    ExecutionFailed,
+    OperationContext,
+    RetrievalDefinition,
+    RetrievalState,
+    run_retrieval,
+)
+from thrift_fp.sources._assemble import (
+    Assembled,
+    FtsReceipt,
+    SpoolPolicy,
+    _assembled,
+    _merged,
+    _records,
+)
+from thrift_fp.sources._definition import FtsDefinition, prepare_query
+from thrift_fp.sources._errors import InvalidTrustTier
+from thrift_fp.sources._postgres_errors import (
+    AuthenticationFailed,
+    CollectionMissing,
+    ConnectionLost,
+    DatabaseNotFound,
+    DatabaseUnreachable,
+    IndexInterrupted,
+    InvalidDatabaseUrl,
+    PostgresAssembleError,
+    PostgresError,
+    PostgresExtraMissing,
+    PostgresQueryFailed,
+    PostgresSourceError,
+    SchemaMissing,
+    SchemaVersionMismatch,
+    UnknownTextSearchConfig,
+    is_database_url,
+    redact,
+)
+from thrift_fp.sources._postgres_index import (
+    DEFAULT_BATCH_FILES,
+    DEFAULT_COLLECTION,
+    DEFAULT_TEXT_SEARCH_CONFIG,
+    PostgresIndexReport,
+    index_paths,
+)
+from thrift_fp.sources._postgres_search import rank_to_score, search_index, search_terms
+from thrift_fp.sources._postgres_store import SCHEMA_VERSION, PostgresDatabase, open_database
+from thrift_fp.sources._search import ALL_TIERS, Hit
+from thrift_fp.thrift import ThriftOptions, WorkingSet
+
+__all__ = [
+    "DEFAULT_BATCH_FILES",
+    "DEFAULT_COLLECTION",
+    "DEFAULT_TEXT_SEARCH_CONFIG",
+    "SCHEMA_VERSION",
+    "AuthenticationFailed",
+    "CollectionMissing",
+    "ConnectionLost",
+    "DatabaseNotFound",
+    "DatabaseUnreachable",
+    "IndexInterrupted",
+    "InvalidDatabaseUrl",
+    "PostgresAssembleError",
+    "PostgresDatabase",
+    "PostgresError",
+    "PostgresExtraMissing",
+    "PostgresIndexReport",
+    "PostgresQueryFailed",
+    "PostgresSearchFailed",
+    "PostgresSourceError",
+    "SchemaMissing",
+    "SchemaVersionMismatch",
+    "UnknownTextSearchConfig",
+    "assemble",
+    "index_paths",
+    "is_database_url",
+    "open_database",
+    "postgres_definition",
+    "rank_to_score",
+    "redact",
+    "require_terms",
+    "search_index",
+    "search_terms",
+]
+
+DEFAULT_DEFINITION_ID: Final = "postgres-search"
+
+
+class PostgresSearchFailed(Exception):
+    """Raised inside ``execute`` (the lifecycle's way to fail a read); carries the error value."""
+
+    def __init__(self, error: PostgresSourceError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def require_terms(query: str, context: OperationContext[object]) -> None:
+    """Reject a query with nothing to search for (the lifecycle turns this into ``InvalidQuery``).
+
+    >>> try:
+    ...     require_terms(' " - ', OperationContext(None))
+    ... except ValueError as error:
+    ...     print(error)
+    the query ' " - ' has no word to search for
+    """
+    if not search_terms(query):
+        raise ValueError(f"the query {query!r} has no word to search for")
+
+
+def postgres_definition(
+    database: PostgresDatabase,
+    *,
+    collection: str = DEFAULT_COLLECTION,
+    max_results: int = 8,
+    max_queries: int = 4,
+    tiers: Iterable[str] = ALL_TIERS,
+    id: str = DEFAULT_DEFINITION_ID,
+    authorize: Callable[[str, OperationContext[object]], None] | None = None,
+) -> FtsDefinition:
+    """A retrieval over ``collection``: ``max_results`` passages per query (one per distinct
+    content, best ``ts_rank_cd`` first), at most ``max_queries`` accepted queries per request.
+
+    Run it with ``run_retrieval``; ``authorize(query, context)`` may raise to refuse a query.
+
+    >>> import os, tempfile, pathlib
+    >>> from thrift_fp.retrieval import RetrievalState, run_retrieval
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.md").write_text("Shedding drops the lowest score first.")
+    >>> with open_database(os.environ["THRIFT_FP_TEST_PG_URL"], create=True).unwrap() as db:
+    ...     _ = index_paths(db, [root / "a.md"], collection=str(root)).unwrap()
+    ...     search = postgres_definition(db, collection=str(root), max_queries=1)
+    ...     first = run_retrieval(search, " Shedding? ", OperationContext(None), RetrievalState())
+    ...     second = run_retrieval(search, "score", OperationContext(None), first.state)
+    >>> [hit.passage_id for hit in first.result.unwrap().sources]
+    ['a.md#1']
+    >>> second.result.failure().message
+    'retrieval \\'postgres-search\\': query budget exhausted (1 of 1 used); refused query "score"'
+    """
+    allowed = frozenset(tiers)
+
+    def execute(query: str, context: OperationContext[object]) -> tuple[Hit, ...]:
+        found = search_index(database, query, collection=collection, limit=max_results, tiers=allowed)
+        if isinstance(found, Failure):
+            raise PostgresSearchFailed(found.failure())
+        return found.unwrap()
+
+    definition: FtsDefinition = RetrievalDefinition(
+        id=id,
+        description=f"full-text (ts_rank_cd) search over collection {collection!r} in {database.url}",
+        tags=("postgres", "full-text"),
+        prepare=prepare_query,
+        assert_input=require_terms,
+        limit=lambda context: max_queries,
+        execute=execute,
+        sources=lambda hits: hits,
+        authorize=authorize,
+    )
+    return definition
+
+
+def assemble(
+    query: str | Sequence[str],
+    *,
+    database: PostgresDatabase,
+    collection: str = DEFAULT_COLLECTION,
+    context_window: int = 4096,
+    options: ThriftOptions = ThriftOptions(),
+    max_results: int = 8,
+    max_queries: int = 4,
+    tiers: Iterable[str] = ALL_TIERS,
+    state: RetrievalState[Hit] = RetrievalState(),
+    context: OperationContext[object] = OperationContext(None),
+    nonce: NonceMode = RandomNonce(),
+    spool: SpoolPolicy | None = None,
+    working_set: WorkingSet = WorkingSet(),
+    authorize: Callable[[str, OperationContext[object]], None] | None = None,
+) -> Result[Assembled, PostgresAssembleError]:
+    """Answer ``query`` (or several) from ``collection``, as the SQLite ``assemble`` does from its
+    index: retrieve under the lifecycle, merge, fit into ``context_window``, render.
+
+    >>> import os, tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.md").write_text("Shedding drops the lowest score first.")
+    >>> with open_database(os.environ["THRIFT_FP_TEST_PG_URL"], create=True).unwrap() as db:
+    ...     _ = index_paths(db, [root / "a.md"], collection=str(root)).unwrap()
+    ...     done = assemble("how does shedding work", database=db, collection=str(root)).unwrap()
+    >>> "Shedding drops the lowest score first." in done.text, done.tokens <= done.budget
+    (True, True)
+    """
+    queries = (query,) if isinstance(query, str) else tuple(query)
+    allowed = tuple(tiers)
+    unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
+    if unknown:
+        return Failure(InvalidTrustTier(unknown[0], TRUST_TIERS))
+    definition = postgres_definition(
+        database, collection=collection, max_results=max_results, max_queries=max_queries, tiers=allowed,
+        authorize=authorize,
+    )
+    retrieved = _retrieve(definition, queries, context, state)
+    if isinstance(retrieved, Failure):
+        return Failure(retrieved.failure())
+    receipts, next_state = retrieved.unwrap()
+    records = _records(_merged(receipts), spool)
+    if isinstance(records, Failure):
+        return Failure(records.failure())
+    combined = dataclasses.replace(working_set, retrievables=(*working_set.retrievables, *records.unwrap()))
+    fitted: Result[FitRendered, PostgresAssembleError] = fit_and_render(
+        combined, context_window, None, options, nonce=nonce
+    )
+    return fitted.bind(
+        lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding)
+    )
+
+
+def _retrieve(
+    definition: FtsDefinition,
+    queries: tuple[str, ...],
+    context: OperationContext[object],
+    state: RetrievalState[Hit],
+) -> Result[tuple[tuple[FtsReceipt, ...], RetrievalState[Hit]], PostgresAssembleError]:
+    receipts: list[FtsReceipt] = []
+    for query in queries:
+        outcome = run_retrieval(definition, query, context, state)
+        state = outcome.state
+        if isinstance(outcome.result, Failure):
+            error = outcome.result.failure()
+            # A failed read carries the source's own error value; report that, not the wrapper.
+            if isinstance(error, ExecutionFailed) and isinstance(error.cause, PostgresSearchFailed):
+                return Failure(error.cause.error)
+            return Failure(error)
+        receipts.append(outcome.result.unwrap())
+    return Success((tuple(receipts), state))
