@@ -1,15 +1,34 @@
-"""Shared pytest set-up: Hypothesis profiles chosen by HYPOTHESIS_PROFILE."""
+"""Shared pytest set-up: the beartype claw over thrift_fp, and Hypothesis profiles chosen by
+HYPOTHESIS_PROFILE."""
 
 from __future__ import annotations
 
 import os
 
-from hypothesis import HealthCheck, settings
+from beartype.claw import beartype_package
+
+# Under the test suite every function and class of thrift_fp is type-checked at run time; this
+# must run before any test module imports a thrift_fp subpackage (conftest.py is loaded first).
+# Production checks only the public boundary (thrift_fp/_beartype.py, docs/surface.md).
+from thrift_fp._beartype import CLAW_CONF  # noqa: E402 - imports only the conf, no subpackage
+
+beartype_package("thrift_fp", conf=CLAW_CONF)
+
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile("dev", max_examples=30, deadline=None)
 settings.register_profile(
     "ci",
     max_examples=100,
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+# CI's second run, at the minimum dependency versions: compatibility, not the rules again.
+settings.register_profile(
+    "ci-minimum",
+    max_examples=20,
     deadline=None,
     derandomize=True,
     print_blob=True,

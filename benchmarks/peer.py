@@ -1,190 +1,224 @@
-"""Workload 3, peer: thrift's message passes against langchain-core's ``trim_messages``.
+"""Workload 3, peer: the LangChain adapter against langchain-core's ``trim_messages``.
 
-Trim 2,000 chat messages to an 8,000-token budget with ``trim_messages(strategy="last")`` whose
-token counter counts each message's content with thrift_fp's own cl100k_base encoding, and fit the
-same messages with `subtract_to_fit` (a working set of messages only, ``output_reserve=0`` so the
-budget is the window). Both must keep the same number of tokens, give or take one message.
-Target: >= 20x faster.
+2,000 LangChain messages (a system prompt, then user turns, assistant answers, and assistant
+turns issuing 1-3 tool calls followed by their ``ToolMessage`` results) are trimmed to one budget by
+``trim_messages(strategy="last", include_system=True)`` with a **plain tiktoken per-message
+counter** (``len(encode_ordinary(text))`` on the same ``tiktoken.Encoding`` object, not routed
+through thrift_fp), and fitted by `thrift_fp.adapters.langchain.fit_messages`. Both count the same
+text per message (the adapter's documented framing; the script checks every message once before
+timing), so kept tokens are comparable.
 
-    python -m benchmarks.peer [--profile] [--what-if]
+Timing: one process, rounds in A-B-B-A order, wall time (``perf_counter``) and process CPU time
+(``process_time``, all threads), medians beside bests. Two rows: **1 thread each** (thrift_fp's
+batch counter held to one thread; the equal-work row and the headline) and **as built** (thrift_fp
+counting on its pool, trim_messages on the one thread it has). Then a sweep of 41 budgets
+(1,000-41,000 tokens) counts the orphaned tool messages each side leaves.
 
-``--what-if`` also times thrift with ``count_many`` swapped, in this process only, for counting
-on one thread and for the implementation it replaced (see _whatif.py).
+Target: no slower than trim_messages (median ratio >= 1.0, wall and CPU, 1-thread row) and zero
+orphans on our side at every budget.
+
+    python -m benchmarks.peer
 """
 
-from __future__ import annotations
-
+import gc
+import json
+import os
+import random
+import statistics
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, trim_messages
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
 
-from benchmarks._data import SEED, Turn, chat
-from benchmarks._harness import Report, best_of, run_and_print, seconds
-from benchmarks._sets import encoding, messages, raw_tiktoken
-from benchmarks._whatif import per_text_futures_count_many, serial_count_many, with_count_many
-from thrift_fp.thrift import ThriftOptions, WorkingSet, subtract_to_fit
-from thrift_fp.tokens import TokenEncoding
+import thrift_fp.tokens._encoding as encoding_module
+from benchmarks._data import SEED, words
+from benchmarks._harness import Report, run_and_print
+from benchmarks._sets import raw_tiktoken
+from thrift_fp.adapters.langchain import fit_messages, message_text
 
 MESSAGES = 2_000
 BUDGET = 8_000
-REPEATS = 7
-TARGET = 20.0
-OPTIONS = ThriftOptions(output_reserve=0)
+ROUNDS = 8
+SWEEP = tuple(range(1_000, 41_001, 1_000))
+TARGET = 1.0
 
 
-def _text(message: BaseMessage) -> str:
-    content = message.content
-    return content if isinstance(content, str) else str(content)
+def history(count: int = MESSAGES, seed: int = SEED) -> list[BaseMessage]:
+    """A system prompt, then episodes: a user turn, then an answer or 1-3 tool calls + results."""
+    rng = random.Random(seed)
+    out: list[BaseMessage] = [SystemMessage(words(rng, 40))]
+    calls = 0
+    while len(out) < count:
+        out.append(HumanMessage(words(rng, rng.randint(5, 120))))
+        if rng.random() < 0.5:
+            out.append(AIMessage(words(rng, rng.randint(5, 120))))
+            continue
+        ids = [f"call_{calls + at:05d}" for at in range(rng.randint(1, 3))]
+        calls += len(ids)
+        tool_calls = [{"name": "search", "args": {"query": words(rng, rng.randint(2, 8))}, "id": i} for i in ids]
+        out.append(AIMessage(words(rng, rng.randint(0, 15)), tool_calls=tool_calls))
+        out.extend(ToolMessage(words(rng, rng.randint(20, 150)), tool_call_id=i) for i in ids)
+    return out[:count]
 
 
-@dataclass
-class ListCounter:
-    """A ``trim_messages`` token counter: the sum of each message's content tokens.
-
-    ``calls`` and ``texts`` tally how often trim_messages asks and how many messages it counts.
-    """
-
-    encoding: TokenEncoding
-    calls: int = 0
-    texts: int = 0
-
-    def __call__(self, batch: list[BaseMessage]) -> int:
-        self.calls += 1
-        self.texts += len(batch)
-        return sum(self.encoding.count(_text(message)).unwrap() for message in batch)
+_ROLES = ((SystemMessage, "system"), (HumanMessage, "user"), (AIMessage, "assistant"), (ToolMessage, "tool"))
 
 
-def langchain_messages(turns: Sequence[Turn]) -> list[BaseMessage]:
-    """The turns as langchain messages (human for user turns, AI for assistant turns)."""
-    return [
-        HumanMessage(content=turn.text, id=turn.id) if turn.role == "user" else AIMessage(content=turn.text, id=turn.id)
-        for turn in turns
-    ]
+def plain_text(message: BaseMessage) -> str:
+    """The text a user's own counter would count: role line, content, one JSON line per tool call
+    (the adapter's framing, written out plainly for this workload's four message kinds)."""
+    role = next(name for kind, name in _ROLES if isinstance(message, kind))
+    header = f"{role} {message.tool_call_id}" if isinstance(message, ToolMessage) else role
+    content = message.content if isinstance(message.content, str) else str(message.content)
+    calls = message.tool_calls if isinstance(message, AIMessage) else []
+    lines = [json.dumps({"id": c["id"], "name": c["name"], "args": c["args"]}, ensure_ascii=False, default=str) for c in calls]
+    return "\n".join((header, content, *lines))
 
 
-def _trim(history: list[BaseMessage], counter: ListCounter) -> list[BaseMessage]:
-    # Annotated so the check is the same with or without langchain-core installed.
-    trimmed: list[BaseMessage] = trim_messages(history, max_tokens=BUDGET, token_counter=counter, strategy="last")
-    return trimmed
+_ENCODE = raw_tiktoken().encode_ordinary
 
 
-def run(repeats: int = REPEATS) -> Report:
-    """Time both trims on the same 2,000 messages and compare what they keep."""
-    turns = chat(MESSAGES)
-    history = langchain_messages(turns)
-    ws = WorkingSet(messages=messages(turns))
-    counter = ListCounter(encoding())
+def peer_counter(message: BaseMessage) -> int:
+    """A plain per-message tiktoken counter (annotated BaseMessage, so trim_messages sums it)."""
+    return len(_ENCODE(plain_text(message)))
 
-    trimmed = _trim(history, counter)
-    calls, texts = counter.calls, counter.texts
-    fitted = subtract_to_fit(ws, BUDGET, options=OPTIONS).unwrap()
-    peer_kept, peer_tokens = len(trimmed), ListCounter(encoding())(trimmed)
-    thrift_kept, thrift_tokens = len(fitted.working_set.messages), fitted.trace.total_after
-    same_ids = [message.id for message in trimmed] == [message.id for message in fitted.working_set.messages]
-    agree = abs(peer_kept - thrift_kept) <= 1 and peer_tokens <= BUDGET and thrift_tokens <= BUDGET
 
-    encode = raw_tiktoken().encode_ordinary
-    bodies = [turn.text for turn in turns]
-    best = best_of(
-        {
-            "trim_messages": lambda: _trim(history, counter),
-            "thrift": lambda: subtract_to_fit(ws, BUDGET, options=OPTIONS).unwrap(),
-            "tokenize once": lambda: [len(encode(text)) for text in bodies],
-        },
-        repeats,
+def trim(messages: Sequence[BaseMessage], budget: int) -> list[BaseMessage]:
+    """langchain-core's trimmer, as its docs suggest for chat history."""
+    kept: list[BaseMessage] = trim_messages(
+        messages, max_tokens=budget, token_counter=peer_counter, strategy="last", include_system=True
     )
-    ratio = best["trim_messages"] / best["thrift"]
-    total_tokens = sum(encoding().count(turn.text).unwrap() for turn in turns)
+    return kept
+
+
+def fit(messages: Sequence[BaseMessage], budget: int) -> list[BaseMessage]:
+    """The adapter: the same objects back, pairs kept whole."""
+    return list(fit_messages(messages, budget).unwrap().messages)
+
+
+def orphans(kept: Sequence[BaseMessage], source: Sequence[BaseMessage]) -> int:
+    """Kept tool results whose call is gone, plus kept calls that lost a result the input had."""
+    issued = {c["id"] for m in kept if isinstance(m, AIMessage) for c in m.tool_calls}
+    answered = {m.tool_call_id for m in kept if isinstance(m, ToolMessage)}
+    had = {m.tool_call_id for m in source if isinstance(m, ToolMessage)}
+    return len(answered - issued) + len((issued & had) - answered)
+
+
+def tokens(kept: Sequence[BaseMessage]) -> int:
+    """Kept tokens, with the per-message count both sides use."""
+    return sum(peer_counter(m) for m in kept)
+
+
+@contextmanager
+def counting_threads(threads: int | None) -> Iterator[None]:
+    """Hold thrift_fp's batch counter to ``threads`` (None: as built). There is no public knob;
+    the pool size is read per call from this private function, so swapping it is exact."""
+    built = encoding_module._pool_size
+    if threads is not None:
+        setattr(encoding_module, "_pool_size", lambda: threads)
+    try:
+        yield
+    finally:
+        setattr(encoding_module, "_pool_size", built)
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """Wall and CPU samples (seconds) of one contender."""
+
+    wall: tuple[float, ...]
+    cpu: tuple[float, ...]
+
+    def line(self) -> str:
+        return (f"wall median {statistics.median(self.wall) * 1000:.1f} ms (best {min(self.wall) * 1000:.1f}), "
+                f"CPU median {statistics.median(self.cpu) * 1000:.1f} ms (best {min(self.cpu) * 1000:.1f})")
+
+
+def abba(first: Callable[[], object], second: Callable[[], object], rounds: int) -> tuple[Timing, Timing]:
+    """``rounds`` rounds of A, B, B, A; the collector runs before each call, not during it."""
+    samples: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
+    runs = (first, second)
+    for _ in range(rounds):
+        for which in (0, 1, 1, 0):
+            gc.collect()
+            wall, cpu = time.perf_counter(), time.process_time()
+            runs[which]()
+            samples[which][1].append(time.process_time() - cpu)
+            samples[which][0].append(time.perf_counter() - wall)
+    return tuple(Timing(tuple(w), tuple(c)) for w, c in samples.values())  # type: ignore[return-value]  # two keys, two timings
+
+
+def _ratio(peer: Timing, ours: Timing) -> tuple[float, float]:
+    return (statistics.median(peer.wall) / statistics.median(ours.wall),
+            statistics.median(peer.cpu) / statistics.median(ours.cpu))
+
+
+def run(rounds: int = ROUNDS) -> Report:
+    """Check the two counters agree, time both sides in two rows, then sweep 41 budgets."""
+    messages = history()
+    mismatched = [i for i, m in enumerate(messages) if message_text(m, i).unwrap() != plain_text(m)]
+    if mismatched:
+        raise AssertionError(f"the peer counter counts other text than the adapter at {mismatched[:5]}")
+    load_before = os.getloadavg()
+    with counting_threads(1):
+        peer_1, ours_1 = abba(lambda: trim(messages, BUDGET), lambda: fit(messages, BUDGET), rounds)
+    peer_n, ours_n = abba(lambda: trim(messages, BUDGET), lambda: fit(messages, BUDGET), rounds)
+    load_after = os.getloadavg()
+    wall_1, cpu_1 = _ratio(peer_1, ours_1)
+    wall_n, cpu_n = _ratio(peer_n, ours_n)
+
+    peer_kept, our_kept = trim(messages, BUDGET), fit(messages, BUDGET)
+    sweep = [(budget, trim(messages, budget), fit(messages, budget)) for budget in SWEEP]
+    peer_orphaned = [(b, orphans(p, messages)) for b, p, _ in sweep if orphans(p, messages)]
+    our_orphans = sum(orphans(o, messages) for _, _, o in sweep)
+    over = [b for b, _, o in sweep if tokens(o) > b]
+    kept_share = [tokens(o) / tokens(p) for _, p, o in sweep]
+    tool_share = sum(isinstance(m, ToolMessage) for m in messages) / len(messages)
+    met = min(wall_1, cpu_1) >= TARGET and our_orphans == 0 and orphans(our_kept, messages) == 0 and not over
     return Report(
-        workload="workload 3: peer (langchain-core trim_messages)",
-        headline="trim_messages time / thrift time",
-        value=ratio,
-        target=f">= {TARGET:.0f}x, same kept tokens (+-1 message)",
-        met=ratio >= TARGET and agree,
+        workload="workload 3: peer (langchain-core trim_messages vs thrift_fp.adapters.langchain)",
+        headline="trim_messages / fit_messages, median wall time, 1 thread each",
+        value=wall_1,
+        target=f">= {TARGET:.1f}x wall and CPU (no slower), zero orphans at every budget",
+        met=met,
         inputs=(
-            ("messages", f"{MESSAGES:,} alternating user/assistant turns of 5-120 words (seed {SEED}), "
-                         f"{total_tokens:,} tokens"),
-            ("budget", f"{BUDGET:,} tokens (trim_messages max_tokens; thrift window {BUDGET:,}, output_reserve=0)"),
-            ("counter", "content tokens per message via thrift_fp get_encoding('cl100k_base').count, "
-                        "no per-message overhead (both sides)"),
-            ("repeats", f"best of {repeats}, interleaved"),
+            ("messages", f"{len(messages):,} (seed {SEED}): system prompt, user turns, answers, 1-3 tool calls + "
+                         f"results; {tool_share:.0%} are ToolMessages; {tokens(messages):,} tokens"),
+            ("budget", f"{BUDGET:,} tokens for the timed rows; sweep {SWEEP[0]:,}-{SWEEP[-1]:,} step 1,000 (41)"),
+            ("peer", "trim_messages(strategy='last', include_system=True), per-message counter "
+                     "len(tiktoken encode_ordinary(text)), cl100k_base"),
+            ("ours", "fit_messages(messages, budget) (cl100k_base, system kept, counts each message once)"),
+            ("repeats", f"{rounds} rounds of A-B-B-A per row ({2 * rounds} samples each)"),
+            ("load average", f"{load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f} before, "
+                             f"{load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f} after"),
         ),
         figures=(
-            ("trim_messages", seconds(best["trim_messages"])),
-            ("thrift subtract_to_fit", seconds(best["thrift"])),
-            ("tiktoken single-threaded, every message once", seconds(best["tokenize once"])),
-            ("ceiling for any fit that measures every message once (trim / tokenize once)",
-             f"{best['trim_messages'] / best['tokenize once']:.2f}x"),
-            ("trim_messages kept", f"{peer_kept} messages, {peer_tokens:,} tokens"),
-            ("thrift kept", f"{thrift_kept} messages, {thrift_tokens:,} tokens"),
-            ("same messages kept", "yes" if same_ids else "no"),
-            ("trim_messages counter work per trim", f"{calls} counter calls over {texts:,} messages "
-                                                    f"({texts / MESSAGES:.2f} x the history)"),
-            ("thrift counter work per fit", f"{MESSAGES:,} messages counted once (1.00 x the history)"),
+            ("1 thread each: trim_messages", peer_1.line()),
+            ("1 thread each: fit_messages", ours_1.line()),
+            ("1 thread each: trim / fit", f"wall {wall_1:.2f}x, CPU {cpu_1:.2f}x (medians)"),
+            (f"as built (thrift_fp pool of {encoding_module._pool_size()}): trim_messages", peer_n.line()),
+            ("as built: fit_messages", ours_n.line()),
+            ("as built: trim / fit", f"wall {wall_n:.2f}x, CPU {cpu_n:.2f}x (medians)"),
+            (f"kept at {BUDGET:,}", f"trim_messages {len(peer_kept)} messages / {tokens(peer_kept):,} tokens, "
+                                    f"{orphans(peer_kept, messages)} orphans; fit_messages {len(our_kept)} messages / "
+                                    f"{tokens(our_kept):,} tokens, {orphans(our_kept, messages)} orphans"),
+            ("sweep: trim_messages orphans", f"{len(peer_orphaned)} of {len(SWEEP)} budgets orphan "
+                                             f"({sum(n for _, n in peer_orphaned)} tool messages: "
+                                             f"{', '.join(f'{b:,}:{n}' for b, n in peer_orphaned) or 'none'})"),
+            ("sweep: fit_messages orphans", f"{our_orphans} at {len(SWEEP)} budgets; over budget at {len(over)}"),
+            ("sweep: fit kept tokens / trim kept tokens",
+             f"median {statistics.median(kept_share):.4f}, min {min(kept_share):.4f} "
+             "(pairs leave whole, so the adapter may keep a little less)"),
         ),
-    )
-
-
-def profile(rounds: int = 10) -> str:
-    """pyinstrument's call trees of ``rounds`` thrift fits and ``rounds`` trims."""
-    from pyinstrument import Profiler
-
-    turns = chat(MESSAGES)
-    ws = WorkingSet(messages=messages(turns))
-    history = langchain_messages(turns)
-    counter = ListCounter(encoding())
-    trees = []
-    for name, once in (
-        ("thrift", lambda: subtract_to_fit(ws, BUDGET, options=OPTIONS)),
-        ("trim_messages", lambda: _trim(history, counter)),
-    ):
-        profiler = Profiler(interval=0.0005)
-        profiler.start()
-        for _ in range(rounds):
-            once()
-        profiler.stop()
-        trees.append(f"-- {name} x{rounds} --\n" + profiler.output_text(unicode=False, color=False))
-    return "\n".join(trees)
-
-
-def what_if(repeats: int = REPEATS) -> str:
-    """trim_messages against thrift as built and with other ``count_many`` implementations."""
-    turns = chat(MESSAGES)
-    ws = WorkingSet(messages=messages(turns))
-    history = langchain_messages(turns)
-    counter = ListCounter(encoding())
-
-    def fit() -> int:
-        return subtract_to_fit(ws, BUDGET, options=OPTIONS).unwrap().trace.total_after
-
-    for candidate in (serial_count_many, per_text_futures_count_many):
-        if with_count_many(candidate, fit)() != fit():
-            raise AssertionError(f"{candidate.__name__} changes the fit")
-    best = best_of(
-        {
-            "trim_messages": lambda: _trim(history, counter),
-            "thrift as built": fit,
-            "thrift, count_many on one thread": with_count_many(serial_count_many, fit),
-            "thrift, count_many as before f6d1b90": with_count_many(per_text_futures_count_many, fit),
-        },
-        repeats,
-    )
-    trim = best["trim_messages"]
-    return "\n".join(
-        ["== what-if (count_many swapped in this process only) =="]
-        + [f"  {name}: {seconds(value)}, trim_messages / this = {trim / value:.2f}x" for name, value in best.items()]
     )
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run the workload (``--profile``: where each side spends its time; ``--what-if``: see above)."""
+    """Run the workload and print its report."""
     report = run_and_print(run)
-    if "--profile" in argv:
-        print(profile())
-    if "--what-if" in argv:
-        print(what_if())
     return 0 if report.met else 1
 
 

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from benchmarks import algorithm, counting, memory, peer, scale
+from benchmarks import algorithm, cold_start, counting, envelope, memory, peer, scale
 from benchmarks._harness import Report, figure, machine, run_and_print, seconds, versions
 
 WORKLOADS: dict[str, Callable[[], Report]] = {
@@ -21,6 +21,8 @@ WORKLOADS: dict[str, Callable[[], Report]] = {
     "peer": peer.run,
     "memory": memory.run,
     "scale": scale.run,
+    "cold_start": cold_start.run,
+    "envelope": envelope.run,
 }
 
 

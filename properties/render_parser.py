@@ -1,10 +1,11 @@
 """A strict parser for rendered retrievables, written for the tests (the package never uses it).
 
-It knows the format from the outside: the directive, an optional ``<retrieved_corpus>`` block of
-nonce-keyed children, then nonce-keyed untrusted-content envelopes, public before private. A body
-runs from its opening tag to the FIRST closing tag with that tag's nonce, which must then be
-followed by exactly the expected separator; anything else is a `RenderParseError`. So a body that
-closed its own envelope early would be cut short and the parse (or the body comparison) fails.
+It knows the format from the outside: the directive, then up to three blocks in tier order (a
+``<corpusN>`` block, then ``<untrustedN tier=…>`` blocks, public before private), each holding
+one or more sections ``<dataN …>\\nbody\\n`` with the block's nonce ``N``. A body runs from its header
+to the FIRST later occurrence of ``\\n<dataN`` or ``\\n</…N>`` for its block's nonce, which must be
+exactly the next header or the block's closer; anything else is a `RenderParseError`. So a body that
+held its block's nonce in a tag would be cut short, and the parse (or the body comparison) fails.
 """
 
 from __future__ import annotations
@@ -15,19 +16,16 @@ from typing import Final
 
 from thrift_fp.render import SAFETY_DIRECTIVE
 
-_ATTRIBUTES: Final = r'((?: [a-z_]+="(?:[^"<>&]|&(?:amp|lt|gt|quot);)*")*)'
-_FIRST_OPEN: Final = re.compile(r"<retrieved_([0-9a-f]{32})" + _ATTRIBUTES + r">\n")
-_THIRD_OPEN: Final = re.compile(r"<untrusted_content_([0-9a-f]{32})" + _ATTRIBUTES + r">\n")
-_ATTRIBUTE: Final = re.compile(r' ([a-z_]+)="([^"]*)"')
-_ENTITY: Final = re.compile(r"&(amp|lt|gt|quot);")
+_VALUE: Final = r'(?:"(?:[^"<>&]|&(?:amp|lt|gt|quot|#x[0-9a-f]+);)*"|[^\s"\'<>&=`]+)'
+_ATTRIBUTES: Final = r"((?: [a-z_]+=" + _VALUE + r")*)"
+_ATTRIBUTE: Final = re.compile(r" ([a-z_]+)=(" + _VALUE + r")")
+_HEADER: Final = re.compile(r"<data([0-9]{20})" + _ATTRIBUTES + r">\n")
+_CORPUS_OPEN: Final = re.compile(r"<corpus([0-9]{20})>\n")
+_THIRD_OPEN: Final = re.compile(r"<untrusted([0-9]{20}) tier=(third-party-public|third-party-private)>\n")
+_ENTITY: Final = re.compile(r"&(amp|lt|gt|quot|#x[0-9a-f]+);")
 _UNESCAPED: Final = {"amp": "&", "lt": "<", "gt": ">", "quot": '"'}
 
-_FIRST_ORDER: Final = ("source", "nonce", "created_at", "kind", "score")
-_THIRD_ORDER: Final = ("kind", "tool", "nonce", "created_at", "content_kind", "score")
-_TIER_OF_KIND: Final = {
-    "retrieved-third-party-public": "third-party-public",
-    "retrieved-third-party-private": "third-party-private",
-}
+ORDER: Final = ("id", "src", "tool", "kind", "score", "date", "created_at", "updated_at")
 
 
 class RenderParseError(ValueError):
@@ -36,92 +34,102 @@ class RenderParseError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ParsedEnvelope:
-    """One envelope: its block (trust tier), nonce, unescaped attributes in order, and body."""
+    """One record's section: its block (trust tier), the block's nonce, unescaped attributes in
+    order, its body, and its exact text (header, body and the newline after it)."""
 
     block: str
     nonce: str
     attributes: tuple[tuple[str, str], ...]
     body: str
+    text: str
 
     def attribute(self, name: str) -> str | None:
         return dict(self.attributes).get(name)
 
 
 def _unescape(value: str) -> str:
-    return _ENTITY.sub(lambda match: _UNESCAPED[match.group(1)], value)
+    if not value.startswith('"'):
+        return value
+    return _ENTITY.sub(
+        lambda match: chr(int(match.group(1)[2:], 16)) if match.group(1).startswith("#") else _UNESCAPED[match.group(1)],
+        value[1:-1],
+    )
 
 
-def _attributes(raw: str, order: tuple[str, ...], nonce: str) -> tuple[tuple[str, str], ...]:
+def _attributes(raw: str) -> tuple[tuple[str, str], ...]:
     pairs = tuple((name, _unescape(value)) for name, value in _ATTRIBUTE.findall(raw))
     names = [name for name, _ in pairs]
-    if names != [name for name in order if name in names]:
-        raise RenderParseError(f"attributes {names} are not a subsequence of {order}")
-    values = dict(pairs)
-    if values.get("nonce") != nonce:
-        raise RenderParseError(f"nonce attribute {values.get('nonce')!r} differs from tag nonce {nonce!r}")
-    if "created_at" not in values:
-        raise RenderParseError("created_at attribute missing")
+    if names != [name for name in ORDER if name in names]:
+        raise RenderParseError(f"attributes {names} are not a subsequence of {ORDER}")
     return pairs
 
 
-def _envelope(
-    text: str, pos: int, opening: re.Pattern[str], tag: str, order: tuple[str, ...], separator: str
-) -> tuple[str, str, tuple[tuple[str, str], ...], str, int]:
-    match = opening.match(text, pos)
-    if match is None:
-        raise RenderParseError(f"expected a <{tag}_…> opening tag at {pos}: {text[pos:pos + 60]!r}")
-    nonce = match.group(1)
-    attributes = _attributes(match.group(2), order, nonce)
-    closing = f"</{tag}_{nonce}>"
-    end = text.find(closing, match.end())
-    if end - 1 < match.end() or text[end - 1] != "\n":
-        raise RenderParseError(f"closing tag {closing} missing or not on its own line")
-    after = end + len(closing)
-    if not text.startswith(separator, after):
-        raise RenderParseError(f"{closing} at {end} is not followed by {separator!r}")
-    return tag, nonce, attributes, text[match.end() : end - 1], after + len(separator)
+def _block(text: str, pos: int, tier: str, wrapper: str, nonce: str) -> tuple[list[ParsedEnvelope], int]:
+    closer = f"</{wrapper}{nonce}>\n\n"
+    header_start = f"\n<data{nonce}"
+    sections: list[ParsedEnvelope] = []
+    while True:
+        header = _HEADER.match(text, pos)
+        if header is None or header.group(1) != nonce:
+            raise RenderParseError(f"expected a <data{nonce} …> header at {pos}: {text[pos:pos + 60]!r}")
+        start = header.end()
+        # The body ends at the first newline followed by a tag carrying this block's nonce.
+        ends = [at for at in (text.find(header_start, start - 1), text.find(f"\n</{wrapper}{nonce}>", start - 1)) if at >= 0]
+        if not ends:
+            raise RenderParseError(f"block {nonce} never closes")
+        end = min(ends)
+        sections.append(
+            ParsedEnvelope(tier, nonce, _attributes(header.group(2)), text[start:end], text[pos : end + 1])
+        )
+        pos = end + 1
+        if text.startswith(closer, pos):
+            return sections, pos + len(closer)
 
 
 def parse_rendered(text: str) -> tuple[ParsedEnvelope, ...]:
-    """Every envelope in ``text``, in order; raises `RenderParseError` on any deviation."""
+    """Every record section in ``text``, in order; raises `RenderParseError` on any deviation."""
     if text == "":
         return ()
     head = SAFETY_DIRECTIVE + "\n\n"
     if not text.startswith(head):
         raise RenderParseError("text does not start with the safety directive and a blank line")
     pos = len(head)
-    envelopes: list[ParsedEnvelope] = []
-    if text.startswith("<retrieved_corpus>\n", pos):
-        pos += len("<retrieved_corpus>\n")
-        while not text.startswith("</retrieved_corpus>\n\n", pos):
-            _, nonce, attributes, body, pos = _envelope(
-                text, pos, _FIRST_OPEN, "retrieved", _FIRST_ORDER, "\n"
-            )
-            envelopes.append(ParsedEnvelope("first-party", nonce, attributes, body))
-        if not envelopes:
-            raise RenderParseError("empty <retrieved_corpus> block")
-        pos += len("</retrieved_corpus>\n\n")
-    seen_private = False
+    sections: list[ParsedEnvelope] = []
+    tiers: list[str] = []
+    nonces: list[str] = []
+    corpus = _CORPUS_OPEN.match(text, pos)
+    if corpus is not None:
+        nonces.append(corpus.group(1))
+        tiers.append("first-party")
+        found, pos = _block(text, corpus.end(), "first-party", "corpus", corpus.group(1))
+        sections += found
     while pos < len(text):
-        _, nonce, attributes, body, pos = _envelope(
-            text, pos, _THIRD_OPEN, "untrusted_content", _THIRD_ORDER, "\n\n"
-        )
-        block = _TIER_OF_KIND.get(dict(attributes).get("kind", ""))
-        if block is None:
-            raise RenderParseError(f"untrusted-content envelope {nonce} has no third-party kind")
-        if block == "third-party-public" and seen_private:
-            raise RenderParseError(f"public envelope {nonce} after a private one")
-        seen_private = seen_private or block == "third-party-private"
-        envelopes.append(ParsedEnvelope(block, nonce, attributes, body))
-    if not envelopes:
-        raise RenderParseError("a directive with no envelopes")
-    nonces = [envelope.nonce for envelope in envelopes]
+        opening = _THIRD_OPEN.match(text, pos)
+        if opening is None:
+            raise RenderParseError(f"expected an <untrusted… tier=…> block at {pos}: {text[pos:pos + 60]!r}")
+        tier = opening.group(2)
+        if tier in tiers or (tier == "third-party-public" and "third-party-private" in tiers):
+            raise RenderParseError(f"{tier} block out of order or repeated")
+        tiers.append(tier)
+        nonces.append(opening.group(1))
+        found, pos = _block(text, opening.end(), tier, "untrusted", opening.group(1))
+        sections += found
+    if not sections:
+        raise RenderParseError("a directive with no blocks")
     if len(set(nonces)) != len(nonces):
-        raise RenderParseError("two envelopes share a nonce")
-    return tuple(envelopes)
+        raise RenderParseError("two blocks share a nonce")
+    return tuple(sections)
 
 
 def bodies_open_or_close_nothing(envelopes: tuple[ParsedEnvelope, ...]) -> bool:
-    """No body holds any envelope's nonce (in any case), so none can open or close an envelope."""
-    nonces = [envelope.nonce for envelope in envelopes]
-    return not any(nonce in envelope.body.lower() for envelope in envelopes for nonce in nonces)
+    """No body holds any block's nonce, exactly or disguised (its digit skeleton), so none can open,
+    end or forge a tag."""
+    from thrift_fp.render._skeleton import digit_skeleton
+
+    nonces = {envelope.nonce for envelope in envelopes}
+    return not any(
+        nonce in digit_skeleton(envelope.body) or nonce in digit_skeleton(value)
+        for envelope in envelopes
+        for nonce in nonces
+        for value in (envelope.body, *(value for _, value in envelope.attributes))
+    )

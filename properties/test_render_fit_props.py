@@ -20,11 +20,20 @@ def _count(text: str, encoding: str) -> int:
     return count_tokens(text, encoding).unwrap().tokens
 
 
+_WRAPPERS = {
+    "first-party": ("<corpus{n}>\n", "</corpus{n}>\n\n"),
+    "third-party-public": ("<untrusted{n} tier=third-party-public>\n", "</untrusted{n}>\n\n"),
+    "third-party-private": ("<untrusted{n} tier=third-party-private>\n", "</untrusted{n}>\n\n"),
+}
+
+
 def _overhead(records: tuple[Retrievable, ...], encoding: str) -> int:
-    """Directive (when anything renders) and corpus wrappers (when a first-party record does)."""
+    """Directive (when anything renders) and each block's tags (when one of its records does);
+    a 20-digit nonce always costs the same, so any one stands in for it."""
     overhead = _count(SAFETY_DIRECTIVE + "\n\n", encoding) if records else 0
-    if any(record.trust_tier == "first-party" for record in records):
-        overhead += _count("<retrieved_corpus>\n", encoding) + _count("</retrieved_corpus>\n\n", encoding)
+    for tier, pieces in _WRAPPERS.items():
+        if any(record.trust_tier == tier for record in records):
+            overhead += sum(_count(piece.format(n="0" * 20), encoding) for piece in pieces)
     return overhead
 
 
@@ -56,5 +65,7 @@ def test_fitted_block_fits_the_retrievables_share_and_costs_are_exact(
     assert fresh == survivors
     assert (done.text == "") == (done.records == ())
     assert done.overhead == _overhead(records, encoding)
+    assert done.fixed == _overhead(done.records, encoding)
+    assert fresh == done.fixed + sum(done.costs[record.id] for record in done.records)
     if slack >= 0 and mode == KeyedNonce(KEY):
         assert set(done.records) == set(records)  # everything fits: nothing shed

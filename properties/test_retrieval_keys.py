@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from thrift_fp import canonical_key
+from thrift_fp.retrieval import canonical_key
 
 
 class Colour(enum.Enum):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from returns.result import Failure, Success
 
-from thrift_fp import (
+from thrift_fp.retrieval import (
     CancellationController,
     CancellationSignal,
     EffectFailed,

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from thrift_fp import (
+from thrift_fp.tokens import (
     EstimatorNameTaken,
     Tokenizable,
     UnknownEncoding,

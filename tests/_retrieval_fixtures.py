@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from itertools import count
 
-from thrift_fp import OperationContext, RetrievalDefinition
+from thrift_fp.retrieval import OperationContext, RetrievalDefinition
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,7 +84,7 @@ def test_index_is_incremental_and_ask_prints_context_and_table(
     assert run(["ask", "what is shedding", "--db", str(db), "--budget", "2000"]) == 0
     out, err = capsys.readouterr()
     assert "Shedding drops the lowest score first, always." in out
-    assert '<retrieved_corpus>' in out and "kept" in err and "docs/shed.txt#1" in err
+    assert '<corpus' in out and "kept" in err and "docs/shed.txt#1" in err
 
 
 def test_ask_json_reports_decisions_receipts_and_trace(docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,7 +96,7 @@ def test_ask_json_reports_decisions_receipts_and_trace(docs: Path, tmp_path: Pat
     assert answer["tokens"] <= answer["budget"] and answer["encoding"] == "o200k_base"
     assert [r["sequence"] for r in answer["receipts"]] == [1, 2]
     assert {d["trust_tier"] for d in answer["decisions"]} == {"third-party-public"}
-    assert 'kind="retrieved-third-party-public"' in answer["context"]
+    assert 'tier=third-party-public' in answer["context"]
     assert answer["trace"]["context_window"] == 3000
 
 
@@ -120,14 +120,16 @@ def test_ask_errors_are_one_line(docs: Path, tmp_path: Path, capsys: pytest.Capt
     _one_error_line(capsys, "is not a usable thrift_fp index", "file is not a database")
     assert run(["ask", "?!", "--db", str(db)]) == 1
     _one_error_line(capsys, "has no word to search for")
-    assert run(["ask", "budget", "--db", str(db), "--tier", "internal"]) == 1
-    _one_error_line(capsys, "trust tier 'internal' is not one of")
+    # --tier has choices now (issue 14): a wrong one is a command-line syntax error, listing them.
+    assert run(["ask", "budget", "--db", str(db), "--tier", "internal"]) == 2
+    err = " ".join(capsys.readouterr().err.replace("│", " ").split())
+    assert "'internal' is not one of 'first-party', 'third-party-public', 'third-party-private'" in err
 
 
 def test_ask_without_db_indexes_the_embedded_corpus_once(private_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["ask", "how does shedding work"]) == 0
     out = capsys.readouterr().out
-    assert "corpus/shedding.md" in out and "<retrieved_corpus>" in out
+    assert "corpus/shedding.md" in out and "<corpus" in out
     (database,) = private_cache.glob("embedded-corpus-*.db")
     built = database.stat().st_mtime_ns
     assert run(["ask", "trust tiers"]) == 0

@@ -48,9 +48,9 @@ def test_index_then_ask_then_fit(corpus: Path, tmp_path: Path) -> None:
 
     asked = _thrift_fp("ask", "how does shedding work", "--db", "docs.db", "--budget", "1000", cwd=tmp_path)
     assert asked.returncode == 0, asked.stderr
-    assert asked.stdout.startswith("Retrieved content follows.")
+    assert asked.stdout.startswith("Retrieved data follows.")
     assert "Shedding removes the lowest-scoring passages first" in asked.stdout
-    assert 'kind="retrieved-third-party-public"' in asked.stdout
+    assert "tier=third-party-public" in asked.stdout
     assert "docs/guides/shedding.txt#1" in asked.stderr and "kept" in asked.stderr
 
     request = {

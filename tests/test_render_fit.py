@@ -54,8 +54,9 @@ def test_overhead_is_charged_to_the_records_not_set_aside() -> None:
     options = ThriftOptions(reserve_fraction=0.25)
     done = fit_and_render(WorkingSet(retrievables=(_record("a", 5, 0.9),)), 2000, options=options).unwrap()
     plain = resolve_budget(2000, reserve_fraction=0.25).unwrap()
-    pieces = (SAFETY_DIRECTIVE + "\n\n", "<retrieved_corpus>\n", "</retrieved_corpus>\n\n")
-    assert done.overhead == sum(count_tokens(piece).unwrap().tokens for piece in pieces)
+    nonce = done.rendered.nonces["a"]
+    pieces = (SAFETY_DIRECTIVE + "\n\n", f"<corpus{nonce}>\n", f"</corpus{nonce}>\n\n")
+    assert done.overhead == done.fixed == sum(count_tokens(piece).unwrap().tokens for piece in pieces)
     assert done.budget == plain.budget
     assert (done.trace.reserve, done.trace.budget) == (plain.reserve, plain.budget)
     assert done.tokens == _bucket_after(done.trace.buckets, "retrievables") == count_tokens(done.text).unwrap().tokens
@@ -68,7 +69,7 @@ def test_fitted_working_set_holds_the_original_records_and_other_items() -> None
     assert done.working_set.messages == (message,)
     assert set(done.records) == set(records) == set(done.working_set.retrievables)
     # First-party survivors keep their working-set order in the corpus, not thrift's score order.
-    assert done.text.index(done.rendered.nonces["low"]) < done.text.index(done.rendered.nonces["high"])
+    assert done.text.index("src=src/low ") < done.text.index("src=src/high ")
 
 
 def test_size_unknown_records_are_excluded_unread_and_never_rendered() -> None:
@@ -93,10 +94,8 @@ def test_keyed_nonces_keep_an_envelope_stable_across_turns() -> None:
     two = fit_and_render(WorkingSet(retrievables=(_record("y", 9, 0.1), shared)), 5000, nonce=KeyedNonce(KEY))
     nonce = one.unwrap().rendered.nonces["kb"]
     assert two.unwrap().rendered.nonces["kb"] == nonce
-    closing = f"</retrieved_{nonce}>\n"
-    text = one.unwrap().text
-    envelope = text[text.index(f"<retrieved_{nonce}") : text.index(closing) + len(closing)]
-    assert envelope in two.unwrap().text
+    section = f"<data{nonce} src=src/kb score=.8 date=2026-02-01>\n{'refund policy ' * 10}\n"
+    assert section in one.unwrap().text and section in two.unwrap().text
 
 
 def test_error_values() -> None:
@@ -145,5 +144,5 @@ def test_corpus_wrapper_is_charged_only_when_a_first_party_record_renders() -> N
     records = (_record("web", 5, 0.9, "third-party-public"), _record("kb", 400, 0.1))
     done = fit_and_render(WorkingSet(retrievables=records), 600, None, ThriftOptions(output_reserve=0)).unwrap()
     assert [record.id for record in done.records] == ["web"]
-    assert "<retrieved_corpus>" not in done.text
+    assert "<corpus" not in done.text
     assert done.tokens == _bucket_after(done.trace.buckets, "retrievables") == count_tokens(done.text).unwrap().tokens

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from thrift_fp import NotCanonical, canonical_key
+from thrift_fp.retrieval import NotCanonical, canonical_key
 
 
 class Mode(enum.IntEnum):

@@ -11,7 +11,7 @@ import pytest
 from returns.result import Failure
 
 from tests._retrieval_fixtures import BASE, T0, App, Boom, Doc, Found, context
-from thrift_fp import (
+from thrift_fp.retrieval import (
     Aborted,
     BudgetExhausted,
     CancellationController,

@@ -11,7 +11,7 @@ from types import MappingProxyType
 import pytest
 
 from tests._retrieval_fixtures import BASE, LIBRARY, T0, App, Doc, Found, context, ticking_clock
-from thrift_fp import (
+from thrift_fp.retrieval import (
     CancellationController,
     OperationContext,
     Receipt,

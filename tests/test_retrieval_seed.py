@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from thrift_fp import (
+from thrift_fp.retrieval import (
     CancellationController,
     OperationContext,
     RetrievalDefinition,

@@ -10,7 +10,7 @@ import pytest
 import tiktoken
 
 from tests._offline_vocab import seed_tiktoken_cache
-from thrift_fp import (
+from thrift_fp.tokens import (
     EncodingUnavailable,
     EstimatorFailed,
     EstimatorNameTaken,

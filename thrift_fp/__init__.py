@@ -1,33 +1,111 @@
 """thrift_fp: decide what retrieved knowledge an LLM agent sees, and prove it fits.
 
-Every public name is importable from here. Each layer keeps its own ``__all__``;
-this module re-exports them in data-flow order (tokens first).
+The names a user needs for the main jobs (count, retrieve, fit, render, assemble, and
+handle a ``Result``) are here; ``docs/surface.md`` lists them and says which type to use
+when. Everything else is public from its subpackage (``thrift_fp.records``, ...).
+
+Subpackages are imported on first use of one of their names (PEP 562), so
+``import thrift_fp`` costs almost nothing and a command imports only what it uses.
+
+>>> import thrift_fp
+>>> thrift_fp.count_tokens("hello world").unwrap().tokens
+2
+>>> sorted(set(dir(thrift_fp)) & {"Result", "Success", "Failure"})
+['Failure', 'Result', 'Success']
 """
 
-from beartype.claw import beartype_this_package
+from __future__ import annotations
 
-from thrift_fp._beartype import CLAW_CONF
+import importlib
+from typing import TYPE_CHECKING, Final
 
-beartype_this_package(conf=CLAW_CONF)
+# Static re-exports for type checkers and IDEs; at run time __getattr__ imports them lazily.
+if TYPE_CHECKING:
+    from returns.result import Failure as Failure
+    from returns.result import Result as Result
+    from returns.result import Success as Success
 
-from thrift_fp.tokens import *  # noqa: E402,F403
-from thrift_fp.tokens import __all__ as _tokens_all  # noqa: E402
-from thrift_fp.records import *  # noqa: E402,F403
-from thrift_fp.records import __all__ as _records_all  # noqa: E402
-from thrift_fp.retrieval import *  # noqa: E402,F403
-from thrift_fp.retrieval import __all__ as _retrieval_all  # noqa: E402
-from thrift_fp.thrift import *  # noqa: E402,F403
-from thrift_fp.thrift import __all__ as _thrift_all  # noqa: E402
-from thrift_fp.render import *  # noqa: E402,F403
-from thrift_fp.render import __all__ as _render_all  # noqa: E402
-from thrift_fp.sources import *  # noqa: E402,F403
-from thrift_fp.sources import __all__ as _sources_all  # noqa: E402
+    from thrift_fp._errors import ThriftFpError as ThriftFpError
+    from thrift_fp.records import Retrievable as Retrievable
+    from thrift_fp.records import TrustTier as TrustTier
+    from thrift_fp.records import parse_retrievable as parse_retrievable
+    from thrift_fp.render import FitRendered as FitRendered
+    from thrift_fp.render import KeyedNonce as KeyedNonce
+    from thrift_fp.render import RandomNonce as RandomNonce
+    from thrift_fp.render import fit_and_render as fit_and_render
+    from thrift_fp.render import render_retrievables as render_retrievables
+    from thrift_fp.retrieval import OperationContext as OperationContext
+    from thrift_fp.retrieval import RetrievalDefinition as RetrievalDefinition
+    from thrift_fp.retrieval import RetrievalState as RetrievalState
+    from thrift_fp.retrieval import run_retrieval as run_retrieval
+    from thrift_fp.sources import Assembled as Assembled
+    from thrift_fp.sources import assemble as assemble
+    from thrift_fp.sources import index_paths as index_paths
+    from thrift_fp.thrift import Fitted as Fitted
+    from thrift_fp.thrift import Image as Image
+    from thrift_fp.thrift import Memory as Memory
+    from thrift_fp.thrift import Message as Message
+    from thrift_fp.thrift import ThriftOptions as ThriftOptions
+    from thrift_fp.thrift import Thought as Thought
+    from thrift_fp.thrift import Tool as Tool
+    from thrift_fp.thrift import ToolCall as ToolCall
+    from thrift_fp.thrift import WorkingSet as WorkingSet
+    from thrift_fp.thrift import fit_async as fit_async
+    from thrift_fp.thrift import subtract_to_fit as subtract_to_fit
+    from thrift_fp.tokens import count_tokens as count_tokens
+    from thrift_fp.tokens import get_encoding as get_encoding
 
-__all__ = [
-    *_tokens_all,
-    *_records_all,
-    *_retrieval_all,
-    *_thrift_all,
-    *_render_all,
-    *_sources_all,
-]
+# Where each top-level name lives, in data-flow order; docs/surface.md documents the same table.
+_HOMES: Final = {
+    "Result": "returns.result",
+    "Success": "returns.result",
+    "Failure": "returns.result",
+    "ThriftFpError": "thrift_fp._errors",
+    "count_tokens": "thrift_fp.tokens",
+    "get_encoding": "thrift_fp.tokens",
+    "Retrievable": "thrift_fp.records",
+    "TrustTier": "thrift_fp.records",
+    "parse_retrievable": "thrift_fp.records",
+    "RetrievalDefinition": "thrift_fp.retrieval",
+    "RetrievalState": "thrift_fp.retrieval",
+    "OperationContext": "thrift_fp.retrieval",
+    "run_retrieval": "thrift_fp.retrieval",
+    "WorkingSet": "thrift_fp.thrift",
+    "Message": "thrift_fp.thrift",
+    "Memory": "thrift_fp.thrift",
+    "Thought": "thrift_fp.thrift",
+    "Tool": "thrift_fp.thrift",
+    "ToolCall": "thrift_fp.thrift",
+    "Image": "thrift_fp.thrift",
+    "ThriftOptions": "thrift_fp.thrift",
+    "Fitted": "thrift_fp.thrift",
+    "subtract_to_fit": "thrift_fp.thrift",
+    "fit_async": "thrift_fp.thrift",
+    "fit_and_render": "thrift_fp.render",
+    "render_retrievables": "thrift_fp.render",
+    "KeyedNonce": "thrift_fp.render",
+    "RandomNonce": "thrift_fp.render",
+    "FitRendered": "thrift_fp.render",
+    "assemble": "thrift_fp.sources",
+    "index_paths": "thrift_fp.sources",
+    "Assembled": "thrift_fp.sources",
+}
+
+__all__ = list(_HOMES)
+
+_SUBPACKAGES: Final = frozenset({"tokens", "records", "retrieval", "thrift", "render", "sources", "cli"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"thrift_fp.{name}")  # the import binds it here too
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'thrift_fp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from thrift_fp import OperationContext, RetrievalDefinition
+from thrift_fp.retrieval import OperationContext, RetrievalDefinition
 
 
 @dataclass(frozen=True, slots=True)

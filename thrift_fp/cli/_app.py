@@ -1,16 +1,22 @@
 """The ``thrift-fp`` commands: index, ask, fit, count.
 
 Every failure is an error value printed as one line on standard error, exit status 1
-(2 for command-line syntax, as usual). ``ask`` prints the rendered context on standard
-output and the kept/shed table on standard error, so the context can be piped on its own.
+(2 for command-line syntax, as usual). ``fit`` exits 3 when the working set does not fit
+(its output is still printed). ``ask`` prints the rendered context on standard output and the
+kept/shed table on standard error, so the context can be piped on its own.
+
+The library is imported inside the commands, not here: ``thrift-fp --help`` and
+``--version`` then load only typer (docs/surface.md, "Cold start").
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
+import importlib
 import json
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Final, Literal, NoReturn, get_args
 
 import typer
 from returns.result import Failure, Result
@@ -18,29 +24,49 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
-from thrift_fp.cli._errors import CliError, InvalidArgument
-from thrift_fp.cli._paths import embedded_database, read_input
-from thrift_fp.cli._working_set_json import (
-    WORKING_SET_SCHEMA,
-    FitRequest,
-    fitted_to_json,
-    load_json,
-    parse_fit_request,
-)
-from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources import (
-    DEFAULT_MAX_TOKENS,
-    Assembled,
-    CorruptDatabase,
-    IndexReport,
-    IndexSettingsMismatch,
-    PathNotFound,
-    assemble,
-    embedded_corpus,
-    index_paths,
-)
-from thrift_fp.thrift import ThriftOptions, subtract_to_fit
-from thrift_fp.tokens import TokenCount, count_tokens, get_encoding
+from thrift_fp._errors import ThriftFpError
+
+if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first use
+    from thrift_fp.sources import Assembled, IndexReport
+    from thrift_fp.thrift import ThriftOptions
+
+# Names the helpers' annotations use, imported on first use: beartype (under the test suite)
+# resolves such an annotation by getattr on this module, which reaches __getattr__.
+_ANNOTATION_HOMES: Final = {
+    "Assembled": "thrift_fp.sources",
+    "IndexReport": "thrift_fp.sources",
+    "ThriftOptions": "thrift_fp.thrift",
+}
+
+# The library's own defaults, repeated so that --help needs no library import;
+# tests/test_cli_surface.py pins them to thrift_fp.records.TRUST_TIERS and
+# thrift_fp.sources.DEFAULT_MAX_TOKENS.
+Tier = Literal["first-party", "third-party-public", "third-party-private"]
+TIER_CHOICES: Final[tuple[Tier, ...]] = get_args(Tier)
+DEFAULT_MAX_TOKENS: Final = 256
+DEFAULT_WINDOW: Final = 4096
+# `fit` when the protected floor alone exceeds the budget (``"fits": false``).
+EXIT_DOES_NOT_FIT: Final = 3
+
+
+class TierOption(enum.StrEnum):
+    """A repeatable ``--tier`` (typer lists an enum's choices; it cannot list a list of Literal)."""
+
+    FIRST_PARTY = "first-party"
+    THIRD_PARTY_PUBLIC = "third-party-public"
+    THIRD_PARTY_PRIVATE = "third-party-private"
+
+
+def _tiers(chosen: list[TierOption] | None) -> tuple[Tier, ...]:
+    # A filter of the canonical tuple: typed as the library's tiers, in its order, no repeats.
+    return tuple(tier for tier in TIER_CHOICES if not chosen or tier in chosen)
+
+
+def __getattr__(name: str) -> object:
+    home = _ANNOTATION_HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
 
 app = typer.Typer(
     name="thrift-fp",
@@ -49,20 +75,45 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
+    epilog=(
+        "Exit status: 0 done, 1 an error (one line on standard error), 2 a command-line syntax error,"
+        " 3 `fit` found that the working set does not fit (its result is still printed)."
+    ),
 )
+
+
+def _print_version(requested: bool | None) -> None:
+    if requested:
+        from importlib.metadata import version  # noqa: PLC0415 - slow to import; only --version needs it
+
+        typer.echo(f"thrift-fp {version('thrift_fp')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool | None,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = None,
+) -> None:
+    """The options before any command (typer shows the app's help and epilog instead)."""
+
 
 # Below this many files to read, a progress bar is more flicker than help.
 _PROGRESS_MIN_FILES = 20
 
 
-def _fail(error: CliError) -> NoReturn:
+def _fail(error: ThriftFpError) -> NoReturn:
     message = " ".join(error.message.split())
     typer.echo(f"thrift-fp: error: {message}", err=True)
     raise typer.Exit(1)
 
 
 def _check_encoding(encoding: str) -> None:
-    checked: Result[object, CliError] = get_encoding(encoding)
+    from thrift_fp.tokens import get_encoding  # noqa: PLC0415 - the library loads on use (module docstring)
+
+    checked: Result[object, ThriftFpError] = get_encoding(encoding)
     if isinstance(checked, Failure):
         _fail(checked.failure())
 
@@ -100,11 +151,13 @@ def _index_command(
     db: Annotated[Path, typer.Option(metavar="PATH", help="The index file to create or update.")] = Path(
         "thrift-fp.db"
     ),
-    tier: Annotated[str, typer.Option(metavar="TIER", help="Trust tier of these documents.")] = "first-party",
+    tier: Annotated[Tier, typer.Option(help="Trust tier of these documents.")] = "first-party",
     max_tokens: Annotated[int, typer.Option(metavar="N", help="Token bound of one passage.")] = DEFAULT_MAX_TOKENS,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer for the passage bound.")] = "cl100k_base",
 ) -> None:
     """Build or update an index: only changed files are chunked again, deleted ones leave."""
+    from thrift_fp.sources import index_paths  # noqa: PLC0415 - the library loads on use (module docstring)
+
     bar = _ProgressBar()
     try:
         indexed = index_paths(db, paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar)
@@ -128,7 +181,8 @@ _DB_HELP = (
     "Index to search (default: the embedded corpus, indexed once into the user cache folder;"
     " THRIFT_FP_CACHE_DIR overrides the folder)."
 )
-_WINDOW_HELP = "Context window in tokens (35% is reserved for the answer)."
+# "\\[" keeps rich markup from reading the bracket as a tag.
+_WINDOW_HELP = f"Context window in tokens (35% is reserved for the answer). \\[default: {DEFAULT_WINDOW}]"
 
 
 @app.command("ask")
@@ -140,12 +194,17 @@ def _ask_command(
     window: Annotated[int | None, typer.Option(metavar="N", help=_WINDOW_HELP)] = None,
     budget: Annotated[int | None, typer.Option(metavar="N", help="Token budget of the rendered context itself.")] = None,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer used to fit and count.")] = "cl100k_base",
-    tier: Annotated[list[str] | None, typer.Option(metavar="TIER", help="Only these trust tiers (repeatable).")] = None,
+    tier: Annotated[
+        list[TierOption] | None, typer.Option(help="Only these trust tiers (repeatable). \\[default: all]")
+    ] = None,
     max_results: Annotated[int, typer.Option(metavar="N", help="Passages retrieved per query.")] = 8,
     max_queries: Annotated[int, typer.Option(metavar="N", help="Quota: queries accepted per request.")] = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")] = False,
 ) -> None:
     """Retrieve, fit and render: print the context, and what was kept and shed."""
+    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
+
     window_tokens, options = _window(window, budget, encoding)
     _check_encoding(encoding)
     for option, count in (("--max-results", max_results), ("--max-queries", max_queries)):
@@ -157,7 +216,7 @@ def _ask_command(
     done = assemble(
         query, database=database, context_window=window_tokens, options=options,
         max_results=max_results, max_queries=max_queries,
-        tiers=tier if tier else TRUST_TIERS,
+        tiers=_tiers(tier),
     )
     if isinstance(done, Failure):
         _fail(done.failure())
@@ -169,6 +228,9 @@ def _ask_command(
 
 
 def _window(window: int | None, budget: int | None, encoding: str) -> tuple[int, ThriftOptions]:
+    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.thrift import ThriftOptions  # noqa: PLC0415
+
     if window is not None and budget is not None:
         _fail(InvalidArgument("--budget", budget, "give either --budget or --window, not both"))
     for option, value in (("--window", window), ("--budget", budget)):
@@ -176,10 +238,13 @@ def _window(window: int | None, budget: int | None, encoding: str) -> tuple[int,
             _fail(InvalidArgument(option, value, "must not be negative"))
     if budget is not None:
         return budget, ThriftOptions(output_reserve=0, encoding=encoding)
-    return (window if window is not None else 4096), ThriftOptions(encoding=encoding)
+    return (window if window is not None else DEFAULT_WINDOW), ThriftOptions(encoding=encoding)
 
 
 def _embedded() -> Path:
+    from thrift_fp.cli._paths import embedded_database  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.sources import CorruptDatabase, IndexSettingsMismatch, embedded_corpus, index_paths  # noqa: PLC0415
+
     database = embedded_database()
     built = index_paths(database, [embedded_corpus()])
     if isinstance(built, Failure) and isinstance(built.failure(), CorruptDatabase | IndexSettingsMismatch):
@@ -216,21 +281,33 @@ def _ask_json(done: Assembled, encoding: str) -> dict[str, object]:
 
 
 def _decision_table(done: Assembled, encoding: str) -> Table:
-    kept = sum(d.kept for d in done.decisions)
+    """Each passage's rendered cost (its body + its envelope = cost); the footer adds the kept rows'
+    costs and the fixed overhead (the directive and block tags) up to the context's exact total."""
+    kept = [d for d in done.decisions if d.kept]
+    rows_total = sum(d.rendered or 0 for d in kept)
     table = Table(
-        title=f"kept {kept} of {len(done.decisions)} passages",
-        caption=f"context: {done.tokens} {encoding} tokens of a {done.budget}-token budget",
+        title=f"kept {len(kept)} of {len(done.decisions)} passages",
+        caption=(
+            f"context: {done.tokens} {encoding} tokens of a {done.budget}-token budget;"
+            " fixed: the directive and block tags"
+        ),
+        show_footer=True,
+        collapse_padding=True,
+        pad_edge=False,
     )
     table.add_column("")
-    table.add_column("passage", overflow="fold")
+    table.add_column("passage", "kept\n+ fixed\n= context", overflow="fold")
     table.add_column("score", justify="right")
-    table.add_column("tokens", justify="right")
+    table.add_column("body", justify="right")
+    table.add_column("env", justify="right")
+    table.add_column("cost", f"{rows_total}\n{done.fixed}\n{rows_total + done.fixed}", justify="right")
     table.add_column("tier")
     table.add_column("reason")
     for d in done.decisions:
+        envelope, rendered = ("-", "-") if d.rendered is None else (str(d.rendered - d.tokens), str(d.rendered))
         table.add_row(
             "[green]kept[/]" if d.kept else "[red]shed[/]", d.record.id,
-            f"{d.record.score or 0:.3f}", str(d.tokens), d.record.trust_tier, d.reason,
+            f"{d.record.score or 0:.3f}", str(d.tokens), envelope, rendered, d.record.trust_tier, d.reason,
         )
     return table
 
@@ -248,11 +325,19 @@ def _fit_command(
         str | None, typer.Option(metavar="NAME", help="Tokenizer (overrides options.encoding).")
     ] = None,
 ) -> None:
-    """Fit a working set (JSON; `thrift-fp schema` prints its JSON Schema); print it and the trace."""
+    """Fit a working set (JSON; `thrift-fp schema` prints its JSON Schema); print it and the trace.
+
+    Exits 3 when it does not fit: the protected items alone exceed the budget ("fits": false).
+    """
+    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.cli._paths import read_input  # noqa: PLC0415
+    from thrift_fp.cli._working_set_json import FitRequest, fitted_to_json, load_json, parse_fit_request  # noqa: PLC0415
+    from thrift_fp.thrift import subtract_to_fit  # noqa: PLC0415
+
     origin = "standard input" if file == "-" else file
-    text: Result[str, CliError] = read_input(file)
-    loaded: Result[object, CliError] = text.bind(lambda content: load_json(content, origin))
-    parsed: Result[FitRequest, CliError] = loaded.bind(lambda raw: parse_fit_request(raw, origin))
+    text: Result[str, ThriftFpError] = read_input(file)
+    loaded: Result[object, ThriftFpError] = text.bind(lambda content: load_json(content, origin))
+    parsed: Result[FitRequest, ThriftFpError] = loaded.bind(lambda raw: parse_fit_request(raw, origin))
     if isinstance(parsed, Failure):
         _fail(parsed.failure())
     request = parsed.unwrap()
@@ -271,11 +356,15 @@ def _fit_command(
     if isinstance(fitted, Failure):
         _fail(fitted.failure())
     typer.echo(json.dumps(fitted_to_json(fitted.unwrap()), indent=2, ensure_ascii=False))
+    if not fitted.unwrap().trace.fits:
+        raise typer.Exit(EXIT_DOES_NOT_FIT)
 
 
 @app.command("schema")
 def _schema_command() -> None:
     """Print the JSON Schema of the working-set format that `fit` reads."""
+    from thrift_fp.cli._working_set_json import WORKING_SET_SCHEMA  # noqa: PLC0415 - the library loads on use
+
     typer.echo(WORKING_SET_SCHEMA.read_text(encoding="utf-8"), nl=False)
 
 
@@ -286,8 +375,11 @@ def _count_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print tokens, encoding and precision as JSON.")] = False,
 ) -> None:
     """Count the tokens of a file (or standard input)."""
+    from thrift_fp.cli._paths import read_input  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.tokens import TokenCount, count_tokens  # noqa: PLC0415
+
     _check_encoding(encoding)
-    counted: Result[TokenCount, CliError] = read_input(file).bind(lambda text: count_tokens(text, encoding))
+    counted: Result[TokenCount, ThriftFpError] = read_input(file).bind(lambda text: count_tokens(text, encoding))
     if isinstance(counted, Failure):
         _fail(counted.failure())
     result = counted.unwrap()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thrift_fp._errors import ThriftFpError
 from thrift_fp.sources import AssembleError
 from thrift_fp.thrift import ThriftError
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidJson:
+class InvalidJson(ThriftFpError):
     """The input is not JSON at all."""
 
     origin: str
@@ -21,7 +22,7 @@ class InvalidJson:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidWorkingSet:
+class InvalidWorkingSet(ThriftFpError):
     """The JSON does not follow the working-set format (every problem, by JSON path)."""
 
     origin: str
@@ -34,7 +35,7 @@ class InvalidWorkingSet:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidArgument:
+class InvalidArgument(ThriftFpError):
     """A command-line value out of range, such as a negative budget."""
 
     option: str

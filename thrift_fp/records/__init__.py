@@ -1,5 +1,6 @@
 """Retrievable records, trust tiers, spooled artifacts and the byte stores behind them."""
 
+from thrift_fp._beartype import check_public
 from thrift_fp.records._artifact import SpooledArtifact
 from thrift_fp.records._errors import (
     DuplicateRetrievableId,
@@ -73,3 +74,6 @@ __all__ = [
     "spool_retrievables",
     "to_snapshot",
 ]
+
+# Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
+check_public(globals(), __all__)

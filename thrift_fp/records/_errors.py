@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thrift_fp._errors import ThriftFpError
 from thrift_fp.tokens import TokenError
 
 # Long values are cut in messages so a bad multi-megabyte JSON field stays readable.
@@ -45,7 +46,7 @@ class FieldProblem:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidRetrievable:
+class InvalidRetrievable(ThriftFpError):
     """A raw retrievable broke one or more rules; ``problems`` lists every one.
 
     >>> error = InvalidRetrievable((FieldProblem("score", "must be a finite number in [0, 1], got 2"),))
@@ -70,7 +71,7 @@ class InvalidRetrievable:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidStoreId:
+class InvalidStoreId(ThriftFpError):
     """A store id that is empty, contains NUL, or would escape the store's folder.
 
     >>> InvalidStoreId("../x", "contains a path separator").message
@@ -86,7 +87,7 @@ class InvalidStoreId:
 
 
 @dataclass(frozen=True, slots=True)
-class ValueNotFound:
+class ValueNotFound(ThriftFpError):
     """Nothing is stored under ``id``.
 
     >>> ValueNotFound("memory store 'm'", "doc").message
@@ -102,7 +103,7 @@ class ValueNotFound:
 
 
 @dataclass(frozen=True, slots=True)
-class NotUtf8:
+class NotUtf8(ThriftFpError):
     """Bytes written to (or found in) a store are not valid UTF-8 text.
 
     >>> NotUtf8("doc", "invalid start byte").message
@@ -118,7 +119,7 @@ class NotUtf8:
 
 
 @dataclass(frozen=True, slots=True)
-class StoreFailed:
+class StoreFailed(ThriftFpError):
     """The file system or database refused an operation, or the caller's byte iterable raised.
 
     >>> StoreFailed("write", "doc", "disk full").message
@@ -136,7 +137,7 @@ class StoreFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class LineOutOfRange:
+class LineOutOfRange(ThriftFpError):
     """``line(i)`` asked for a line the body does not have.
 
     >>> LineOutOfRange("doc", 5, 2).message
@@ -153,7 +154,7 @@ class LineOutOfRange:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidLineRange:
+class InvalidLineRange(ThriftFpError):
     """A negative count or range bound passed to head/tail/cat.
 
     >>> InvalidLineRange("head", "n must be >= 0, got -1").message
@@ -169,7 +170,7 @@ class InvalidLineRange:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidPattern:
+class InvalidPattern(ThriftFpError):
     """A grep pattern that is not a valid regular expression.
 
     >>> InvalidPattern("(", "missing )").message
@@ -185,7 +186,7 @@ class InvalidPattern:
 
 
 @dataclass(frozen=True, slots=True)
-class DuplicateRetrievableId:
+class DuplicateRetrievableId(ThriftFpError):
     """Two retrievables in one batch share an id.
 
     >>> DuplicateRetrievableId("d").message
@@ -200,7 +201,7 @@ class DuplicateRetrievableId:
 
 
 @dataclass(frozen=True, slots=True)
-class SnapshotUnsupported:
+class SnapshotUnsupported(ThriftFpError):
     """A retrievable whose content cannot be written to a snapshot faithfully.
 
     >>> SnapshotUnsupported("a", "its content is a dynamic Tokenizable").message
@@ -216,7 +217,7 @@ class SnapshotUnsupported:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidSnapshot:
+class InvalidSnapshot(ThriftFpError):
     """A snapshot that does not have the shape ``to_snapshot`` writes.
 
     >>> InvalidSnapshot("content", "expected an object, got int").message
@@ -232,7 +233,7 @@ class InvalidSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
-class UnresolvableReader:
+class UnresolvableReader(ThriftFpError):
     """A reader descriptor that names no store this process can open.
 
     >>> UnresolvableReader("memory", "m", "doc", "pass it in stores=").message

@@ -1,93 +1,72 @@
-"""The text of one envelope, and of the fixed pieces around envelopes.
+"""The text of each piece of a render: the directive, block wrappers, and one record's section.
 
 Layout (every piece ends with its own separator, so the rendered text is the plain concatenation)::
 
     {SAFETY_DIRECTIVE}\\n\\n
-    <retrieved_corpus>\\n
-    <retrieved_{nonce} source="…" nonce="{nonce}" created_at="…" kind="…" score="…">\\n{body}\\n</retrieved_{nonce}>\\n
-    </retrieved_corpus>\\n\\n
-    <untrusted_content_{nonce} kind="retrieved-third-party-public" tool="…" nonce="{nonce}" created_at="…" content_kind="…" score="…">\\n{body}\\n</untrusted_content_{nonce}>\\n\\n
+    <corpus{n}>\\n
+    <data{n} src=… score=… date=…>\\n{body}\\n          (one section per first-party record)
+    </corpus{n}>\\n\\n
+    <untrusted{m} tier=third-party-public>\\n
+    <data{m} tool=… score=… date=…>\\n{body}\\n        (one section per public record)
+    </untrusted{m}>\\n\\n
+    (then the same for third-party-private)
 
-An attribute whose value is ``None`` is left out (never rendered as an empty string, which would
-claim a value). Every boundary between pieces is ``>`` or ``.``, then newlines, then ``<``: no
-tiktoken pre-tokenizer piece spans such a boundary, so the tokens of the whole text are exactly the
-sum of the tokens of the pieces.
+Every tag carries its block's nonce, once. A record's section ends at the next tag with that nonce
+(the next section's header or the block's closer), and a block ends only at its closer; no rendered
+text shows a nonce (`_choose`), so no body can end, open or forge anything. Keeping one nonce per
+block, not one per record, means a record pays for its nonce once (its header) instead of twice.
+
+Every boundary between pieces is ``>``, ``.`` or a body's end, then newlines, then ``<``: no tiktoken
+pre-tokenizer piece spans such a boundary, so the tokens of the whole text are exactly the sum of
+the tokens of the pieces.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Final, Literal
 
 from thrift_fp.render._directive import SAFETY_DIRECTIVE
-from thrift_fp.render._escape import escape_attribute
+from thrift_fp.render._escape import attribute
 
 Tier = Literal["first-party", "third-party-public", "third-party-private"]
 
-FIRST_PARTY_TAG: Final = "retrieved"
-THIRD_PARTY_TAG: Final = "untrusted_content"
+TIERS: Final[tuple[Tier, ...]] = ("first-party", "third-party-public", "third-party-private")
+"""The blocks, in rendering order."""
+
+BLOCK_NAMES: Final = {"first-party": "corpus", "third-party-public": "third-party-public", "third-party-private": "third-party-private"}
+"""What each block is called where it is named to a caller (nonce derivation, error messages)."""
+
 DIRECTIVE_PIECE: Final = SAFETY_DIRECTIVE + "\n\n"
-CORPUS_OPEN: Final = "<retrieved_corpus>\n"
-CORPUS_CLOSE: Final = "</retrieved_corpus>\n\n"
-# First-party children sit inside the corpus, one per line; top-level envelopes are blank-line separated.
-_FIRST_PARTY_SEPARATOR: Final = "\n"
-_THIRD_PARTY_SEPARATOR: Final = "\n\n"
-THIRD_PARTY_KINDS: Final = {
-    "third-party-public": "retrieved-third-party-public",
-    "third-party-private": "retrieved-third-party-private",
-}
+RECORD_TAG: Final = "data"
+_WRAPPER_TAG: Final = {"first-party": "corpus", "third-party-public": "untrusted", "third-party-private": "untrusted"}
+_TIER_ATTRIBUTE: Final = {"first-party": "", "third-party-public": " tier=third-party-public", "third-party-private": " tier=third-party-private"}
 
 
-def _attributes(pairs: Sequence[tuple[str, str | float | None]]) -> str:
-    return "".join(f' {name}="{escape_attribute(value)}"' for name, value in pairs if value is not None)
+def block_open(tier: Tier, nonce: str) -> str:
+    """The block's opening tag and its newline.
 
-
-def _wrap(tag: str, nonce: str, attributes: str, body: str, separator: str) -> str:
-    name = f"{tag}_{nonce}"
-    return f"<{name}{attributes}>\n{body}\n</{name}>{separator}"
-
-
-def envelope(
-    tier: Tier,
-    nonce: str,
-    body: str,
-    *,
-    source: str | None,
-    kind: str | None,
-    score: float | None,
-    created_at: datetime,
-) -> str:
-    """One record's envelope with its trailing separator; ``body`` is verbatim.
-
-    >>> from datetime import datetime, timezone
-    >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
-    >>> print(envelope("first-party", "ab" * 16, "Refunds: 30 days.", source="kb/refunds.md",
-    ...                kind="policy", score=0.5, created_at=when), end="")
-    <retrieved_abababababababababababababababab source="kb/refunds.md" nonce="abababababababababababababababab" created_at="2026-01-02T00:00:00+00:00" kind="policy" score="0.5">
-    Refunds: 30 days.
-    </retrieved_abababababababababababababababab>
-    >>> print(envelope("third-party-public", "cd" * 16, "a <b>", source="web_search",
-    ...                kind=None, score=None, created_at=when), end="")
-    <untrusted_content_cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd kind="retrieved-third-party-public" tool="web_search" nonce="cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd" created_at="2026-01-02T00:00:00+00:00">
-    a <b>
-    </untrusted_content_cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd>
-    <BLANKLINE>
+    >>> block_open("first-party", "7" * 20), block_open("third-party-private", "0" * 20)
+    ('<corpus77777777777777777777>\\n', '<untrusted00000000000000000000 tier=third-party-private>\\n')
     """
-    stamp = created_at.isoformat()
-    if tier == "first-party":
-        attributes = _attributes(
-            (("source", source), ("nonce", nonce), ("created_at", stamp), ("kind", kind), ("score", score))
-        )
-        return _wrap(FIRST_PARTY_TAG, nonce, attributes, body, _FIRST_PARTY_SEPARATOR)
-    attributes = _attributes(
-        (
-            ("kind", THIRD_PARTY_KINDS[tier]),
-            ("tool", source),
-            ("nonce", nonce),
-            ("created_at", stamp),
-            ("content_kind", kind),
-            ("score", score),
-        )
-    )
-    return _wrap(THIRD_PARTY_TAG, nonce, attributes, body, _THIRD_PARTY_SEPARATOR)
+    return f"<{_WRAPPER_TAG[tier]}{nonce}{_TIER_ATTRIBUTE[tier]}>\n"
+
+
+def block_close(tier: Tier, nonce: str) -> str:
+    """The block's closing tag and the blank line after it.
+
+    >>> block_close("third-party-public", "1" * 20)
+    '</untrusted11111111111111111111>\\n\\n'
+    """
+    return f"</{_WRAPPER_TAG[tier]}{nonce}>\n\n"
+
+
+def section(nonce: str, attributes: Sequence[tuple[str, str]], body: str) -> str:
+    """One record: its header tag (attributes in the given order), its verbatim body, a newline.
+
+    >>> print(section("12345678901234567890", [("src", "kb/refunds.md"), ("score", ".5")], "30 days."), end="")
+    <data12345678901234567890 src=kb/refunds.md score=.5>
+    30 days.
+    """
+    rendered = "".join(attribute(name, value) for name, value in attributes)
+    return f"<{RECORD_TAG}{nonce}{rendered}>\n{body}\n"

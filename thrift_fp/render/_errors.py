@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thrift_fp._errors import ThriftFpError
 from thrift_fp.records import RecordError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
 
 
 @dataclass(frozen=True, slots=True)
-class WeakNonceKey:
+class WeakNonceKey(ThriftFpError):
     """A `KeyedNonce` key shorter than the 128 bits its nonces claim."""
 
     key_bytes: int
@@ -24,8 +25,28 @@ class WeakNonceKey:
         )
 
 
+def _shown(value: object) -> str:
+    """A short, always-renderable form of a caller's value (never an unbounded ``repr``)."""
+    if isinstance(value, str):
+        text = repr(value[:60] + "…" if len(value) > 60 else value)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return f"a {type(value).__name__}"
+
+
 @dataclass(frozen=True, slots=True)
-class DuplicateRecordId:
+class InvalidFields(ThriftFpError):
+    """A ``fields=`` selection naming something that is not a field, or a field twice."""
+
+    name: object
+    problem: str
+
+    @property
+    def message(self) -> str:
+        return f"fields: {_shown(self.name)} {self.problem}"
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateRecordId(ThriftFpError):
     """Two records share an id, so their nonces (keyed by id) could not tell them apart."""
 
     record_id: str
@@ -36,22 +57,23 @@ class DuplicateRecordId:
 
 
 @dataclass(frozen=True, slots=True)
-class NonceCollision:
-    """Every nonce drawn for a record occurred in some body (a body built to collide)."""
+class NonceCollision(ThriftFpError):
+    """Every nonce drawn for a block showed (after normalisation) in some rendered body or
+    attribute: only text built to collide gets here."""
 
-    record_id: str
+    block: str
     attempts: int
 
     @property
     def message(self) -> str:
         return (
-            f"no usable nonce for record {self.record_id!r} after {self.attempts} draws:"
-            " each one occurred in a rendered body"
+            f"no usable nonce for the {self.block} block after {self.attempts} draws:"
+            " each one showed in a rendered body or attribute"
         )
 
 
 @dataclass(frozen=True, slots=True)
-class RenderCountFailed:
+class RenderCountFailed(ThriftFpError):
     """The token layer could not count the rendered text."""
 
     error: TokenError
@@ -66,7 +88,7 @@ class RenderCountFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class BodyUnavailable:
+class BodyUnavailable(ThriftFpError):
     """A record's body (or handle text) could not be produced; ``error`` is the records layer's."""
 
     record_id: str
@@ -82,7 +104,7 @@ class BodyUnavailable:
 
 
 @dataclass(frozen=True, slots=True)
-class NotRenderable:
+class NotRenderable(ThriftFpError):
     """A working-set retrievable that is not a `Retrievable`: without a trust tier it has no envelope."""
 
     index: int
@@ -97,7 +119,7 @@ class NotRenderable:
 
 
 @dataclass(frozen=True, slots=True)
-class FitFailed:
+class FitFailed(ThriftFpError):
     """The fit itself failed; ``error`` is the thrift layer's."""
 
     error: ThriftError
@@ -112,7 +134,7 @@ class FitFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class ChargeExceeded:
+class ChargeExceeded(ThriftFpError):
     """The rendered text counts more tokens than its pieces were charged: the encoding (a custom
     estimator) is not additive at envelope boundaries, so the fit cannot be trusted."""
 
@@ -129,7 +151,8 @@ class ChargeExceeded:
 
 
 RenderError = (
-    WeakNonceKey
+    InvalidFields
+    | WeakNonceKey
     | DuplicateRecordId
     | NonceCollision
     | BodyUnavailable

@@ -1,15 +1,16 @@
 """`fit_and_render`: fit a working set with each retrievable priced at its exact rendered cost,
 then render the survivors with the same nonces, so what was budgeted is what is rendered.
 
-Pricing. A record is charged the tokens of its own envelope plus its trailing separator
-(`_envelope`). The *render overhead* is charged once per block, to the record thrift sheds last
-in it: the directive to the top-ranked record (highest score, earliest among ties), the
-``<retrieved_corpus>`` wrapper to the top-ranked first-party record. Thrift's retrievables pass
-keeps a prefix of that ranking, so a block's overhead is charged exactly when the block renders,
-and nothing is charged when nothing renders. Every boundary between charged pieces is ``>`` or
-``.`` + newlines + ``<``, which no tiktoken pre-tokenizer piece crosses, so for cl100k_base and
-o200k_base the rendered text's count is exactly the survivors' charges (the retrievables bucket
-of the trace). A custom estimator need not be additive: if the text counts more than it was
+Pricing. The block nonces are chosen first, against every candidate record, so each record's
+text is fixed before the fit. A record is charged the tokens of its own section (header, body and
+separator; `_envelope`). The *render overhead* is charged once, to the record thrift sheds last
+among those it covers: the directive to the top-ranked record (highest score, earliest among ties),
+each block's opening and closing tags to the top-ranked record of that block. Thrift's retrievables
+pass keeps a prefix of that ranking, so an overhead is charged exactly when its block renders, and
+nothing is charged when nothing renders. Every boundary between charged pieces is ``>``, ``.`` or a
+body's end + newlines + ``<``, which no tiktoken pre-tokenizer piece crosses, so for cl100k_base
+and o200k_base the rendered text's count is exactly the survivors' charges (the retrievables
+bucket of the trace). A custom estimator need not be additive: if the text counts more than it was
 charged, the result is a `ChargeExceeded` error value rather than an over-budget prompt.
 """
 
@@ -21,9 +22,9 @@ from types import MappingProxyType
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import StringsArg
 from thrift_fp.records import Retrievable
-from thrift_fp.render._choose import choose_nonces
-from thrift_fp.render._envelope import CORPUS_CLOSE, CORPUS_OPEN, DIRECTIVE_PIECE
+from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open, section
 from thrift_fp.render._errors import (
     ChargeExceeded,
     DuplicateRecordId,
@@ -32,9 +33,10 @@ from thrift_fp.render._errors import (
     RenderCountFailed,
     RenderError,
 )
+from thrift_fp.render._fields import DEFAULT_FIELDS, Field, checked_fields
 from thrift_fp.render._layout import Entry
 from thrift_fp.render._nonce import NonceMode, RandomNonce
-from thrift_fp.render._render import Rendered, checked_nonce_mode, entries_of, render_entries
+from thrift_fp.render._render import Rendered, checked_nonce_mode, entries_of, nonces_for, render_entries
 from thrift_fp.thrift import Fitted, RetrievableLike, ThriftOptions, ThriftTrace, WorkingSet, resolve_budget, subtract_to_fit
 from thrift_fp.tokens import TokenEncoding, get_encoding
 
@@ -43,13 +45,13 @@ from thrift_fp.tokens import TokenEncoding, get_encoding
 class PricedRetrievable:
     """A record as thrift sees it during `fit_and_render`: the text it is charged for and its tokens.
 
-    ``content`` is the envelope (with its separator), plus any block overhead this record carries,
-    so even a text measure of it is exact.
+    ``content`` is the record's section (with its separator), plus any block overhead this record
+    carries, so even a text measure of it is exact.
 
     >>> from datetime import datetime, timezone
     >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
     >>> record = Retrievable("r1", "body", "first-party", when, when, score=0.5)
-    >>> priced = PricedRetrievable(record, "<retrieved_…>…", 9)
+    >>> priced = PricedRetrievable(record, "<data…>…", 9)
     >>> (priced.id, priced.score, priced.size_unknown, priced.estimate_tokens("cl100k_base"))
     ('r1', 0.5, False, 9)
     """
@@ -71,7 +73,7 @@ class PricedRetrievable:
         return False
 
     def estimate_tokens(self, encoding: str) -> int:
-        """The envelope's tokens, counted once before the fit (``encoding`` is the fit's own).
+        """The section's tokens, counted once before the fit (``encoding`` is the fit's own).
 
         >>> from datetime import datetime, timezone
         >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
@@ -85,8 +87,12 @@ class PricedRetrievable:
 class FitRendered:
     """A fit and its render: the text, its exact tokens, the nonces, the surviving records (in
     thrift's score order), the fitted working set (holding those records), thrift's trace, the
-    input budget, and the render overhead charged when every block renders (the directive and
-    corpus wrapper tokens)."""
+    input budget, the render overhead charged when every block renders (the directive and block
+    tags), ``costs`` (every priced record's own rendered tokens: header, body and separator, kept
+    or shed) and ``fixed`` (the overhead of the blocks that did render).
+
+    ``tokens == fixed + sum(costs[record.id] for record in records)``, exactly.
+    """
 
     rendered: Rendered
     records: tuple[Retrievable, ...]
@@ -94,6 +100,8 @@ class FitRendered:
     trace: ThriftTrace
     budget: int
     overhead: int
+    costs: MappingProxyType[str, int]
+    fixed: int
 
     @property
     def text(self) -> str:
@@ -107,17 +115,19 @@ class FitRendered:
 def fit_and_render(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: Sequence[str] | None = None,
+    relevant_tool_names: StringsArg | None = None,
     options: ThriftOptions = ThriftOptions(),
     *,
     nonce: NonceMode = RandomNonce(),
     encoding: str | None = None,
+    fields: Sequence[str] = DEFAULT_FIELDS,
 ) -> Result[FitRendered, RenderError]:
     """Fit ``working_set`` (its retrievables priced as rendered) and render the surviving records.
 
     Every retrievable must be a `Retrievable` (it needs a trust tier to be rendered). Size-unknown
     records go to thrift as they are, and thrift excludes them unread. First-party survivors keep
-    their working-set order in the corpus. ``encoding`` defaults to ``options.encoding``.
+    their working-set order in the corpus. ``encoding`` defaults to ``options.encoding``;
+    ``fields`` is as in `render_retrievables`.
 
     >>> from datetime import datetime, timezone
     >>> from thrift_fp.render import KeyedNonce
@@ -133,13 +143,20 @@ def fit_and_render(
     >>> from thrift_fp.tokens import count_tokens
     >>> done.tokens == count_tokens(done.text).unwrap().tokens <= done.budget
     True
+    >>> done.tokens == done.fixed + sum(done.costs[record.id] for record in done.records)
+    True
     """
     mode: Result[NonceMode, RenderError] = checked_nonce_mode(nonce)
+    selected: Result[tuple[Field, ...], RenderError] = checked_fields(fields)
     name = encoding if encoding is not None else options.encoding
     counter: Result[TokenEncoding, RenderError] = get_encoding(name).alt(RenderCountFailed)
     return mode.bind(
-        lambda checked: counter.bind(
-            lambda enc: _fit_and_render(working_set, context_window, relevant_tool_names, options, checked, enc)
+        lambda checked: selected.bind(
+            lambda chosen: counter.bind(
+                lambda enc: _fit_and_render(
+                    working_set, context_window, relevant_tool_names, options, checked, enc, chosen
+                )
+            )
         )
     )
 
@@ -160,10 +177,11 @@ def _records(items: Sequence[RetrievableLike]) -> Result[tuple[Retrievable, ...]
 def _fit_and_render(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: Sequence[str] | None,
+    relevant_tool_names: StringsArg | None,
     options: ThriftOptions,
     mode: NonceMode,
     enc: TokenEncoding,
+    fields: tuple[Field, ...],
 ) -> Result[FitRendered, RenderError]:
     records = _records(working_set.retrievables)
     if isinstance(records, Failure):
@@ -172,46 +190,63 @@ def _fit_and_render(
     entries = entries_of(known, enc.name)
     if isinstance(entries, Failure):
         return Failure(entries.failure())
-    nonces: Result[MappingProxyType[str, str], RenderError] = choose_nonces(
-        [(entry.record_id, entry.body) for entry in entries.unwrap()], mode
-    )
+    shown = tuple(entry.attributes(fields) for entry in entries.unwrap())
+    nonces = nonces_for(entries.unwrap(), shown, mode)
     if isinstance(nonces, Failure):
         return Failure(nonces.failure())
-    return _priced_fit(
-        working_set, context_window, relevant_tool_names, options, enc, known, entries.unwrap(), nonces.unwrap()
-    )
+    priced = _Pricing(entries.unwrap(), nonces.unwrap(), fields, shown)
+    return _priced_fit(working_set, context_window, relevant_tool_names, options, enc, known, priced)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pricing:
+    """The candidates of one fit, their blocks' nonces, the fields rendered and each candidate's
+    attributes for them (formatted once per fit)."""
+
+    entries: tuple[Entry, ...]
+    nonces: MappingProxyType[Tier, str]
+    fields: tuple[Field, ...]
+    shown: tuple[tuple[tuple[str, str], ...], ...]
+
+    def overhead_pieces(self) -> list[tuple[tuple[int, ...], str]]:
+        """Each fixed piece with the positions (in ``entries``) of the records it is rendered for:
+        the directive for all, each block's tags for that block's records."""
+        if not self.entries:
+            return []
+        pieces = [(tuple(range(len(self.entries))), DIRECTIVE_PIECE)]
+        for tier in TIERS:
+            block = tuple(at for at, entry in enumerate(self.entries) if entry.trust_tier == tier)
+            if block:
+                nonce = self.nonces[tier]
+                pieces.append((block, block_open(tier, nonce) + block_close(tier, nonce)))
+        return pieces
 
 
 def _priced_fit(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: Sequence[str] | None,
+    relevant_tool_names: StringsArg | None,
     options: ThriftOptions,
     enc: TokenEncoding,
     known: tuple[Retrievable, ...],
-    entries: tuple[Entry, ...],
-    nonces: MappingProxyType[str, str],
+    pricing: _Pricing,
 ) -> Result[FitRendered, RenderError]:
-    envelopes = [entry.envelope(nonces[entry.record_id]) for entry in entries]
-    wrappers = [DIRECTIVE_PIECE]
-    if any(entry.trust_tier == "first-party" for entry in entries):
-        wrappers += [CORPUS_OPEN, CORPUS_CLOSE]
-    counted = enc.count_many([*wrappers, *envelopes])
+    entries = pricing.entries
+    sections = [
+        section(pricing.nonces[entry.trust_tier], attributes, entry.body)
+        for entry, attributes in zip(entries, pricing.shown, strict=True)
+    ]
+    overheads = pricing.overhead_pieces()
+    counted = enc.count_many([*(text for _, text in overheads), *sections])
     if isinstance(counted, Failure):
         return Failure(RenderCountFailed(counted.failure()))
     counts = counted.unwrap()
-    overhead = sum(counts[: len(wrappers)]) if entries else 0
-    texts, charges = list(envelopes), list(counts[len(wrappers) :])
-    first_party = [at for at, entry in enumerate(entries) if entry.trust_tier == "first-party"]
-    # Each block's overhead rides on the record thrift would shed last from it.
-    blocks: list[tuple[Sequence[int], str, int]] = []
-    if entries:
-        blocks.append((range(len(entries)), DIRECTIVE_PIECE, counts[0]))
-    if first_party:
-        blocks.append((first_party, CORPUS_OPEN + CORPUS_CLOSE, counts[1] + counts[2]))
-    for block, pieces, tokens in blocks:
+    overhead_counts, own = counts[: len(overheads)], counts[len(overheads) :]
+    texts, charges = list(sections), list(own)
+    # Each overhead rides on the record thrift would shed last among those it is rendered for.
+    for (block, piece), tokens in zip(overheads, overhead_counts, strict=True):
         top = _top_ranked(entries, block)
-        texts[top], charges[top] = pieces + texts[top], charges[top] + tokens
+        texts[top], charges[top] = piece + texts[top], charges[top] + tokens
     priced = {
         entry.record_id: PricedRetrievable(record, text, tokens)
         for entry, record, text, tokens in zip(entries, known, texts, charges, strict=True)
@@ -219,17 +254,18 @@ def _priced_fit(
     budget = resolve_budget(context_window, options.output_reserve, options.reserve_fraction)
     if isinstance(budget, Failure):
         return Failure(FitFailed(budget.failure()))
-    pricing = replace(
+    pricing_set = replace(
         working_set,
         retrievables=tuple(
             priced.get(item.id, item) if isinstance(item, Retrievable) else item
             for item in working_set.retrievables
         ),
     )
-    fitted = subtract_to_fit(pricing, context_window, relevant_tool_names, options, encoding=enc.name)
+    fitted = subtract_to_fit(pricing_set, context_window, relevant_tool_names, options, encoding=enc.name)
     if isinstance(fitted, Failure):
         return Failure(FitFailed(fitted.failure()))
-    return _render_survivors(fitted.unwrap(), entries, nonces, enc, budget.unwrap().budget, overhead)
+    costs = MappingProxyType({entry.record_id: tokens for entry, tokens in zip(entries, own, strict=True)})
+    return _render_survivors(fitted.unwrap(), pricing, enc, budget.unwrap().budget, sum(overhead_counts), costs)
 
 
 def _top_ranked(entries: Sequence[Entry], block: Sequence[int]) -> int:
@@ -238,7 +274,7 @@ def _top_ranked(entries: Sequence[Entry], block: Sequence[int]) -> int:
 
     >>> from datetime import datetime, timezone
     >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
-    >>> entries = [Entry(name, "first-party", "", None, None, score, when)
+    >>> entries = [Entry(name, "first-party", "", None, None, score, when, when)
     ...            for name, score in (("a", 0.2), ("b", 0.7), ("c", 0.7), ("d", None))]
     >>> _top_ranked(entries, range(4)), _top_ranked(entries, [0, 3])
     (1, 0)
@@ -248,25 +284,25 @@ def _top_ranked(entries: Sequence[Entry], block: Sequence[int]) -> int:
 
 def _render_survivors(
     fitted: Fitted,
-    entries: tuple[Entry, ...],
-    nonces: MappingProxyType[str, str],
+    pricing: _Pricing,
     enc: TokenEncoding,
     budget: int,
     overhead: int,
+    costs: MappingProxyType[str, int],
 ) -> Result[FitRendered, RenderError]:
     # Thrift returns the items it was given; size-unknown records (never priced) never survive.
     priced = tuple(item for item in fitted.working_set.retrievables if isinstance(item, PricedRetrievable))
     kept = tuple(item.record for item in priced)
     kept_ids = {record.id for record in kept}
-    survivors = tuple(entry for entry in entries if entry.record_id in kept_ids)
-    used = MappingProxyType({entry.record_id: nonces[entry.record_id] for entry in survivors})
+    survivors = tuple(entry for entry in pricing.entries if entry.record_id in kept_ids)
     charged = sum(item.tokens for item in priced)
-    rendered = render_entries(survivors, used, enc.name)
+    rendered = render_entries(survivors, pricing.nonces, pricing.fields, enc.name)
     if isinstance(rendered, Success) and rendered.unwrap().tokens > charged:
         # Exact for tiktoken encodings (see the module docstring); a custom estimator may not be.
         return Failure(ChargeExceeded(enc.name, charged, rendered.unwrap().tokens))
+    fixed = charged - sum(costs[record_id] for record_id in kept_ids)
     return rendered.map(
         lambda text: FitRendered(
-            text, kept, replace(fitted.working_set, retrievables=kept), fitted.trace, budget, overhead
+            text, kept, replace(fitted.working_set, retrievables=kept), fitted.trace, budget, overhead, costs, fixed
         )
     )

@@ -5,6 +5,7 @@
 ``RetrievalState``.
 """
 
+from thrift_fp._beartype import check_public
 from thrift_fp.retrieval._canonical import canonical_key
 from thrift_fp.retrieval._context import OperationContext
 from thrift_fp.retrieval._definition import (
@@ -69,3 +70,6 @@ __all__ = [
     "run_retrieval",
     "utc_now",
 ]
+
+# Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
+check_public(globals(), __all__)

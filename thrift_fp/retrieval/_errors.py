@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from thrift_fp._errors import ThriftFpError
 from thrift_fp.retrieval._receipt import Receipt
 
 
@@ -25,7 +26,7 @@ def describe_exception(exc: BaseException) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class NotCanonical:
+class NotCanonical(ThriftFpError):
     """A value has no canonical key: an unsupported type, a cycle, or too deep.
 
     ``path`` locates the offending part, written as Python subscripts from ``query``.
@@ -44,7 +45,7 @@ class NotCanonical:
 
 
 @dataclass(frozen=True, slots=True)
-class PrepareFailed:
+class PrepareFailed(ThriftFpError):
     """``prepare`` raised while normalising the query; nothing was reserved.
 
     >>> PrepareFailed("docs", "AttributeError: no strip").message
@@ -61,7 +62,7 @@ class PrepareFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidQuery:
+class InvalidQuery(ThriftFpError):
     """``assert_input`` rejected the query, or it has no canonical key.
 
     >>> InvalidQuery("docs", "ValueError: empty query").message
@@ -78,7 +79,7 @@ class InvalidQuery:
 
 
 @dataclass(frozen=True, slots=True)
-class KeyFailed:
+class KeyFailed(ThriftFpError):
     """A custom ``key`` function raised or did not return a string.
 
     >>> KeyFailed("docs", "returned int, not str").message
@@ -95,7 +96,7 @@ class KeyFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class DuplicateQuery:
+class DuplicateQuery(ThriftFpError):
     """The query's key was already attempted in this request.
 
     ``custom_message`` comes from ``errors.duplicate``; ``cause`` is set when that
@@ -123,7 +124,7 @@ class DuplicateQuery:
 
 
 @dataclass(frozen=True, slots=True)
-class LimitFailed:
+class LimitFailed(ThriftFpError):
     """``limit`` raised or returned something other than a non-negative int.
 
     >>> LimitFailed("docs", '"Agent"', "returned -1").message
@@ -141,7 +142,7 @@ class LimitFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class BudgetExhausted:
+class BudgetExhausted(ThriftFpError):
     """The request already accepted ``limit`` queries.
 
     >>> BudgetExhausted("docs", '"Agent"', 2, 2).message
@@ -166,7 +167,7 @@ class BudgetExhausted:
 
 
 @dataclass(frozen=True, slots=True)
-class Unauthorized:
+class Unauthorized(ThriftFpError):
     """``authorize`` refused the query; its key stays free.
 
     >>> Unauthorized("docs", '"Agent"', "PermissionError: no read access").message
@@ -187,7 +188,7 @@ AbortPoint = Literal["before-execute", "after-execute"]
 
 
 @dataclass(frozen=True, slots=True)
-class Aborted:
+class Aborted(ThriftFpError):
     """The operation's signal was aborted.
 
     ``before-execute``: nothing was reserved. ``after-execute``: the key stays
@@ -209,7 +210,7 @@ class Aborted:
 
 
 @dataclass(frozen=True, slots=True)
-class ExecutionFailed:
+class ExecutionFailed(ThriftFpError):
     """``execute`` raised; the key stays reserved (no refund), nothing counted.
 
     >>> ExecutionFailed("docs", '"Agent"', "OSError: disk gone").message
@@ -227,7 +228,7 @@ class ExecutionFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidResult:
+class InvalidResult(ThriftFpError):
     """``assert_result`` (or reading the result's sources) rejected the result.
 
     The key stays seen; no success is counted.
@@ -247,7 +248,7 @@ class InvalidResult:
 
 
 @dataclass(frozen=True, slots=True)
-class SourceIdFailed:
+class SourceIdFailed(ThriftFpError):
     """Naming the result's sources failed; the key stays seen, nothing counted.
 
     >>> SourceIdFailed("docs", '"Agent"', "returned None, not str").message
@@ -265,7 +266,7 @@ class SourceIdFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class ClockFailed:
+class ClockFailed(ThriftFpError):
     """``now`` raised or returned a naive datetime.
 
     At the start nothing is reserved (``key`` is None); at the finish the key
@@ -286,7 +287,7 @@ class ClockFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class EffectFailed:
+class EffectFailed(ThriftFpError):
     """An effect raised or returned a non-mapping; the query is still counted.
 
     ``receipt`` is the receipt with the extensions of the effects that ran before.

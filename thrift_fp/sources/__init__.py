@@ -1,5 +1,6 @@
 """Ready retrieval sources over real stores: SQLite FTS5 first."""
 
+from thrift_fp._beartype import check_public
 from thrift_fp.sources._assemble import AssembleError, Assembled, Decision, SpoolPolicy, assemble
 from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS, Passage, chunk_text
 from thrift_fp.sources._corpus import embedded_corpus
@@ -72,3 +73,6 @@ __all__ = [
     "require_searchable",
     "search_index",
 ]
+
+# Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
+check_public(globals(), __all__)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import PathArg, StringsArg, as_strings
 from thrift_fp.records import TRUST_TIERS, ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, RenderError, fit_and_render
 from thrift_fp.retrieval import (
@@ -39,18 +39,29 @@ class SpoolPolicy:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """What happened to one retrieved record: kept or shed, its tokens and why."""
+    """What happened to one retrieved record: kept or shed, its body's tokens, why, and
+    ``rendered``: the tokens its section (body and envelope) costs in the context, kept or shed
+    (``None`` when it was never priced: a size-unknown record)."""
 
     record: Retrievable
     kept: bool
     tokens: int
     reason: str
+    rendered: int | None
 
 
 @dataclass(frozen=True, slots=True)
 class Assembled:
     """The rendered context, its exact ``tokens``, the receipts (one per query), the thrift trace,
-    every retrieved record's ``decisions`` (kept first, then shed) and the next request state."""
+    every retrieved record's ``decisions`` (kept first, then shed), the next request state, the
+    budget, ``fixed`` (the directive and block tags in ``tokens``, so that ``tokens == fixed +`` the
+    kept decisions' ``rendered``) and the fitted ``working_set``: everything kept (system prompt,
+    instructions, messages, memories, tools, the kept records), so what the fit dropped from the
+    caller's own items shows directly.
+
+    ``text`` renders every kept record (``working_set.retrievables``, the caller's and the
+    retrieved ones alike); the rest of the working set is the caller's to lay out.
+    """
 
     text: str
     tokens: int
@@ -59,17 +70,19 @@ class Assembled:
     decisions: tuple[Decision, ...]
     state: RetrievalState[Hit]
     budget: int
+    fixed: int
+    working_set: WorkingSet
 
 
 def assemble(
     query: str | Sequence[str],
     *,
-    database: Path,
+    database: PathArg,
     context_window: int = 4096,
     options: ThriftOptions = ThriftOptions(),
     max_results: int = 8,
     max_queries: int = 4,
-    tiers: Iterable[str] = ALL_TIERS,
+    tiers: StringsArg = ALL_TIERS,
     state: RetrievalState[Hit] = RetrievalState(),
     context: OperationContext[object] = OperationContext(None),
     nonce: NonceMode = RandomNonce(),
@@ -96,13 +109,15 @@ def assemble(
     (True, True)
     >>> [(d.record.id, d.kept) for d in done.decisions], done.receipts[0].sequence
     ([('a.md#1', True)], 1)
+    >>> [record.id for record in done.working_set.retrievables]   # the fitted working set
+    ['a.md#1']
     >>> assemble("shedding", database=root / "i.db", state=done.state, max_queries=1).failure().message
     'retrieval \\'fts5-search\\': query budget exhausted (1 of 1 used); refused query "shedding"'
     >>> assemble("shedding", database=root / "i.db", tiers=["internal"]).failure().message
     "trust tier 'internal' is not one of first-party, third-party-public, third-party-private"
     """
     queries = (query,) if isinstance(query, str) else tuple(query)
-    allowed = tuple(tiers)
+    allowed = as_strings(tiers)  # one tier as a str is one tier, not its letters
     unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
     if unknown:
         return Failure(InvalidTrustTier(unknown[0], TRUST_TIERS))
@@ -195,6 +210,11 @@ def _assembled(
             return Failure(tokens.failure())
         kept = record.id in kept_ids
         reason = "within the budget" if kept else removed.get(record.id, "shed")
-        decisions.append(Decision(record, kept, tokens.unwrap().tokens, reason))
+        decisions.append(Decision(record, kept, tokens.unwrap().tokens, reason, done.costs.get(record.id)))
     ordered = sorted(decisions, key=lambda d: not d.kept)
-    return Success(Assembled(done.text, done.tokens, receipts, done.trace, tuple(ordered), state, done.budget))
+    return Success(
+        Assembled(
+            done.text, done.tokens, receipts, done.trace, tuple(ordered), state, done.budget, done.fixed,
+            done.working_set,
+        )
+    )

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Final
 
 from returns.result import Failure, Result
 
+from thrift_fp._args import PathArg, StringsArg, as_strings
 from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
 from thrift_fp.sources._errors import SourceError
@@ -50,11 +50,11 @@ def require_searchable(query: str, context: OperationContext[object]) -> None:
 
 
 def fts5_definition(
-    database: Path,
+    database: PathArg,
     *,
     max_results: int = 8,
     max_queries: int = 4,
-    tiers: Iterable[str] = ALL_TIERS,
+    tiers: StringsArg = ALL_TIERS,
     id: str = DEFAULT_DEFINITION_ID,
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
 ) -> FtsDefinition:
@@ -78,7 +78,7 @@ def fts5_definition(
     >>> run_retrieval(search, "score", OperationContext(None), first.state).result.failure().message
     'retrieval \\'fts5-search\\': query budget exhausted (1 of 1 used); refused query "score"'
     """
-    allowed = frozenset(tiers)
+    allowed = frozenset(as_strings(tiers))
 
     def execute(query: str, context: OperationContext[object]) -> tuple[Hit, ...]:
         found = search_index(database, query, limit=max_results, tiers=allowed)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thrift_fp._errors import ThriftFpError
 from thrift_fp.tokens import TokenError
 
 
 @dataclass(frozen=True, slots=True)
-class Fts5Unavailable:
+class Fts5Unavailable(ThriftFpError):
     """This Python's SQLite was built without the FTS5 full-text extension."""
 
     sqlite_version: str
@@ -23,7 +24,7 @@ class Fts5Unavailable:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidChunkBound:
+class InvalidChunkBound(ThriftFpError):
     """The passage token bound is too small to hold any text."""
 
     max_tokens: int
@@ -35,7 +36,7 @@ class InvalidChunkBound:
 
 
 @dataclass(frozen=True, slots=True)
-class UnsplittableText:
+class UnsplittableText(ThriftFpError):
     """A single character counts more tokens than the bound allows (a custom estimator)."""
 
     max_tokens: int
@@ -47,7 +48,7 @@ class UnsplittableText:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidTrustTier:
+class InvalidTrustTier(ThriftFpError):
     """A trust tier that is not one of the three the records layer knows."""
 
     value: str
@@ -59,7 +60,7 @@ class InvalidTrustTier:
 
 
 @dataclass(frozen=True, slots=True)
-class PathNotFound:
+class PathNotFound(ThriftFpError):
     """A file or folder named for indexing or counting does not exist."""
 
     path: str
@@ -70,7 +71,7 @@ class PathNotFound:
 
 
 @dataclass(frozen=True, slots=True)
-class UnreadableFile:
+class UnreadableFile(ThriftFpError):
     """A file exists but could not be read or decoded as UTF-8."""
 
     path: str
@@ -83,7 +84,7 @@ class UnreadableFile:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidJsonlRecord:
+class InvalidJsonlRecord(ThriftFpError):
     """One line of a JSONL file is not an object with a string ``id`` and ``text``."""
 
     path: str
@@ -96,7 +97,7 @@ class InvalidJsonlRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class CorruptDatabase:
+class CorruptDatabase(ThriftFpError):
     """The index file is not a thrift_fp SQLite index (or is damaged)."""
 
     path: str
@@ -109,7 +110,7 @@ class CorruptDatabase:
 
 
 @dataclass(frozen=True, slots=True)
-class DatabaseMissing:
+class DatabaseMissing(ThriftFpError):
     """A query named an index file that does not exist yet."""
 
     path: str
@@ -120,7 +121,7 @@ class DatabaseMissing:
 
 
 @dataclass(frozen=True, slots=True)
-class IndexWriteFailed:
+class IndexWriteFailed(ThriftFpError):
     """Writing the index failed; the previous index (if any) is left as it was."""
 
     path: str
@@ -133,7 +134,7 @@ class IndexWriteFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class IndexSettingsMismatch:
+class IndexSettingsMismatch(ThriftFpError):
     """An existing index was built with other chunking settings than the ones asked for."""
 
     path: str

@@ -26,6 +26,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import PathArg, PathsArg, as_path, as_paths
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS
 from thrift_fp.sources._documents import (
@@ -91,8 +92,8 @@ class _Stored:
 
 
 def index_paths(
-    database: Path,
-    paths: Sequence[Path],
+    database: PathArg,
+    paths: PathsArg,
     *,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     encoding: str = "cl100k_base",
@@ -115,6 +116,7 @@ def index_paths(
     >>> index_paths(root / "index.db", [root / "gone.md"]).failure().message
     'no such file or folder: ...gone.md'
     """
+    database, paths = as_path(database), as_paths(paths)  # one path is one item, not its letters
     if max_tokens < MIN_PASSAGE_TOKENS:
         return Failure(InvalidChunkBound(max_tokens, MIN_PASSAGE_TOKENS))
     if trust_tier not in TRUST_TIERS:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from types import MappingProxyType
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import PathArg, StringsArg, as_path, as_strings
 from thrift_fp.sources._errors import CorruptDatabase, SourceError
 from thrift_fp.sources._match import bm25_to_score, match_expression
 from thrift_fp.sources._store import open_index
@@ -58,11 +57,11 @@ class Hit:
 
 
 def search_index(
-    database: Path,
+    database: PathArg,
     query: str,
     *,
     limit: int = 8,
-    tiers: Iterable[str] = ALL_TIERS,
+    tiers: StringsArg = ALL_TIERS,
 ) -> Result[tuple[Hit, ...], SourceError]:
     """The ``limit`` best passages for free-text ``query``, one per distinct content.
 
@@ -78,6 +77,7 @@ def search_index(
     >>> search_index(root / "i.db", '"AND (').unwrap()
     ()
     """
+    database = as_path(database)
     expression = match_expression(query)
     opened = open_index(database)
     if isinstance(opened, Failure):
@@ -87,7 +87,7 @@ def search_index(
         connection.close()
         return Success(())
     try:
-        rows = connection.execute(_QUERY, (expression, json.dumps(sorted(tiers)), max(limit, 0))).fetchall()
+        rows = connection.execute(_QUERY, (expression, json.dumps(sorted(as_strings(tiers))), max(limit, 0))).fetchall()
     except sqlite3.DatabaseError as exc:
         return Failure(CorruptDatabase(str(database), str(exc), exc))
     finally:

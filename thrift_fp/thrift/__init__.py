@@ -1,5 +1,6 @@
 """Context thrift: fit a working set into a context window, shedding lowest-signal items first."""
 
+from thrift_fp._beartype import check_public
 from thrift_fp.thrift._budget import Budget, resolve_budget
 from thrift_fp.thrift._errors import (
     CountingFailed,
@@ -84,3 +85,6 @@ __all__ = [
     "turn_relevance",
     "turn_tokens",
 ]
+
+# Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
+check_public(globals(), __all__)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thrift_fp._errors import ThriftFpError
 from thrift_fp.tokens import TokenError
 
 
@@ -19,7 +20,7 @@ def shown(value: object) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidBudget:
+class InvalidBudget(ThriftFpError):
     """A context window, reserve fraction or output reserve that yields no sane budget."""
 
     field: str
@@ -32,7 +33,7 @@ class InvalidBudget:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidOption:
+class InvalidOption(ThriftFpError):
     """A `ThriftOptions` field outside its domain."""
 
     field: str
@@ -45,7 +46,7 @@ class InvalidOption:
 
 
 @dataclass(frozen=True, slots=True)
-class DuplicateId:
+class DuplicateId(ThriftFpError):
     """Two items of one bucket share an id, so the trace could not tell them apart."""
 
     bucket: str
@@ -57,7 +58,7 @@ class DuplicateId:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidItemField:
+class InvalidItemField(ThriftFpError):
     """An item attribute (score, importance, token_cost, ...) of the wrong type or range."""
 
     bucket: str
@@ -72,7 +73,7 @@ class InvalidItemField:
 
 
 @dataclass(frozen=True, slots=True)
-class UnmeasurableContent:
+class UnmeasurableContent(ThriftFpError):
     """Content with no real string form (only ``object.__str__``), or whose ``str()`` raised."""
 
     bucket: str
@@ -86,7 +87,7 @@ class UnmeasurableContent:
 
 
 @dataclass(frozen=True, slots=True)
-class EstimatorRaised:
+class EstimatorRaised(ThriftFpError):
     """A retrievable's own ``estimate_tokens`` raised; the original exception is the cause."""
 
     item: str
@@ -99,7 +100,7 @@ class EstimatorRaised:
 
 
 @dataclass(frozen=True, slots=True)
-class CountingFailed:
+class CountingFailed(ThriftFpError):
     """The token layer could not count (unknown encoding, failing custom estimator, ...)."""
 
     error: TokenError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
-from datetime import datetime, timezone
+from datetime import datetime
 
 from returns.result import Failure, Result, Success
 
@@ -70,11 +70,13 @@ def token_cost(bucket: str, key: str, value: object) -> Result[int, ThriftError]
 
 
 def timestamp(bucket: str, key: str, field: str, value: object) -> Result[float, ThriftError]:
-    """A sortable timestamp from a datetime (naive = UTC) or a number."""
+    """A sortable timestamp from an aware datetime or a number (epoch seconds or milliseconds)."""
     if isinstance(value, datetime):
-        # Naive datetimes are read as UTC so mixed inputs still sort instead of raising.
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
-        return Success(aware.timestamp())
+        # A naive datetime is refused, as records and `thrift-fp fit` JSON refuse it: its zone
+        # would be a guess (docs/surface.md, "Timestamps").
+        if value.tzinfo is None or value.utcoffset() is None:
+            return bad_field(bucket, key, field, value, "naive datetime has no timezone; attach one (e.g. tzinfo=UTC)")
+        return Success(value.timestamp())
     return real_number(bucket, key, field, value)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import StringsArg, as_strings
 from thrift_fp.thrift._budget import Budget, resolve_budget
 from thrift_fp.thrift._errors import CountingFailed, DuplicateId, InvalidItemField, InvalidOption, ThriftError
 from thrift_fp.thrift._estimate import probe_estimates, settle_async, settle_sync
@@ -38,7 +39,7 @@ class _Prepared:
 def subtract_to_fit(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: Sequence[str] | None = None,
+    relevant_tool_names: StringsArg | None = None,
     options: ThriftOptions = ThriftOptions(),
     *,
     encoding: str | None = None,
@@ -79,7 +80,7 @@ def subtract_to_fit(
 async def fit_async(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: Sequence[str] | None = None,
+    relevant_tool_names: StringsArg | None = None,
     options: ThriftOptions = ThriftOptions(),
     *,
     encoding: str | None = None,
@@ -113,7 +114,7 @@ async def fit_async(
 def _prepare(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: Sequence[str] | None,
+    relevant_tool_names: StringsArg | None,
     options: ThriftOptions,
     encoding: str | None,
 ) -> Result[_Prepared, ThriftError]:
@@ -129,7 +130,7 @@ def _prepare(
     unmeasured = exclude_size_unknown(working_set)
     if isinstance(unmeasured, Failure):
         return Failure(unmeasured.failure())
-    relevant = None if relevant_tool_names is None else tuple(relevant_tool_names)
+    relevant = None if relevant_tool_names is None else as_strings(relevant_tool_names)
     plan = Plan(budget.unwrap().budget, options, relevant)
     return Success(_Prepared(budget.unwrap(), plan, resolved.unwrap(), unmeasured.unwrap()))
 

@@ -1,5 +1,6 @@
 """Token counting with real tiktoken vocabularies, offline."""
 
+from thrift_fp._beartype import check_public
 from thrift_fp.tokens._count import TokenCount, count_tokens, count_tokens_batch
 from thrift_fp.tokens._encoding import (
     Estimator,
@@ -48,3 +49,6 @@ __all__ = [
     "register_token_estimator",
     "unregister_token_estimator",
 ]
+
+# Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
+check_public(globals(), __all__)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from returns.result import Failure, Result
 
+from thrift_fp._args import StringsArg, as_strings
 from thrift_fp.tokens._encoding import Precision, TokenEncoding, get_encoding
 from thrift_fp.tokens._errors import TokenError
 
@@ -48,7 +48,7 @@ def count_tokens(text: str, encoding: str | TokenEncoding = "cl100k_base") -> Re
 
 
 def count_tokens_batch(
-    texts: Sequence[str], encoding: str | TokenEncoding = "cl100k_base"
+    texts: StringsArg, encoding: str | TokenEncoding = "cl100k_base"
 ) -> Result[tuple[int, ...], TokenError]:
     """Counts for many texts at once (large batches are split across threads).
 
@@ -58,5 +58,5 @@ def count_tokens_batch(
     resolved = _resolve(encoding)
     if isinstance(resolved, Failure):
         return resolved
-    counted: Result[tuple[int, ...], TokenError] = resolved.unwrap().count_many(texts)
+    counted: Result[tuple[int, ...], TokenError] = resolved.unwrap().count_many(as_strings(texts))
     return counted

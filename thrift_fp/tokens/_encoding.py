@@ -23,7 +23,6 @@ from thrift_fp.tokens._errors import (
     UnknownEncoding,
 )
 from thrift_fp.tokens._offline import without_network
-from thrift_fp.tokens._tiktoken_cache import missing_vocabulary_files
 from thrift_fp.tokens._vocabulary import BUNDLED, build_bundled_encoding
 
 Precision = Literal["exact", "estimated"]
@@ -176,10 +175,8 @@ def _build(name: str) -> Result[TokenEncoding, TokenError]:
         "its vocabulary is not in tiktoken's cache and thrift_fp never downloads"
         f" (bundled offline: {', '.join(BUNDLED)})"
     )
-    if missing_vocabulary_files(name):
-        return Failure(EncodingUnavailable(name, not_cached))
-    # Cached files can still fail tiktoken's hash check, which would re-download:
-    # the guard turns that into the same error value.
+    # A vocabulary missing from tiktoken's cache (or failing its hash check) would be
+    # downloaded: the guard refuses the first resolver call, which becomes this error value.
     encoding, error, network = without_network(lambda: tiktoken.get_encoding(name))
     if encoding is not None:
         return Success(TokenEncoding(name, "exact", _tiktoken=encoding))

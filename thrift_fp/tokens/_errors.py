@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thrift_fp._errors import ThriftFpError
 
 
 @dataclass(frozen=True, slots=True)
-class UnknownEncoding:
+class UnknownEncoding(ThriftFpError):
     """No tiktoken encoding or registered estimator has this name."""
 
     name: str
@@ -19,7 +20,7 @@ class UnknownEncoding:
 
 
 @dataclass(frozen=True, slots=True)
-class EncodingUnavailable:
+class EncodingUnavailable(ThriftFpError):
     """A real tiktoken encoding whose vocabulary is not available offline."""
 
     name: str
@@ -31,7 +32,7 @@ class EncodingUnavailable:
 
 
 @dataclass(frozen=True, slots=True)
-class VocabularyCorrupt:
+class VocabularyCorrupt(ThriftFpError):
     """Bundled vocabulary bytes did not match the official SHA-256."""
 
     name: str
@@ -47,7 +48,7 @@ class VocabularyCorrupt:
 
 
 @dataclass(frozen=True, slots=True)
-class EstimatorNameTaken:
+class EstimatorNameTaken(ThriftFpError):
     """A custom estimator may not shadow a built-in encoding name."""
 
     name: str
@@ -58,7 +59,7 @@ class EstimatorNameTaken:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidEstimatorName:
+class InvalidEstimatorName(ThriftFpError):
     """Estimator names must be non-empty strings without surrounding whitespace."""
 
     name: str
@@ -69,7 +70,7 @@ class InvalidEstimatorName:
 
 
 @dataclass(frozen=True, slots=True)
-class EstimatorFailed:
+class EstimatorFailed(ThriftFpError):
     """A custom estimator raised, or returned something other than a non-negative int."""
 
     name: str
@@ -82,7 +83,7 @@ class EstimatorFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class EvaluatorFailed:
+class EvaluatorFailed(ThriftFpError):
     """A dynamic `Tokenizable` evaluator raised, or returned a non-string."""
 
     reason: str

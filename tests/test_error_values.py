@@ -1,0 +1,111 @@
+"""Every error value is a printable exception, so a failed ``.unwrap()`` shows its message."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import pickle
+import subprocess
+import sys
+import textwrap
+import types
+import typing
+from collections.abc import Iterator
+
+import pytest
+from returns.primitives.exceptions import UnwrapFailedError
+from returns.result import Failure
+
+from thrift_fp import ThriftFpError
+from thrift_fp.cli._errors import CliError
+from thrift_fp.records import RecordError
+from thrift_fp.render import RenderError
+from thrift_fp.retrieval import RetrievalError
+from thrift_fp.sources import AssembleError, SourceError
+from thrift_fp.thrift import ThriftError
+from thrift_fp.tokens import TokenError, UnknownEncoding
+
+# Every closed error union of every layer; a member added to any of them is checked here.
+UNIONS: dict[str, object] = {
+    "TokenError": TokenError,
+    "RecordError": RecordError,
+    "RetrievalError": RetrievalError,
+    "ThriftError": ThriftError,
+    "RenderError": RenderError,
+    "SourceError": SourceError,
+    "AssembleError": AssembleError,
+    "CliError": CliError,
+}
+
+
+def _members(union: object) -> Iterator[type]:
+    if isinstance(union, types.UnionType) or typing.get_origin(union) is typing.Union:
+        for arg in typing.get_args(union):
+            yield from _members(arg)
+    else:
+        assert isinstance(union, type), union
+        yield union
+
+
+ERROR_CLASSES = sorted({cls for union in UNIONS.values() for cls in _members(union)}, key=lambda c: c.__name__)
+
+
+def test_the_unions_are_not_empty() -> None:
+    assert len(ERROR_CLASSES) > 50
+
+
+@pytest.mark.parametrize("cls", ERROR_CLASSES, ids=lambda c: c.__name__)
+def test_every_member_of_every_error_union_is_a_thrift_fp_error(cls: type) -> None:
+    assert issubclass(cls, ThriftFpError)
+    params = getattr(cls, "__dataclass_params__", None)  # set by @dataclass
+    assert params is not None and params.frozen and "__slots__" in cls.__dict__, f"{cls.__name__} must be frozen and slotted"
+
+
+def _sample() -> UnknownEncoding:
+    return UnknownEncoding("nope", ("cl100k_base", "o200k_base"))
+
+
+def test_an_error_value_behaves_as_a_value() -> None:
+    error = _sample()
+    same = UnknownEncoding("nope", ("cl100k_base", "o200k_base"))
+    assert error == same and hash(error) == hash(same)
+    assert error != UnknownEncoding("other", ())
+    assert pickle.loads(pickle.dumps(error)) == error
+    assert copy.copy(error) == error and copy.deepcopy(error) == error
+    assert str(error) == error.message
+    assert repr(error).startswith("UnknownEncoding(name='nope'")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        error.name = "changed"  # type: ignore[misc]  # deliberately mutating a frozen value
+
+
+def test_an_error_value_survives_python_assigning_exception_attributes() -> None:
+    @contextlib.contextmanager
+    def around() -> Iterator[None]:
+        yield
+
+    # contextlib assigns __traceback__ through setattr; a plain frozen dataclass would refuse it.
+    with pytest.raises(UnknownEncoding) as raised, around():
+        raise _sample()
+    raised.value.add_note("a note")
+    assert raised.value.__notes__ == ["a note"]
+
+
+def test_unwrap_failure_chains_the_error_with_its_message() -> None:
+    with pytest.raises(UnwrapFailedError) as raised:
+        Failure(_sample()).unwrap()
+    assert raised.value.__cause__ == _sample()
+    assert "unknown encoding 'nope'" in str(raised.value.__cause__)
+
+
+def test_a_users_traceback_shows_the_error_message() -> None:
+    script = textwrap.dedent(
+        """
+        from thrift_fp import count_tokens
+        count_tokens("hello", "no-such-encoding").unwrap()
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert "UnknownEncoding: unknown encoding 'no-such-encoding'; known encodings: cl100k_base" in done.stderr
+    assert "UnwrapFailedError" in done.stderr
