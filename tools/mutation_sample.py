@@ -134,9 +134,11 @@ def scores(sample: Mapping[str, Sequence[str]], codes: Mapping[str, int | None])
     return result
 
 
-def _mutmut(*args: str) -> int:
+def _mutmut(*args: str, tests: Sequence[str] = ()) -> int:
     env = {**os.environ, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
-    return subprocess.call([sys.executable, "-m", "mutmut", *args], env=env)
+    if tests:
+        env["THRIFT_FP_MUTMUT_TESTS"] = os.pathsep.join(tests)
+    return subprocess.call([sys.executable, "-m", "tools._mutmut_run", *args], env=env)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -145,6 +147,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the draw (reproducible)")
     parser.add_argument("--keep", action="store_true", help="reuse an existing mutants/ folder")
     parser.add_argument("--show", action="store_true", help="print the diff of each survivor")
+    parser.add_argument("--package", action="append", choices=PACKAGES,
+                        help="score only this package (repeatable; default: all four)")
+    parser.add_argument("--tests", action="append", default=[],
+                        help="narrow [tool.mutmut]'s test selection to this path (repeatable);"
+                             " fewer tests kill fewer mutants, so the score is a lower bound")
+    parser.add_argument("--max-children", type=int, default=1,
+                        help="mutmut worker processes (default 1: a shared machine)")
     args = parser.parse_args(argv)
     mutants_dir = Path("mutants")
     if not args.keep and mutants_dir.exists():
@@ -152,15 +161,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not mutants_dir.exists():
         # A filter that matches nothing makes mutmut generate every mutant and collect the
         # per-test coverage stats, then stop (its "nothing matches" assertion) before running any.
-        _mutmut("run", "thrift_fp.no-such-function__mutmut_0")
+        _mutmut("run", "--max-children", str(args.max_children), "thrift_fp.no-such-function__mutmut_0",
+                tests=args.tests)
     codes = exit_codes(mutants_dir)
     if not codes:
         print("mutmut generated no mutants; see its output above", file=sys.stderr)
         return 2
     sample = draw(codes, args.per_package, args.seed)
+    if args.package:
+        sample = {p: names for p, names in sample.items() if p in args.package}
     wanted = [name for names in sample.values() for name in names if codes.get(name) is None]
     if wanted:
-        _mutmut("run", *wanted)
+        _mutmut("run", "--max-children", str(args.max_children), *wanted, tests=args.tests)
         codes = exit_codes(mutants_dir)
     print(f"{'package':<10} {'sampled':>7} {'killed':>6} {'survived':>8} {'score':>7}  95% interval")
     for s in scores(sample, codes):
