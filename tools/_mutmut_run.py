@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import os
 
-from mutmut.__main__ import cli
-from mutmut.configuration import config
 
-if __name__ == "__main__":
+def main() -> None:
+    """Narrow the test selection if asked, then hand over to mutmut (imported here: optional)."""
+    from mutmut.__main__ import cli
+    from mutmut.configuration import config
+
     selection = os.environ.get("THRIFT_FP_MUTMUT_TESTS", "")
     if selection:
         config().pytest_add_cli_args_test_selection[:] = selection.split(os.pathsep)
     cli()
+
+
+if __name__ == "__main__":
+    main()
