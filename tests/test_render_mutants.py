@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 import pytest
 
 from thrift_fp.records import Retrievable
-from thrift_fp.render import InvalidFields, RenderCountFailed, fit_and_render
-from thrift_fp.thrift import ThriftOptions, Tool, WorkingSet
+from thrift_fp.render import FitFailed, InvalidFields, RenderCountFailed, fit_and_render
+from thrift_fp.thrift import DuplicateId, Message, ThriftOptions, Tool, WorkingSet
 from thrift_fp.tokens import EstimatorFailed, UnknownEncoding, register_token_estimator, unregister_token_estimator
 
 WHEN = datetime(2026, 2, 1, tzinfo=timezone.utc)
@@ -99,3 +99,10 @@ def test_a_field_named_twice_is_an_error_value_naming_it() -> None:
     error = fit_and_render(WorkingSet(), 100, fields=["id", "source", "id"]).failure()
     assert error == InvalidFields("id", "is named more than once")
     assert error.message == "fields: 'id' is named more than once"
+
+
+def test_a_fit_that_fails_after_pricing_is_fit_failed_carrying_the_thrift_error() -> None:
+    message = Message("m", "hi", WHEN, role="user")
+    error = fit_and_render(WorkingSet(messages=(message, message), retrievables=(RECORD,)), 1000).failure()
+    assert error == FitFailed(DuplicateId("messages", "m"))
+    assert error.message == "fit failed: duplicate id 'm' in messages"

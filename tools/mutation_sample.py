@@ -147,6 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the draw (reproducible)")
     parser.add_argument("--keep", action="store_true", help="reuse an existing mutants/ folder")
     parser.add_argument("--show", action="store_true", help="print the diff of each survivor")
+    parser.add_argument("--no-run", action="store_true",
+                        help="with --keep: report the recorded results, run nothing")
     parser.add_argument("--package", action="append", choices=PACKAGES,
                         help="score only this package (repeatable; default: all four)")
     parser.add_argument("--tests", action="append", default=[],
@@ -171,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.package:
         sample = {p: names for p, names in sample.items() if p in args.package}
     wanted = [name for names in sample.values() for name in names if codes.get(name) is None]
-    if wanted:
+    if wanted and not args.no_run:
         _mutmut("run", "--max-children", str(args.max_children), *wanted, tests=args.tests)
         codes = exit_codes(mutants_dir)
     print(f"{'package':<10} {'sampled':>7} {'killed':>6} {'survived':>8} {'score':>7}  95% interval")
