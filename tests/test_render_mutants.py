@@ -82,7 +82,7 @@ def test_relevant_tool_names_reach_the_fit() -> None:
     ("name", "shown"),
     [
         ("x" * 60, "'" + "x" * 60 + "'"),  # at the cut-off: shown whole
-        ("x" * 61, "'" + "x" * 60 + "…'"),  # one past it: cut, and marked as cut
+        ("x" * 61, "'" + "x" * 60 + "... (61 chars)"),  # one past it: cut, and marked as cut
         ("é\ud800", "'é\\ud800'"),  # a lone surrogate: repr escapes it, so the message encodes
     ],
 )
