@@ -87,7 +87,7 @@ def _walk(root: Path, wanted: Any, unwanted: Any, gitignore: bool, found: dict[P
     ignores: dict[str, Any] = {}
     for directory, folders, names in os.walk(root):
         relative_dir = os.path.relpath(directory, root)
-        prefix = "" if relative_dir == "." else relative_dir.replace(os.sep, "/") + "/"
+        prefix = _matchable("" if relative_dir == "." else relative_dir.replace(os.sep, "/") + "/")
         if gitignore and ".gitignore" in names:
             try:
                 lines = Path(directory, ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
@@ -98,16 +98,25 @@ def _walk(root: Path, wanted: Any, unwanted: Any, gitignore: bool, found: dict[P
         folders[:] = sorted(
             name for name in folders
             if not name.startswith(".")
-            and not unwanted.match_file(f"{prefix}{name}/")
-            and not _ignored(ignores, f"{prefix}{name}/")
+            and not unwanted.match_file(f"{prefix}{_matchable(name)}/")
+            and not _ignored(ignores, f"{prefix}{_matchable(name)}/")
         )
         for name in sorted(names):
-            relative = f"{prefix}{name}"
+            relative = f"{prefix}{_matchable(name)}"
             if name.startswith(".") or not wanted.match_file(relative) or unwanted.match_file(relative):
                 continue
             if _ignored(ignores, relative):
                 continue
             _take(Path(directory, name), f"{root.name}/{relative}", found, skipped)
+
+
+def _matchable(name: str) -> str:
+    # A non-UTF-8 file name reaches us with lone surrogates (surrogateescape); pathspec's RE2
+    # backend cannot encode them, so patterns see the bytes as \xNN escapes instead (_take then
+    # reports the name itself as a per-file problem).
+    if name.isascii():
+        return name
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _ignored(ignores: dict[str, Any], relative: str) -> bool:
