@@ -1,13 +1,18 @@
-"""fit_and_render properties: costs are exact, and the rendered block fits the retrievables' share."""
+"""fit_and_render properties: costs are exact, and the rendered block fits the retrievables' share,
+with refill off and on (on keeps a superset of off)."""
 
 from __future__ import annotations
 
-from hypothesis import given
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime, timezone
+
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from properties.render_strategies import KEY, RecordSpec, build, nonce_modes, record_specs
-from thrift_fp.records import Retrievable
-from thrift_fp.render import SAFETY_DIRECTIVE, KeyedNonce, NonceMode, fit_and_render, render_retrievables
+from properties.render_strategies import KEY, RecordSpec, build, nonce_modes, TIERS, record_specs, scores
+from thrift_fp.records import Retrievable, TrustTier
+from thrift_fp.render import SAFETY_DIRECTIVE, FitRendered, KeyedNonce, NonceMode, fit_and_render, render_retrievables
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 from thrift_fp.tokens import count_tokens
 
@@ -69,3 +74,145 @@ def test_fitted_block_fits_the_retrievables_share_and_costs_are_exact(
     assert fresh == done.fixed + sum(done.costs[record.id] for record in done.records)
     if slack >= 0 and mode == KeyedNonce(KEY):
         assert set(done.records) == set(records)  # everything fits: nothing shed
+
+
+@st.composite
+def plain_records(draw: st.DrawFn) -> tuple[Retrievable, ...]:
+    """A few records of varied sizes across the tiers: the shapes where a refilled record opens a
+    block whose top-ranked record stayed shed."""
+    when = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    shapes = draw(st.lists(st.tuples(st.sampled_from(TIERS), st.integers(1, 80), scores), min_size=1, max_size=6))
+    return tuple(
+        Retrievable(f"r{at}", "word " * words, tier, when, when, score=score, source="s")
+        for at, (tier, words, score) in enumerate(shapes)
+    )
+
+
+def _share(done: FitRendered) -> int:
+    """The retrievables' tokens in the trace: the refill step's when refill ran, else the pass's."""
+    step = next((step for step in done.trace.refilled if step.bucket == "retrievables"), None)
+    if step is not None:
+        return step.after_tokens
+    return next(bucket for bucket in done.trace.buckets if bucket.bucket == "retrievables").after_tokens
+
+
+def _refill_pair(
+    drawn: tuple[Retrievable, ...] | tuple[RecordSpec, ...], mode: NonceMode, encoding: str, system_prompt: str, fraction: float, slack: int
+) -> tuple[FitRendered, FitRendered]:
+    records = _built(drawn)
+    everything = render_retrievables(records, encoding=encoding, nonce=mode).unwrap().tokens
+    window = max(0, round(everything * fraction) + _count(system_prompt, encoding) + slack)
+    ws = WorkingSet(system_prompt=system_prompt, retrievables=records)
+    off = ThriftOptions(output_reserve=0, encoding=encoding)
+    on = replace(off, refill=True)
+    return (
+        fit_and_render(ws, window, None, off, nonce=mode).unwrap(),
+        fit_and_render(ws, window, None, on, nonce=mode).unwrap(),
+    )
+
+
+# Specs are built inside the test: building spools bodies into a store, not a strategy's job.
+_WHEN = datetime(2026, 2, 1, tzinfo=timezone.utc)
+# Thrift's refill takes c without the tags of the block it opens (b, their carrier, stays shed);
+# from 172 tokens it also takes b without the directive (a, its carrier, stays shed).
+def _passage(name: str, words: int, score: float, tier: TrustTier) -> Retrievable:
+    return Retrievable(name, "refund policy " * words, tier, _WHEN, _WHEN, source=f"src/{name}", score=score)
+
+
+_OPENS_A_BLOCK = (
+    _passage("a", 40, 0.9, "first-party"),
+    _passage("b", 60, 0.8, "third-party-public"),
+    _passage("c", 10, 0.1, "third-party-public"),
+)
+uncarried_examples = (
+    example(_OPENS_A_BLOCK, KeyedNonce(KEY), "cl100k_base", "", 0.0, 175),
+    example(_OPENS_A_BLOCK, KeyedNonce(KEY), "cl100k_base", "", 0.0, 230),
+)
+
+
+def _examples(test: Callable[..., None]) -> Callable[..., None]:
+    for each in uncarried_examples:
+        test = each(test)
+    return test
+
+
+any_records = st.one_of(plain_records(), record_specs())
+
+
+def _built(drawn: tuple[Retrievable, ...] | tuple[RecordSpec, ...]) -> tuple[Retrievable, ...]:
+    return tuple(item for item in drawn if isinstance(item, Retrievable)) or build(
+        [item for item in drawn if isinstance(item, RecordSpec)]
+    )
+fractions = st.floats(0, 1)
+small_slack = st.integers(-20, 20)
+
+
+@_examples
+@settings(max_examples=60)
+@given(any_records, nonce_modes, encodings, st.text(max_size=20), fractions, small_slack)
+def test_refill_renders_within_budget_and_charges_exactly(
+    drawn: tuple[Retrievable, ...] | tuple[RecordSpec, ...],
+    mode: NonceMode,
+    encoding: str,
+    system_prompt: str,
+    fraction: float,
+    slack: int,
+) -> None:
+    """Refill on: the text fits whenever the trace says it fits, and the trace's retrievables
+    tokens are the text's exact count (each rendered block's overhead charged once)."""
+    off, done = _refill_pair(drawn, mode, encoding, system_prompt, fraction, slack)
+    fresh = _count(done.text, encoding)
+    assert done.tokens == fresh == _share(done)
+    others = done.trace.total_after - _share(done)
+    assert others == off.trace.total_after - _share(off)  # refill and settling touch only passages here
+    if done.trace.fits:
+        assert fresh <= done.budget - others
+    assert done.trace.fits == (done.trace.total_after <= done.budget)
+    assert done.fixed == _overhead(done.records, encoding)
+    assert fresh == done.fixed + sum(done.costs[record.id] for record in done.records)
+
+
+@_examples
+@settings(max_examples=60)
+@given(any_records, nonce_modes, encodings, st.text(max_size=20), fractions, small_slack)
+def test_refill_keeps_a_superset_and_readmits_at_exact_marginal_prices(
+    drawn: tuple[Retrievable, ...] | tuple[RecordSpec, ...],
+    mode: NonceMode,
+    encoding: str,
+    system_prompt: str,
+    fraction: float,
+    slack: int,
+) -> None:
+    """Refill on keeps every record refill off keeps, and re-admits exactly what a greedy walk
+    over the shed records in ranking order admits, each at its own cost plus the overhead of
+    the blocks it opens, while that fits; so every record that stays shed costs more than the
+    leftover at its turn. The refill step names the re-admitted records, in admission order."""
+    off, done = _refill_pair(drawn, mode, encoding, system_prompt, fraction, slack)
+    records = _built(drawn)
+    kept_off = {record.id for record in off.records}
+    kept_on = {record.id for record in done.records}
+    assert kept_off <= kept_on
+    step = next(step for step in done.trace.refilled if step.bucket == "retrievables")
+    assert (step.before_count, step.before_tokens) == (len(kept_off), _share(off))
+    # The model: the refill-off survivors, then each shed record in thrift's ranking order.
+    ranking = sorted(
+        (at for at, record in enumerate(records) if record.id in off.costs),
+        key=lambda at: (-(records[at].score or 0.0), at),
+    )
+    kept = [record for record in records if record.id in kept_off]
+    leftover = done.budget - off.trace.total_after if off.trace.fits else -1
+    admitted: list[str] = []
+    for at in ranking:
+        record = records[at]
+        if record.id in kept_off:
+            continue
+        price = off.costs[record.id] + _overhead((*kept, record), encoding) - _overhead(tuple(kept), encoding)
+        if price <= leftover:
+            admitted.append(record.id)
+            kept.append(record)
+            leftover -= price
+        else:
+            assert record.id not in kept_on
+    assert step.ids == tuple(admitted)
+    assert kept_on == kept_off | set(admitted)
+    assert done.trace.total_after == off.trace.total_after + _share(done) - _share(off)

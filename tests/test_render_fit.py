@@ -9,6 +9,7 @@ from thrift_fp.render import (
     ChargeExceeded,
     DuplicateRecordId,
     FitFailed,
+    FitRendered,
     KeyedNonce,
     NotRenderable,
     SAFETY_DIRECTIVE,
@@ -16,7 +17,7 @@ from thrift_fp.render import (
     fit_and_render,
     render_retrievables,
 )
-from thrift_fp.thrift import BucketTrace, Message, ThriftOptions, WorkingRetrievable, WorkingSet, resolve_budget
+from thrift_fp.thrift import BucketTrace, Message, RefillTrace, ThriftOptions, WorkingRetrievable, WorkingSet, resolve_budget
 from thrift_fp.tokens import count_tokens, register_token_estimator, unregister_token_estimator
 
 WHEN = datetime(2026, 2, 1, tzinfo=timezone.utc)
@@ -146,3 +147,34 @@ def test_corpus_wrapper_is_charged_only_when_a_first_party_record_renders() -> N
     assert [record.id for record in done.records] == ["web"]
     assert "<corpus" not in done.text
     assert done.tokens == _bucket_after(done.trace.buckets, "retrievables") == count_tokens(done.text).unwrap().tokens
+
+
+# a carries the directive and the corpus tags, b the public block's tags; c rides on b's block.
+_REFILL_CASE = (_record("a", 40, 0.9), _record("b", 60, 0.8, "third-party-public"), _record("c", 10, 0.1, "third-party-public"))
+_REFILL = ThriftOptions(output_reserve=0, refill=True)
+
+
+def _refilled_step(done: FitRendered) -> RefillTrace:
+    return next(step for step in done.trace.refilled if step.bucket == "retrievables")
+
+
+def test_refill_does_not_readmit_a_record_that_opens_a_block_it_cannot_pay_for() -> None:
+    # Refill off keeps a (184 tokens); c's own 45 fit the 46 left, but c opens the public block,
+    # whose tags (27) rode on b, which stays shed: at its exact 72 tokens c does not fit.
+    off = fit_and_render(WorkingSet(retrievables=_REFILL_CASE), 230, None, ThriftOptions(output_reserve=0), nonce=KeyedNonce(KEY)).unwrap()
+    done = fit_and_render(WorkingSet(retrievables=_REFILL_CASE), 230, None, _REFILL, nonce=KeyedNonce(KEY)).unwrap()
+    assert [record.id for record in off.records] == [record.id for record in done.records] == ["a"]
+    assert _refilled_step(done) == RefillTrace("retrievables", 184, 184, 1, 1, ())
+    assert done.tokens == count_tokens(done.text).unwrap().tokens == done.trace.total_after == 184 <= done.budget
+
+
+def test_refill_charges_the_directive_to_a_record_that_renders_alone() -> None:
+    # Nothing survives shedding (a with the directive and corpus tags costs 184 > 175). At static
+    # charges b (145 + its block's 27) would come back without the directive; at exact prices it
+    # costs 224, and c comes back instead at its exact 129: own 45 + directive + public tags.
+    done = fit_and_render(WorkingSet(retrievables=_REFILL_CASE), 175, None, _REFILL, nonce=KeyedNonce(KEY)).unwrap()
+    assert [record.id for record in done.records] == ["c"]
+    assert _refilled_step(done) == RefillTrace("retrievables", 0, 129, 0, 1, ("c",))
+    assert done.tokens == count_tokens(done.text).unwrap().tokens == done.trace.total_after == 129
+    assert done.fixed == done.tokens - done.costs["c"] == 84 and done.trace.fits
+    assert SAFETY_DIRECTIVE in done.text

@@ -349,9 +349,10 @@ def _window(window: int | None, budget: int | None, encoding: str) -> tuple[int,
     for option, value in (("--window", window), ("--budget", budget)):
         if value is not None and value < 0:
             _fail(InvalidArgument(option, value, "must not be negative"))
+    # ask refills (issue 16): a shed passage that still fits what shedding left comes back.
     if budget is not None:
-        return budget, ThriftOptions(output_reserve=0, encoding=encoding)
-    return (window if window is not None else DEFAULT_WINDOW), ThriftOptions(encoding=encoding)
+        return budget, ThriftOptions(output_reserve=0, encoding=encoding, refill=True)
+    return (window if window is not None else DEFAULT_WINDOW), ThriftOptions(encoding=encoding, refill=True)
 
 
 def _embedded() -> Path:

@@ -12,11 +12,23 @@ body's end + newlines + ``<``, which no tiktoken pre-tokenizer piece crosses, so
 and o200k_base the rendered text's count is exactly the survivors' charges (the retrievables
 bucket of the trace). A custom estimator need not be additive: if the text counts more than it was
 charged, the result is a `ChargeExceeded` error value rather than an over-budget prompt.
+
+Refill. Thrift's refill re-admits shed records beyond that prefix at their static charges, so a
+refilled record can open a block (or, when nothing else survives, the directive) whose carrier
+stayed shed, and its charge lacks that overhead. So when a refilled record survives without its
+block's carrier, `_refill_exactly` redoes the retrievables' refill at exact marginal prices: from
+the shedding passes' survivors (a ranking prefix, exactly charged) and the budget thrift's refill
+left (memories it re-admitted stay), each shed record in ranking order comes back when its own
+cost plus the overheads it would open fits in what is left. Until thrift's refill first admits a
+record with an uncarried overhead, both walks take the same records (a carrier is visited before
+the rest of its block), so the redo only changes what that under-charge decided. The trace's
+retrievables refill step, total and verdict are rewritten to match, so its retrievables tokens are
+again exactly the rendered text's count; refill on keeps a superset of what refill off keeps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
@@ -37,7 +49,16 @@ from thrift_fp.render._fields import DEFAULT_FIELDS, Field, checked_fields
 from thrift_fp.render._layout import Entry
 from thrift_fp.render._nonce import NonceMode, RandomNonce
 from thrift_fp.render._render import Rendered, checked_nonce_mode, entries_of, nonces_for, render_entries
-from thrift_fp.thrift import Fitted, RetrievableLike, ThriftOptions, ThriftTrace, WorkingSet, resolve_budget, subtract_to_fit
+from thrift_fp.thrift import (
+    Fitted,
+    RefillTrace,
+    RetrievableLike,
+    ThriftOptions,
+    ThriftTrace,
+    WorkingSet,
+    resolve_budget,
+    subtract_to_fit,
+)
 from thrift_fp.tokens import TokenEncoding, get_encoding
 
 
@@ -127,7 +148,9 @@ def fit_and_render(
     Every retrievable must be a `Retrievable` (it needs a trust tier to be rendered). Size-unknown
     records go to thrift as they are, and thrift excludes them unread. First-party survivors keep
     their working-set order in the corpus. ``encoding`` defaults to ``options.encoding``;
-    ``fields`` is as in `render_retrievables`.
+    ``fields`` is as in `render_retrievables`. With ``options.refill`` on, a shed record comes
+    back only when its exact cost fits, the overhead of a block it opens included (the module
+    docstring says how), so the text still counts exactly the trace's retrievables tokens.
 
     >>> from datetime import datetime, timezone
     >>> from thrift_fp.render import KeyedNonce
@@ -243,10 +266,14 @@ def _priced_fit(
     counts = counted.unwrap()
     overhead_counts, own = counts[: len(overheads)], counts[len(overheads) :]
     texts, charges = list(sections), list(own)
+    carried: list[_Overhead] = []
     # Each overhead rides on the record thrift would shed last among those it is rendered for.
     for (block, piece), tokens in zip(overheads, overhead_counts, strict=True):
         top = _top_ranked(entries, block)
         texts[top], charges[top] = piece + texts[top], charges[top] + tokens
+        carried.append(_Overhead(
+            entries[top].record_id, frozenset(entries[at].record_id for at in block), tokens
+        ))
     priced = {
         entry.record_id: PricedRetrievable(record, text, tokens)
         for entry, record, text, tokens in zip(entries, known, texts, charges, strict=True)
@@ -265,7 +292,10 @@ def _priced_fit(
     if isinstance(fitted, Failure):
         return Failure(FitFailed(fitted.failure()))
     costs = MappingProxyType({entry.record_id: tokens for entry, tokens in zip(entries, own, strict=True)})
-    return _render_survivors(fitted.unwrap(), pricing, enc, budget.unwrap().budget, sum(overhead_counts), costs)
+    # Thrift's ranking: score descending (missing = 0), earlier input first among ties.
+    order = sorted(range(len(entries)), key=lambda at: (-(entries[at].score or 0.0), at))
+    ranked = tuple(priced[entries[at].record_id] for at in order)
+    return _render_survivors(fitted.unwrap(), pricing, enc, budget.unwrap().budget, tuple(carried), ranked, costs)
 
 
 def _top_ranked(entries: Sequence[Entry], block: Sequence[int]) -> int:
@@ -282,27 +312,129 @@ def _top_ranked(entries: Sequence[Entry], block: Sequence[int]) -> int:
     return min(block, key=lambda at: (-(entries[at].score or 0.0), at))
 
 
+@dataclass(frozen=True, slots=True)
+class _Overhead:
+    """One fixed piece (the directive or a block's tags): the record whose charge carries it, the
+    records it is rendered for, and its tokens."""
+
+    carrier: str
+    members: frozenset[str]
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Settled:
+    """The surviving records (thrift's ranking order), their exact tokens, and the trace
+    (rewritten when the retrievables' refill was redone)."""
+
+    kept: tuple[PricedRetrievable, ...]
+    tokens: int
+    trace: ThriftTrace
+
+
+def _uncarried(overheads: Sequence[_Overhead], kept_ids: set[str]) -> int:
+    """The tokens of the pieces that render (a member survives) whose carrier does not survive.
+
+    >>> pieces = [_Overhead("a", frozenset("abc"), 7), _Overhead("c", frozenset("c"), 3)]
+    >>> _uncarried(pieces, {"a", "b"}), _uncarried(pieces, {"b"}), _uncarried(pieces, set())
+    (0, 7, 0)
+    """
+    return sum(
+        piece.tokens for piece in overheads
+        if piece.carrier not in kept_ids and not piece.members.isdisjoint(kept_ids)
+    )
+
+
+def _opened(overheads: Sequence[_Overhead], record_id: str, kept_ids: set[str]) -> int:
+    """The tokens of the pieces ``record_id`` would open: it is a member and none is kept yet.
+
+    >>> pieces = [_Overhead("a", frozenset("abc"), 7), _Overhead("c", frozenset("c"), 3)]
+    >>> _opened(pieces, "c", set()), _opened(pieces, "c", {"a"}), _opened(pieces, "b", {"a"})
+    (10, 3, 0)
+    """
+    return sum(
+        piece.tokens for piece in overheads if record_id in piece.members and piece.members.isdisjoint(kept_ids)
+    )
+
+
+def _settle(
+    fitted: Fitted,
+    ranked: Sequence[PricedRetrievable],
+    costs: Mapping[str, int],
+    overheads: Sequence[_Overhead],
+    budget: int,
+) -> _Settled:
+    """Thrift's survivors when their charges are exact (always without refill: the survivors are
+    then a ranking prefix, so each rendered piece's carrier survives), else `_refill_exactly`."""
+    trace = fitted.trace
+    # Thrift returns the items it was given; size-unknown records (never priced) never survive.
+    priced = tuple(item for item in fitted.working_set.retrievables if isinstance(item, PricedRetrievable))
+    step = next((step for step in trace.refilled if step.bucket == "retrievables"), None)
+    if step is None or _uncarried(overheads, {item.id for item in priced}) == 0:
+        return _Settled(priced, sum(item.tokens for item in priced), trace)
+    return _refill_exactly(trace, step, priced, ranked, costs, overheads, budget)
+
+
+def _refill_exactly(
+    trace: ThriftTrace,
+    step: RefillTrace,
+    priced: Sequence[PricedRetrievable],
+    ranked: Sequence[PricedRetrievable],
+    costs: Mapping[str, int],
+    overheads: Sequence[_Overhead],
+    budget: int,
+) -> _Settled:
+    """Redo the retrievables' refill from the shedding passes' survivors, each shed record (in
+    ranking order) at its own cost plus the overheads it would open, while it fits."""
+    refilled = set(step.ids)
+    kept_ids = {item.id for item in priced if item.id not in refilled}
+    before = trace.total_after - sum(item.tokens for item in priced if item.id in refilled)
+    leftover = budget - before
+    admitted: list[str] = []
+    for item in ranked:
+        if item.id in kept_ids:
+            continue
+        price = costs[item.id] + _opened(overheads, item.id, kept_ids)
+        if price <= leftover:
+            admitted.append(item.id)
+            kept_ids.add(item.id)
+            leftover -= price
+    kept = tuple(item for item in ranked if item.id in kept_ids)
+    tokens = step.before_tokens + (budget - before - leftover)
+    exact = RefillTrace("retrievables", step.before_tokens, tokens, step.before_count, len(kept), tuple(admitted))
+    total = budget - leftover
+    rewritten = replace(
+        trace,
+        total_after=total,
+        fits=total <= budget,
+        refilled=tuple(exact if old is step else old for old in trace.refilled),
+    )
+    return _Settled(kept, tokens, rewritten)
+
+
 def _render_survivors(
     fitted: Fitted,
     pricing: _Pricing,
     enc: TokenEncoding,
     budget: int,
-    overhead: int,
+    overheads: tuple[_Overhead, ...],
+    ranked: tuple[PricedRetrievable, ...],
     costs: MappingProxyType[str, int],
 ) -> Result[FitRendered, RenderError]:
-    # Thrift returns the items it was given; size-unknown records (never priced) never survive.
-    priced = tuple(item for item in fitted.working_set.retrievables if isinstance(item, PricedRetrievable))
-    kept = tuple(item.record for item in priced)
+    settled = _settle(fitted, ranked, costs, overheads, budget)
+    kept = tuple(item.record for item in settled.kept)
     kept_ids = {record.id for record in kept}
     survivors = tuple(entry for entry in pricing.entries if entry.record_id in kept_ids)
-    charged = sum(item.tokens for item in priced)
+    charged = settled.tokens
     rendered = render_entries(survivors, pricing.nonces, pricing.fields, enc.name)
     if isinstance(rendered, Success) and rendered.unwrap().tokens > charged:
         # Exact for tiktoken encodings (see the module docstring); a custom estimator may not be.
         return Failure(ChargeExceeded(enc.name, charged, rendered.unwrap().tokens))
     fixed = charged - sum(costs[record_id] for record_id in kept_ids)
+    overhead = sum(piece.tokens for piece in overheads)
     return rendered.map(
         lambda text: FitRendered(
-            text, kept, replace(fitted.working_set, retrievables=kept), fitted.trace, budget, overhead, costs, fixed
+            text, kept, replace(fitted.working_set, retrievables=kept), settled.trace, budget, overhead, costs,
+            fixed,
         )
     )

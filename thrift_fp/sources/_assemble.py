@@ -81,7 +81,7 @@ def assemble(
     *,
     database: PathArg,
     context_window: int = 4096,
-    options: ThriftOptions = ThriftOptions(),
+    options: ThriftOptions = ThriftOptions(refill=True),
     max_results: int = 8,
     max_queries: int = 4,
     tiers: StringsArg = ALL_TIERS,
@@ -94,7 +94,10 @@ def assemble(
 ) -> Result[Assembled, AssembleError]:
     """Answer ``query`` (or several) from the index: retrieve each under the lifecycle, merge the
     hits (one per distinct content), fit them into ``context_window`` with ``working_set``'s other
-    items, and render the survivors in trust-tier envelopes.
+    items, and render the survivors in trust-tier envelopes. Unlike the library's default
+    options, ``options`` here refill by default: a shed passage whose exact rendered cost still
+    fits what shedding left comes back (its decision says so); pass ``ThriftOptions()`` for the
+    plain fit.
 
     A ``str`` is one question, whatever its words; any other iterable holds one question per
     item (each a ``str``, at least one), and each is one retrieval against the quota.
@@ -217,13 +220,17 @@ def _assembled(
     removed = {
         record_id: bucket.note or bucket.bucket for bucket in done.trace.buckets for record_id in bucket.ids
     }
+    refilled = {record_id for step in done.trace.refilled for record_id in step.ids}
     decisions: list[Decision] = []
     for record in records:
         tokens = record.estimate_tokens(encoding)
         if isinstance(tokens, Failure):
             return Failure(tokens.failure())
         kept = record.id in kept_ids
-        reason = "within the budget" if kept else removed.get(record.id, "shed")
+        if kept:
+            reason = "re-admitted by refill: fits what shedding left" if record.id in refilled else "within the budget"
+        else:
+            reason = removed.get(record.id, "shed")
         decisions.append(Decision(record, kept, tokens.unwrap().tokens, reason, done.costs.get(record.id)))
     ordered = sorted(decisions, key=lambda d: not d.kept)
     return Success(
