@@ -11,7 +11,7 @@ configuration. Every failure is an error value whose message never shows a passw
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from returns.result import Failure, Result, Success
@@ -25,6 +25,7 @@ from thrift_fp.retrieval import (
     RetrievalState,
     run_retrieval,
 )
+from thrift_fp._args import StringsArg, as_strings
 from thrift_fp.sources._assemble import (
     Assembled,
     FtsReceipt,
@@ -131,7 +132,7 @@ def postgres_definition(
     collection: str = DEFAULT_COLLECTION,
     max_results: int = 8,
     max_queries: int = 4,
-    tiers: Iterable[str] = ALL_TIERS,
+    tiers: StringsArg = ALL_TIERS,
     id: str = DEFAULT_DEFINITION_ID,
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
 ) -> FtsDefinition:
@@ -154,7 +155,7 @@ def postgres_definition(
     >>> second.result.failure().message
     'retrieval \\'postgres-search\\': query budget exhausted (1 of 1 used); refused query "score"'
     """
-    allowed = frozenset(tiers)
+    allowed = frozenset(as_strings(tiers))  # one tier as a str is one tier, not its letters
 
     def execute(query: str, context: OperationContext[object]) -> tuple[Hit, ...]:
         found = search_index(database, query, collection=collection, limit=max_results, tiers=allowed)
@@ -182,10 +183,11 @@ def assemble(
     database: PostgresDatabase,
     collection: str = DEFAULT_COLLECTION,
     context_window: int = 4096,
-    options: ThriftOptions = ThriftOptions(),
+    # Refill by default, as the SQLite assemble does: a shed passage that still fits comes back.
+    options: ThriftOptions = ThriftOptions(refill=True),
     max_results: int = 8,
     max_queries: int = 4,
-    tiers: Iterable[str] = ALL_TIERS,
+    tiers: StringsArg = ALL_TIERS,
     state: RetrievalState[Hit] = RetrievalState(),
     context: OperationContext[object] = OperationContext(None),
     nonce: NonceMode = RandomNonce(),
@@ -206,7 +208,7 @@ def assemble(
     (True, True)
     """
     queries = (query,) if isinstance(query, str) else tuple(query)
-    allowed = tuple(tiers)
+    allowed = as_strings(tiers)  # one tier as a str is one tier, not its letters
     unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
     if unknown:
         return Failure(InvalidTrustTier(unknown[0], TRUST_TIERS))
