@@ -117,3 +117,12 @@ def test_relevance_functions_take_lists() -> None:
     assert len(turn_tokens(turns).unwrap()) == len(turns) == 1
     assert select_naive_turns(turns, 1000).unwrap() == tuple(turns)
     assert select_relevant_turns(turns, "budget", 1000).unwrap() == tuple(turns)
+
+
+def test_the_stores_take_a_str_or_any_path_like(tmp_path: Path) -> None:
+    from thrift_fp.records import FolderStore, SqliteStore  # noqa: PLC0415
+
+    assert FolderStore(tmp_path) == FolderStore(str(tmp_path))
+    assert FolderStore(tmp_path).folder == str(tmp_path.resolve())
+    for store in (FolderStore(tmp_path / "f"), SqliteStore(tmp_path / "s.db"), SqliteStore(str(tmp_path / "t.db"))):
+        assert store.write("a", "x").unwrap().read_all().unwrap() == "x"

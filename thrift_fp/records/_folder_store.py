@@ -20,7 +20,7 @@ _swept: set[str] = set()
 _swept_lock = threading.Lock()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class FolderStore:
     """Values as files in ``folder`` (made absolute). A write goes to a temporary file in the same
     folder, is fsynced, then ``os.replace``-d over the old file, so a reader (or a crash) sees the
@@ -36,8 +36,9 @@ class FolderStore:
 
     folder: str
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "folder", os.path.abspath(self.folder))
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        # Any path-like is accepted; the store holds it as an absolute str (what descriptors record).
+        object.__setattr__(self, "folder", os.path.abspath(os.fspath(folder)))
 
     @property
     def kind(self) -> str:

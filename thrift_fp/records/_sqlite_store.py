@@ -23,7 +23,7 @@ _HAS_TABLE: Final = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name =
 _BUSY_SECONDS: Final = 30.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class SqliteStore:
     """Values in the SQLite file ``path`` (made absolute; created on first write).
 
@@ -40,8 +40,9 @@ class SqliteStore:
 
     path: str
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "path", os.path.abspath(self.path))
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        # Any path-like is accepted; the store holds it as an absolute str (what descriptors record).
+        object.__setattr__(self, "path", os.path.abspath(os.fspath(path)))
 
     @property
     def kind(self) -> str:
