@@ -178,8 +178,7 @@ def _index_command(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
-    """Build or update an index: only changed files are chunked again, vanished ones leave, and a
-    file that cannot be read is skipped with its reason (the rest is indexed)."""
+    """Build or update an index: changed files are re-chunked, vanished ones leave, bad ones are skipped."""
     from thrift_fp.cli._postgres import is_database_url  # noqa: PLC0415 - the library loads on use
     from thrift_fp.sources import DEFAULT_INCLUDE, IndexProblems, index_paths  # noqa: PLC0415
 
