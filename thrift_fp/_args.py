@@ -10,13 +10,36 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    Each = Iterable
+else:
+
+    class _Each:
+        """``Each[T]``: to mypy ``Iterable[T]``; to beartype at run time ``Iterable[object]``.
+
+        beartype checks one sampled element of a list, so a wrongly typed element would raise
+        only when the draw hits it. A function annotated ``Each[T]`` checks every element itself
+        and returns an error value, every time (issue 11); beartype still checks the container.
+
+        >>> Each[int]
+        collections.abc.Iterable[object]
+        """
+
+        def __getitem__(self, item: object) -> object:
+            return Iterable[object]
+
+    Each = _Each()
 
 PathArg = str | os.PathLike[str]
 """What a public function accepts where it needs one path."""
 
 StringsArg = str | Iterable[str]
 """What a public function accepts where it needs strings: one ``str`` is one item."""
+
+CheckedStringsArg = str | Each[str]
+"""`StringsArg` for a function that checks every element itself (an error value for a non-str)."""
 
 PathsArg = PathArg | Iterable[PathArg]
 """What a public function accepts where it needs paths: one path is one item."""

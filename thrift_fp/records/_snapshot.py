@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import Each
+
 from thrift_fp._shown import shown, shown_exception
 from thrift_fp.records._artifact import SpooledArtifact
 from thrift_fp.records._constructor import ArtifactConstructor, build_artifact, constructor_name, hint_problem
@@ -95,7 +97,7 @@ def to_snapshot(record: Retrievable) -> Result[dict[str, object], SnapshotUnsupp
 def from_snapshot(
     snapshot: object,
     *,
-    stores: Iterable[ByteStore] = (),
+    stores: Each[ByteStore] = (),
     artifact_constructor: ArtifactConstructor | None = None,
 ) -> Result[Retrievable, RecordError]:
     """Rebuild a retrievable from ``to_snapshot`` output, validating it again.
@@ -140,7 +142,7 @@ def from_snapshot(
     return parsed
 
 
-def open_reader(descriptor: ReaderDescriptor, stores: Iterable[ByteStore] = ()) -> Result[SpoolReader, RecordError]:
+def open_reader(descriptor: ReaderDescriptor, stores: Each[ByteStore] = ()) -> Result[SpoolReader, RecordError]:
     """The reader a descriptor names, read through the given store with the same kind and location.
 
     A descriptor is data, often from an untrusted snapshot, so it is never used to open a path

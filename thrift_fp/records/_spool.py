@@ -7,6 +7,8 @@ from collections.abc import Iterable
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import Each
+
 from thrift_fp.records._artifact import SpooledArtifact
 from thrift_fp.records._constructor import build_artifact
 from thrift_fp.records._errors import DuplicateRetrievableId, FieldProblem, InvalidRetrievable, RecordError
@@ -54,7 +56,7 @@ def spool_retrievable(record: Retrievable, store: ByteStore) -> Result[Retrievab
     return built.map(lambda artifact: dataclasses.replace(record, content=artifact))
 
 
-def spool_retrievables(records: Iterable[Retrievable], store: ByteStore) -> Result[tuple[Retrievable, ...], RecordError]:
+def spool_retrievables(records: Each[Retrievable], store: ByteStore) -> Result[tuple[Retrievable, ...], RecordError]:
     """Spool a working set's records; duplicate ids are an error value (checked before any write).
 
     >>> from thrift_fp.records import MemoryStore, parse_retrievable

@@ -34,7 +34,7 @@ from types import MappingProxyType
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp._args import StringsArg
+from thrift_fp._args import CheckedStringsArg
 from thrift_fp.records import Retrievable
 from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open, section
 from thrift_fp.render._errors import (
@@ -136,7 +136,7 @@ class FitRendered:
 def fit_and_render(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: StringsArg | None = None,
+    relevant_tool_names: CheckedStringsArg | None = None,
     options: ThriftOptions = ThriftOptions(),
     *,
     nonce: NonceMode = RandomNonce(),
@@ -200,7 +200,7 @@ def _records(items: Sequence[RetrievableLike]) -> Result[tuple[Retrievable, ...]
 def _fit_and_render(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: StringsArg | None,
+    relevant_tool_names: CheckedStringsArg | None,
     options: ThriftOptions,
     mode: NonceMode,
     enc: TokenEncoding,
@@ -248,7 +248,7 @@ class _Pricing:
 def _priced_fit(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: StringsArg | None,
+    relevant_tool_names: CheckedStringsArg | None,
     options: ThriftOptions,
     enc: TokenEncoding,
     known: tuple[Retrievable, ...],

@@ -8,7 +8,7 @@ from operator import attrgetter
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp._args import StringsArg, as_strings
+from thrift_fp._args import CheckedStringsArg
 from thrift_fp.thrift._budget import Budget, resolve_budget
 from thrift_fp.thrift._errors import CountingFailed, DuplicateId, InvalidItemField, InvalidOption, ThriftError
 from thrift_fp.thrift._estimate import probe_estimates, settle_async, settle_sync
@@ -53,7 +53,7 @@ class _Prepared:
 def subtract_to_fit(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: StringsArg | None = None,
+    relevant_tool_names: CheckedStringsArg | None = None,
     options: ThriftOptions = ThriftOptions(),
     *,
     encoding: str | None = None,
@@ -104,7 +104,7 @@ def subtract_to_fit(
 async def fit_async(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: StringsArg | None = None,
+    relevant_tool_names: CheckedStringsArg | None = None,
     options: ThriftOptions = ThriftOptions(),
     *,
     encoding: str | None = None,
@@ -139,7 +139,7 @@ async def fit_async(
 def _prepare(
     working_set: WorkingSet,
     context_window: int | float,
-    relevant_tool_names: StringsArg | None,
+    relevant_tool_names: CheckedStringsArg | None,
     options: ThriftOptions,
     encoding: str | None,
     counts: TokenCounts,
@@ -147,8 +147,9 @@ def _prepare(
     budget = resolve_budget(context_window, options.output_reserve, options.reserve_fraction)
     if isinstance(budget, Failure):
         return Failure(budget.failure())
-    # One name as a str is one name (as_strings); each element is then checked to be a str.
-    relevant = _relevant_names(None if relevant_tool_names is None else as_strings(relevant_tool_names))
+    # One name as a str is one name, not its letters; each element is then checked to be a str.
+    names = (relevant_tool_names,) if isinstance(relevant_tool_names, str) else relevant_tool_names
+    relevant = _relevant_names(names)
     if isinstance(relevant, Failure):
         return Failure(relevant.failure())
     checked = _check_options(options).bind(lambda _: _check_ids(working_set))
@@ -193,7 +194,7 @@ def _run(sized: Sized, plan: Plan, budget: Budget, size_unknown: BucketTrace, co
     return Fitted(fitted_set(state), trace, counts)
 
 
-def _relevant_names(names: Sequence[object] | None) -> Result[tuple[str, ...] | None, ThriftError]:
+def _relevant_names(names: Iterable[object] | None) -> Result[tuple[str, ...] | None, ThriftError]:
     """Distinct names in first-occurrence order; every element must be a str (beartype samples
     only one element of a sequence, so each is checked here)."""
     if names is None:
