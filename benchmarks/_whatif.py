@@ -14,15 +14,15 @@ from typing import TypeVar
 from returns.result import Result, Success
 
 from benchmarks._sets import raw_tiktoken
-from thrift_fp.tokens import EstimatorFailed, TokenEncoding
+from thrift_fp.tokens import EstimatorFailed, NotText, TokenEncoding
 
 _Value = TypeVar("_Value")
-CountMany = Callable[..., Result[tuple[int, ...], EstimatorFailed]]
+CountMany = Callable[..., Result[tuple[int, ...], EstimatorFailed | NotText]]
 
 
 def serial_count_many(
     self: TokenEncoding, texts: Sequence[str], *, threads: int | None = None
-) -> Result[tuple[int, ...], EstimatorFailed]:
+) -> Result[tuple[int, ...], EstimatorFailed | NotText]:
     """Every text on the calling thread."""
     encode = raw_tiktoken().encode_ordinary
     return Success(tuple(len(encode(text)) for text in texts))
@@ -30,7 +30,7 @@ def serial_count_many(
 
 def per_text_futures_count_many(
     self: TokenEncoding, texts: Sequence[str], *, threads: int | None = None
-) -> Result[tuple[int, ...], EstimatorFailed]:
+) -> Result[tuple[int, ...], EstimatorFailed | NotText]:
     """The implementation before f6d1b90: 32 texts or more go to ``encode_ordinary_batch``."""
     tokenizer = raw_tiktoken()
     if len(texts) < 32:

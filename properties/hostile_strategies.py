@@ -169,3 +169,37 @@ hostile_raw = st.one_of(
     odd_key_mappings,
     json_like,
 )
+
+
+# --- stray elements --------------------------------------------------------------------------------
+# beartype checks one sampled element of a list, so a function that takes a collection of user
+# data checks every element itself (issue 11). These are the wrong-typed elements put among good
+# ones: each property asserts a value (a Failure naming the element), every time.
+
+
+class RaisingPath:
+    """An os.PathLike whose ``__fspath__`` raises."""
+
+    def __fspath__(self) -> str:
+        raise OSError("no path today")
+
+
+class BytesPath:
+    """An os.PathLike whose ``__fspath__`` gives bytes, which pathlib refuses."""
+
+    def __fspath__(self) -> bytes:
+        return b"/tmp"
+
+
+strays = st.one_of(
+    st.none(), st.booleans(), hostile_ints, hostile_floats, st.binary(max_size=8), st.just(object()),
+    st.builds(RaisingPath), st.builds(BytesPath), deep_values, st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+def with_strays(good: st.SearchStrategy[object], max_good: int = 3) -> st.SearchStrategy[list[object]]:
+    """Lists of ``good`` elements with at least one stray at a drawn position."""
+    return st.tuples(st.lists(good, max_size=max_good), st.lists(strays, min_size=1, max_size=2), st.randoms()).map(
+        lambda drawn: drawn[2].sample(drawn[0] + drawn[1], len(drawn[0]) + len(drawn[1]))
+    )

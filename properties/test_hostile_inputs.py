@@ -10,13 +10,14 @@ messages, unbounded ids, surrogates in hashes) were fixed at their root, not fil
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -41,6 +42,7 @@ from properties.hostile_strategies import (
     odd_key_mappings,
     regex_patterns,
     timestamp_like,
+    with_strays,
 )
 from thrift_fp import records, render, retrieval, sources, thrift, tokens
 from thrift_fp.records import MemoryStore, ReaderDescriptor, Retrievable, SpooledArtifact
@@ -460,3 +462,112 @@ def test_sources_definition_run(query: str, max_results: int, max_queries: int) 
     outcome = retrieval.run_retrieval(definition, query, retrieval.OperationContext(None), retrieval.RetrievalState())
     assert_value(outcome.result)
 
+
+
+@settings(_HOSTILE, max_examples=examples(25))
+@given(st.lists(hostile_text | st.sampled_from(TIERS), max_size=3), hostile_text, non_negative_hostile_ints,
+       hostile_ints)
+def test_sources_assemble(tiers: list[str], query: str, max_results: int, window: int) -> None:
+    assert_value(sources.assemble(query, database=_CORPUS, tiers=tiers, max_results=max_results,
+                                  context_window=window, nonce=render.KeyedNonce(bytes(32))))
+
+
+_INDEX_ROOT = Path(tempfile.mkdtemp(prefix="thrift-fp-hostile-index-"))
+(_INDEX_ROOT / "a.md").write_text("# Budget\n\nShed the lowest score first.\n")
+
+
+@settings(_HOSTILE, max_examples=examples(15))
+@given(st.lists(hostile_text, max_size=2), st.lists(hostile_text, max_size=2), hostile_ints,
+       st.sampled_from(TIERS) | hostile_text)
+def test_sources_index_paths(include: list[str], exclude: list[str], max_tokens: int, tier: str) -> None:
+    database = Path(tempfile.mkdtemp(prefix="thrift-fp-hostile-db-")) / "i.db"
+    assert_value(sources.index_paths(database, [_INDEX_ROOT], include=include, exclude=exclude,
+                                     max_tokens=max_tokens, trust_tier=tier))
+
+
+# --- every element checked (beartype samples one element of a list) --------------------------------
+
+
+def _stray_failure(result: object) -> None:
+    """A list with a stray element is a Failure every time, and its message renders."""
+    assert_value(result)
+    assert isinstance(result, Failure), result
+
+
+@settings(_HOSTILE, max_examples=examples(30))
+@given(with_strays(hostile_text))
+def test_stray_texts_to_count(texts: list[Any]) -> None:
+    _stray_failure(tokens.count_tokens_batch(texts))
+    _stray_failure(tokens.get_encoding("cl100k_base").unwrap().count_many(texts))
+    _stray_failure(tokens.TokenCounts().count_many(tokens.get_encoding("o200k_base").unwrap(), texts))
+
+
+@settings(_HOSTILE, max_examples=examples(20))
+@given(with_strays(_render_fields), with_strays(st.sampled_from(render.FIELDS)))
+def test_stray_records_and_fields_to_render(drawn: list[Any], fields: list[Any]) -> None:
+    # Records are built here (the strays stay as drawn, None included); a tuple that makes no
+    # valid record is left out.
+    built = [(_valid_record(item), True) if isinstance(item, tuple) else (item, False) for item in drawn]
+    batch: list[Any] = [item for item, from_fields in built if item is not None or not from_fields]
+    key = render.KeyedNonce(bytes(32))
+    _stray_failure(render.render_retrievables(batch, nonce=key))
+    records_only = [item for item in batch if isinstance(item, Retrievable)]
+    _stray_failure(render.render_retrievables(records_only, nonce=key, fields=fields))
+    _stray_failure(render.fit_and_render(thrift.WorkingSet(retrievables=tuple(batch)), 4096, nonce=key))
+    _stray_failure(render.fit_and_render(thrift.WorkingSet(retrievables=tuple(records_only)), 4096, nonce=key,
+                                         fields=fields))
+
+
+@settings(_HOSTILE, max_examples=examples(20))
+@given(with_strays(st.just(_INDEX_ROOT) | st.just(str(_INDEX_ROOT))), with_strays(st.just("*.md")))
+def test_stray_paths_and_patterns_to_index(paths: list[Any], patterns: list[Any]) -> None:
+    database = Path(tempfile.mkdtemp(prefix="thrift-fp-hostile-db-")) / "i.db"
+    _stray_failure(sources.index_paths(database, paths))
+    _stray_failure(sources.index_paths(database, [_INDEX_ROOT], include=patterns))
+    _stray_failure(sources.index_paths(database, [_INDEX_ROOT], exclude=patterns))
+    _stray_failure(sources.select_files(paths))
+
+
+@settings(_HOSTILE, max_examples=examples(20))
+@given(with_strays(st.sampled_from(TIERS)), hostile_text)
+def test_stray_tiers_to_search(tiers: list[Any], query: str) -> None:
+    _stray_failure(sources.search_index(_CORPUS, query or "budget", tiers=tiers))
+    _stray_failure(sources.assemble("budget", database=_CORPUS, tiers=tiers))
+    definition = sources.fts5_definition(_CORPUS, tiers=tiers)
+    outcome = retrieval.run_retrieval(definition, "budget", retrieval.OperationContext(None), retrieval.RetrievalState())
+    _stray_failure(outcome.result)
+
+
+_AT = datetime(2026, 1, 1, tzinfo=UTC)
+_GOOD_ITEMS: Final = {
+    "messages": st.builds(thrift.Message, st.uuids().map(str), hostile_text, st.just(_AT)),
+    "memories": st.builds(thrift.Memory, hostile_text),
+    "retrievables": st.builds(thrift.WorkingRetrievable, hostile_text),
+    "thoughts": st.builds(thrift.Thought, st.uuids().map(str), hostile_text, st.just(_AT)),
+    "tool_calls": st.builds(thrift.ToolCall, st.uuids().map(str), st.integers(0, 50), st.integers(0, 10**12)),
+    "tools": st.builds(thrift.Tool, st.uuids().map(str), hostile_text),
+}
+
+
+@settings(_HOSTILE, max_examples=examples(40))
+@given(st.sampled_from(sorted(_GOOD_ITEMS)), st.data())
+def test_stray_items_in_a_working_set(bucket: str, data: st.DataObject) -> None:
+    items = data.draw(with_strays(_GOOD_ITEMS[bucket]))
+    working_set = thrift.WorkingSet(**{bucket: tuple(items)})  # type: ignore[arg-type]  # strays on purpose
+    _stray_failure(thrift.subtract_to_fit(working_set, 4096))
+    _stray_failure(asyncio.run(thrift.fit_async(working_set, 4096)))
+    if bucket == "messages":
+        _stray_failure(thrift.turn_tokens(thrift.group_history_into_turns(items)))  # type: ignore[arg-type]  # strays on purpose
+
+
+def test_the_suite_calls_every_public_function_of_the_top_level() -> None:
+    """Issue 11: the suite covers every public function in ``thrift_fp.__all__`` that takes data."""
+    import inspect
+
+    import thrift_fp
+
+    source = Path(__file__).read_text(encoding="utf-8")
+    functions = [name for name in thrift_fp.__all__ if inspect.isfunction(getattr(thrift_fp, name))]
+    assert len(functions) >= 8, functions
+    missing = [name for name in functions if f".{name}(" not in source]
+    assert not missing, missing

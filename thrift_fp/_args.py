@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
+
+_E = TypeVar("_E")
 
 if TYPE_CHECKING:
     Each = Iterable
+    EachTuple: TypeAlias = tuple[_E, ...]
 else:
 
     class _Each:
@@ -32,6 +35,22 @@ else:
 
     Each = _Each()
 
+    class _EachTuple:
+        """``EachTuple[T]``: to mypy ``tuple[T, ...]``; to beartype ``tuple[object, ...]``.
+
+        For values whose elements the consuming boundary checks one by one (a working set's
+        items, converted strings), where beartype's one-element sample would make a bad element
+        raise only sometimes.
+
+        >>> EachTuple[int]
+        tuple[object, ...]
+        """
+
+        def __getitem__(self, item: object) -> object:
+            return tuple[object, ...]
+
+    EachTuple = _EachTuple()
+
 PathArg = str | os.PathLike[str]
 """What a public function accepts where it needs one path."""
 
@@ -43,6 +62,9 @@ CheckedStringsArg = str | Each[str]
 
 PathsArg = PathArg | Iterable[PathArg]
 """What a public function accepts where it needs paths: one path is one item."""
+
+CheckedPathsArg = PathArg | Each[PathArg]
+"""`PathsArg` for a function that checks every element itself (`first_not_path`)."""
 
 _T = TypeVar("_T")
 
@@ -56,8 +78,9 @@ def as_path(value: PathArg) -> Path:
     return Path(value)
 
 
-def as_paths(values: PathsArg) -> tuple[Path, ...]:
-    """``values`` as a tuple of paths; a single path is one item.
+def as_paths(values: CheckedPathsArg) -> tuple[Path, ...]:
+    """``values`` as a tuple of paths; a single path is one item. It converts and does not check
+    (a caller with user data checks each element first, with `first_not_path`).
 
     >>> as_paths("docs"), as_paths(["a.md", Path("b")])
     ((PosixPath('docs'),), (PosixPath('a.md'), PosixPath('b')))
@@ -67,8 +90,11 @@ def as_paths(values: PathsArg) -> tuple[Path, ...]:
     return tuple(Path(value) for value in values)
 
 
-def as_strings(values: StringsArg) -> tuple[str, ...]:
+def as_strings(values: CheckedStringsArg) -> EachTuple[str]:
     """``values`` as a tuple of strings; a bare ``str`` is one item, never its letters.
+
+    It converts and does not check: a caller with user data checks each element itself
+    (`first_not_str`), since beartype would check only a sampled one.
 
     >>> as_strings("first-party"), as_strings(["a", "b"]), as_strings(x for x in "ab")
     (('first-party',), ('a', 'b'), ('a', 'b'))
@@ -76,6 +102,41 @@ def as_strings(values: StringsArg) -> tuple[str, ...]:
     if isinstance(values, str):
         return (values,)
     return tuple(values)
+
+
+def first_not_str(values: Iterable[object]) -> tuple[int, object] | None:
+    """The index and value of the first element of ``values`` that is not a ``str``, or None.
+
+    >>> first_not_str(("a", "b")) is None, first_not_str(["a", 3])
+    (True, (1, 3))
+    """
+    for index, value in enumerate(values):
+        if not isinstance(value, str):
+            return index, value
+    return None
+
+
+def first_not_path(values: CheckedPathsArg) -> tuple[int, object] | None:
+    """The index and value of the first element that is not a path (a ``str``, or an
+    ``os.PathLike`` whose ``__fspath__`` gives a ``str``), or None; one path is one element.
+
+    >>> first_not_path("docs") is None, first_not_path(["a", Path("b")]) is None
+    (True, True)
+    >>> first_not_path(["a", 3, b"c"])
+    (1, 3)
+    """
+    items: Iterable[object] = (values,) if isinstance(values, str | os.PathLike) else values
+    for index, value in enumerate(items):
+        if isinstance(value, str):
+            continue
+        try:
+            # A user's PathLike may raise, or give bytes, which pathlib refuses.
+            spelled = os.fspath(value) if isinstance(value, os.PathLike) else None
+        except Exception:  # noqa: BLE001 - any failure of a user's __fspath__ means "not a path"
+            spelled = None
+        if not isinstance(spelled, str):
+            return index, value
+    return None
 
 
 def as_tuple(values: Iterable[_T]) -> tuple[_T, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp._shown import shown
+from thrift_fp._shown import shown, shown_text
 from thrift_fp.records import RecordError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
@@ -98,15 +98,17 @@ class BodyUnavailable(ThriftFpError):
 
 @dataclass(frozen=True, slots=True)
 class NotRenderable(ThriftFpError):
-    """A working-set retrievable that is not a `Retrievable`: without a trust tier it has no envelope."""
+    """An item that is not a `Retrievable` (a working-set retrievable, or an element of
+    `render_retrievables`' ``records``): without a trust tier it has no envelope."""
 
     index: int
     type_name: str
+    parameter: str = "retrievables"
 
     @property
     def message(self) -> str:
         return (
-            f"retrievables[{self.index}] is a {self.type_name}, not a Retrievable;"
+            f"{self.parameter}[{self.index}] is a {shown_text(self.type_name)}, not a Retrievable;"
             " only records with a trust tier can be rendered"
         )
 

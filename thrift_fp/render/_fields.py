@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Final, Literal
 
@@ -19,7 +19,7 @@ DEFAULT_FIELDS: Final[tuple[Field, ...]] = ("source", "score", "date")
 """Lean by default: where a record came from, how relevant it is, and the day it was written."""
 
 
-def checked_fields(fields: Sequence[object]) -> Result[tuple[Field, ...], InvalidFields]:
+def checked_fields(fields: Iterable[object]) -> Result[tuple[Field, ...], InvalidFields]:
     """``fields`` in rendering order; an unknown or repeated name (or a bare string) is an error value.
 
     >>> checked_fields(["date", "source"]).unwrap()

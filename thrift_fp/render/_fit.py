@@ -34,7 +34,7 @@ from types import MappingProxyType
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp._args import CheckedStringsArg
+from thrift_fp._args import CheckedStringsArg, Each
 from thrift_fp.records import Retrievable
 from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open, section
 from thrift_fp.render._errors import (
@@ -141,7 +141,7 @@ def fit_and_render(
     *,
     nonce: NonceMode = RandomNonce(),
     encoding: str | None = None,
-    fields: Sequence[str] = DEFAULT_FIELDS,
+    fields: Each[str] = DEFAULT_FIELDS,
 ) -> Result[FitRendered, RenderError]:
     """Fit ``working_set`` (its retrievables priced as rendered) and render the surviving records.
 
@@ -184,7 +184,8 @@ def fit_and_render(
     )
 
 
-def _records(items: Sequence[RetrievableLike]) -> Result[tuple[Retrievable, ...], RenderError]:
+def _records(items: Sequence[object]) -> Result[tuple[Retrievable, ...], RenderError]:
+    # Sequence[object]: every item is checked here, where beartype would sample one.
     records: list[Retrievable] = []
     seen: set[str] = set()
     for index, item in enumerate(items):

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import cast
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import Each, as_tuple
 from thrift_fp.records import Retrievable
 from thrift_fp.render._choose import choose_nonces
 from thrift_fp.render._envelope import Tier
 from thrift_fp.render._errors import (
     BodyUnavailable,
     DuplicateRecordId,
+    NotRenderable,
     RenderCountFailed,
     RenderError,
     WeakNonceKey,
@@ -117,11 +120,11 @@ def render_entries(
 
 
 def render_retrievables(
-    records: Sequence[Retrievable],
+    records: Each[Retrievable],
     *,
     encoding: str = "cl100k_base",
     nonce: NonceMode = RandomNonce(),
-    fields: Sequence[str] = DEFAULT_FIELDS,
+    fields: Each[str] = DEFAULT_FIELDS,
 ) -> Result[Rendered, RenderError]:
     """Render ``records`` in trust-tier blocks; see the package docstring for the format.
 
@@ -153,7 +156,26 @@ def render_retrievables(
     """
     checked: Result[NonceMode, RenderError] = checked_nonce_mode(nonce)
     selected: Result[tuple[Field, ...], RenderError] = checked_fields(fields)
-    return checked.bind(lambda mode: selected.bind(lambda chosen: _render(records, encoding, mode, chosen)))
+    items = checked_records(records)
+    return checked.bind(
+        lambda mode: selected.bind(lambda chosen: items.bind(lambda valid: _render(valid, encoding, mode, chosen)))
+    )
+
+
+def checked_records(records: Iterable[object]) -> Result[tuple[Retrievable, ...], RenderError]:
+    """``records`` as a tuple, once every element is known to be a `Retrievable` (beartype samples
+    one element of a sequence, so each is checked here and a stray one is an error value).
+
+    >>> checked_records([]).unwrap()
+    ()
+    >>> checked_records(["not a record"]).failure().message
+    "records[0] is a str, not a Retrievable; only records with a trust tier can be rendered"
+    """
+    items = as_tuple(records)
+    for index, item in enumerate(items):
+        if not isinstance(item, Retrievable):
+            return Failure(NotRenderable(index, type(item).__name__, "records"))
+    return Success(cast("tuple[Retrievable, ...]", items))
 
 
 def _render(

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp._args import PathArg, StringsArg, as_strings
-from thrift_fp.records import TRUST_TIERS, ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
+from thrift_fp._args import CheckedStringsArg, PathArg
+from thrift_fp.records import ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, RenderError, fit_and_render
 from thrift_fp.retrieval import (
     ExecutionFailed,
@@ -20,7 +20,8 @@ from thrift_fp.retrieval import (
     run_retrieval,
 )
 from thrift_fp.sources._definition import FtsDefinition, SearchFailed, fts5_definition, hit_to_retrievable
-from thrift_fp.sources._errors import InvalidTrustTier, NoQuery, SourceError
+from thrift_fp.sources._errors import NoQuery, SourceError
+from thrift_fp.sources._tiers import checked_tiers
 from thrift_fp.sources._search import ALL_TIERS, Hit
 from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
 
@@ -84,7 +85,7 @@ def assemble(
     options: ThriftOptions = ThriftOptions(refill=True),
     max_results: int = 8,
     max_queries: int = 4,
-    tiers: StringsArg = ALL_TIERS,
+    tiers: CheckedStringsArg = ALL_TIERS,
     state: RetrievalState[Hit] = RetrievalState(),
     context: OperationContext[object] = OperationContext(None),
     nonce: NonceMode = RandomNonce(),
@@ -134,10 +135,10 @@ def assemble(
     if strays:
         return Failure(NoQuery(f"every query must be a str, got a {type(strays[0]).__name__}"))
     questions = tuple(str(item) for item in queries)
-    allowed = as_strings(tiers)  # one tier as a str is one tier, not its letters
-    unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
-    if unknown:
-        return Failure(InvalidTrustTier(unknown[0], TRUST_TIERS))
+    chosen = checked_tiers(tiers)  # one tier as a str is one tier, not its letters
+    if isinstance(chosen, Failure):
+        return Failure(chosen.failure())
+    allowed = chosen.unwrap()
     definition = fts5_definition(
         database, max_results=max_results, max_queries=max_queries, tiers=allowed, authorize=authorize
     )

@@ -7,7 +7,7 @@ from typing import Final
 
 from returns.result import Failure, Result
 
-from thrift_fp._args import PathArg, StringsArg, as_strings
+from thrift_fp._args import CheckedStringsArg, PathArg, as_strings
 from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
 from thrift_fp.sources._errors import SourceError
@@ -54,7 +54,7 @@ def fts5_definition(
     *,
     max_results: int = 8,
     max_queries: int = 4,
-    tiers: StringsArg = ALL_TIERS,
+    tiers: CheckedStringsArg = ALL_TIERS,
     id: str = DEFAULT_DEFINITION_ID,
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
 ) -> FtsDefinition:
@@ -78,7 +78,9 @@ def fts5_definition(
     >>> run_retrieval(search, "score", OperationContext(None), first.state).result.failure().message
     'retrieval \\'fts5-search\\': query budget exhausted (1 of 1 used); refused query "score"'
     """
-    allowed = frozenset(as_strings(tiers))
+    # Checked by search_index on each run (an unknown tier fails the run as a value); a tuple,
+    # not a set, so an unhashable element cannot raise here.
+    allowed = as_strings(tiers)
 
     def execute(query: str, context: OperationContext[object]) -> tuple[Hit, ...]:
         found = search_index(database, query, limit=max_results, tiers=allowed)

@@ -50,9 +50,9 @@ class UnsplittableText(ThriftFpError):
 
 @dataclass(frozen=True, slots=True)
 class InvalidTrustTier(ThriftFpError):
-    """A trust tier that is not one of the three the records layer knows."""
+    """A trust tier that is not one of the three the records layer knows (or not a str at all)."""
 
-    value: str
+    value: object
     allowed: tuple[str, ...]
 
     @property
@@ -244,6 +244,21 @@ class NoQuery(ThriftFpError):
         return f"no query to answer: {self.reason}"
 
 
+@dataclass(frozen=True, slots=True)
+class InvalidArgument(ThriftFpError):
+    """An element of a collection argument of the wrong type, or a pattern the matcher refuses:
+    ``parameter[index]`` names it (beartype checks a sampled element only, so each is checked)."""
+
+    parameter: str
+    index: int
+    value: object
+    expected: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.parameter}[{self.index}] is {shown(self.value)}; expected {self.expected}"
+
+
 SourceError = (
     Fts5Unavailable
     | InvalidChunkBound
@@ -262,5 +277,6 @@ SourceError = (
     | InvalidText
     | IndexProblems
     | NoQuery
+    | InvalidArgument
     | TokenError
 )

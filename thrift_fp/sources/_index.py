@@ -33,7 +33,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp._args import PathArg, PathsArg, as_path, as_paths
+from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, PathArg, as_path
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS
 from thrift_fp.sources._decode import decode_text
@@ -49,7 +49,7 @@ from thrift_fp.sources._errors import (
     SourceError,
     UnreadableFile,
 )
-from thrift_fp.sources._walk import DEFAULT_INCLUDE, FoundFile, select_files
+from thrift_fp.sources._walk import DEFAULT_INCLUDE, FoundFile, checked_selection, select_checked
 from thrift_fp.sources._store import check_fts5, connect, create_schema, read_settings
 from thrift_fp.tokens import get_encoding
 
@@ -96,14 +96,14 @@ class _Stored:
 
 def index_paths(
     database: PathArg,
-    paths: PathsArg,
+    paths: CheckedPathsArg,
     *,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     encoding: str = "cl100k_base",
     trust_tier: str = "first-party",
     progress: Progress | None = None,
-    include: Sequence[str] = DEFAULT_INCLUDE,
-    exclude: Sequence[str] = (),
+    include: CheckedStringsArg = DEFAULT_INCLUDE,
+    exclude: CheckedStringsArg = (),
     gitignore: bool = True,
     strict: bool = False,
 ) -> Result[IndexReport, SourceError]:
@@ -130,7 +130,11 @@ def index_paths(
     >>> [s.message for s in index_paths(root / "index.db", [root]).unwrap().skipped]
     ['skipped ...logo.md: binary data (a NUL byte at offset 4)']
     """
-    database, paths = as_path(database), as_paths(paths)  # one path is one item, not its letters
+    # One path (or pattern) is one item, not its letters; every element is checked to be one.
+    checked = checked_selection(paths, include, exclude)
+    if isinstance(checked, Failure):
+        return Failure(checked.failure())
+    database, (roots, wanted, unwanted) = as_path(database), checked.unwrap()
     if max_tokens < MIN_PASSAGE_TOKENS:
         return Failure(InvalidChunkBound(max_tokens, MIN_PASSAGE_TOKENS))
     if trust_tier not in TRUST_TIERS:
@@ -143,16 +147,16 @@ def index_paths(
         return resolved
     if database.is_dir():
         return Failure(CorruptDatabase(str(database), "it is a folder, not an index file"))
-    selected = select_files(paths, include=tuple(include), exclude=tuple(exclude), gitignore=gitignore)
+    selected = select_checked(roots, wanted, unwanted, gitignore)
     if isinstance(selected, Failure):
         return Failure(selected.failure())
     found, skipped = selected.unwrap().files, selected.unwrap().skipped
     settings = {"encoding": encoding, "max_tokens": str(max_tokens)}
     # A strict run with problems goes through the files anyway, to report every problem at once.
-    untouched = None if strict and skipped else _nothing_to_do(database, paths, found, settings, trust_tier)
+    untouched = None if strict and skipped else _nothing_to_do(database, roots, found, settings, trust_tier)
     if untouched is not None:
         return Success(dataclasses.replace(untouched, skipped=skipped))
-    run = _Run(database, tuple(paths), found, skipped, settings, trust_tier, progress, strict)
+    run = _Run(database, roots, found, skipped, settings, trust_tier, progress, strict)
     return _in_temporary_copy(database, settings, run.update)
 
 

@@ -16,7 +16,8 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp._args import PathArg, StringsArg, as_path, as_strings
+from thrift_fp._args import CheckedStringsArg, PathArg, as_path
+from thrift_fp.sources._tiers import checked_tiers
 from thrift_fp.sources._errors import CorruptDatabase, SourceError
 from thrift_fp.sources._match import bm25_idf, bm25_to_score, ideal_rank, query_terms
 from thrift_fp.sources._store import open_index
@@ -84,7 +85,7 @@ def search_index(
     query: str,
     *,
     limit: int = 8,
-    tiers: StringsArg = ALL_TIERS,
+    tiers: CheckedStringsArg = ALL_TIERS,
 ) -> Result[tuple[Hit, ...], SourceError]:
     """The ``limit`` best passages for free-text ``query``, one per distinct content.
 
@@ -99,8 +100,13 @@ def search_index(
     [('...a.txt#1', 0.36)]
     >>> search_index(root / "i.db", '"AND (').unwrap()
     ()
+    >>> search_index(root / "i.db", "budgets", tiers=["first-party", "internal"]).failure().message
+    "trust tier 'internal' is not one of first-party, third-party-public, third-party-private"
     """
     database = as_path(database)
+    allowed = checked_tiers(tiers)
+    if isinstance(allowed, Failure):
+        return Failure(allowed.failure())
     terms = query_terms(query)
     opened = open_index(database)
     if isinstance(opened, Failure):
@@ -113,7 +119,7 @@ def search_index(
     try:
         ideal = _ideal(connection, terms)
         rows = connection.execute(
-            _QUERY, (HEADING_WEIGHT, " OR ".join(terms), json.dumps(sorted(as_strings(tiers))), bounded)
+            _QUERY, (HEADING_WEIGHT, " OR ".join(terms), json.dumps(sorted(allowed.unwrap())), bounded)
         ).fetchall()
     except sqlite3.DatabaseError as exc:
         return Failure(CorruptDatabase(str(database), str(exc), exc))

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources._errors import PathNotFound, SkippedFile, UnreadableFile
+from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, EachTuple, as_paths, as_strings, first_not_path
+from thrift_fp.sources._errors import InvalidArgument, PathNotFound, SkippedFile, UnreadableFile
 
 DEFAULT_INCLUDE: Final = ("*.md", "*.markdown", "*.txt", "*.text", "*.rst", "*.html", "*.htm", "*.jsonl")
 
@@ -43,13 +43,16 @@ class Selection:
 
 
 def select_files(
-    roots: Sequence[Path],
+    roots: CheckedPathsArg,
     *,
-    include: Sequence[str] = DEFAULT_INCLUDE,
-    exclude: Sequence[str] = (),
+    include: CheckedStringsArg = DEFAULT_INCLUDE,
+    exclude: CheckedStringsArg = (),
     gitignore: bool = True,
-) -> Result[Selection, PathNotFound]:
+) -> Result[Selection, PathNotFound | InvalidArgument]:
     """The files under ``roots`` that an index run reads, with the entries it must skip.
+
+    One path, or one pattern, is one item. An element that is not a path or not a str, and a
+    pattern pathspec refuses, are `InvalidArgument` values naming the element.
 
     >>> import tempfile
     >>> root = Path(tempfile.mkdtemp()) / "docs"
@@ -61,14 +64,62 @@ def select_files(
     ['docs/a.md', 'docs/b.html']
     >>> [f.label for f in select_files([root], include=["*.py", "*.md"], exclude=["a.*"]).unwrap().files]
     ['docs/c.py']
+    >>> select_files([root], exclude=["build/", "!"]).failure().message
+    "exclude[1] is '!'; expected a gitignore-style pattern (Invalid git pattern: '!')"
     """
+    checked = checked_selection(roots, include, exclude)
+    if isinstance(checked, Failure):
+        return Failure(checked.failure())
+    named, wanted, unwanted = checked.unwrap()
+    return select_checked(named, wanted, unwanted, gitignore)
+
+
+def checked_selection(
+    roots: CheckedPathsArg, include: CheckedStringsArg, exclude: CheckedStringsArg
+) -> Result[tuple[tuple[Path, ...], Any, Any], InvalidArgument]:
+    """The roots as paths and the two patterns compiled, once every element is checked (beartype
+    checks a sampled element of a list only). ``Any``: pathspec stays unimported until needed.
+
+    >>> checked_selection(["docs", 3], (), ()).failure().message
+    'roots[1] is 3; expected a path (a str or an os.PathLike giving a str)'
+    """
+    stray = first_not_path(roots)
+    if stray is not None:
+        return Failure(InvalidArgument("roots", stray[0], stray[1], "a path (a str or an os.PathLike giving a str)"))
+    specs: list[Any] = []
+    for parameter, patterns in (("include", include), ("exclude", exclude)):
+        compiled = _spec(parameter, as_strings(patterns))
+        if isinstance(compiled, Failure):
+            return Failure(compiled.failure())
+        specs.append(compiled.unwrap())
+    return Success((as_paths(roots), specs[0], specs[1]))
+
+
+def _spec(parameter: str, patterns: EachTuple[str]) -> Result[Any, InvalidArgument]:
     import pathspec
 
-    wanted = pathspec.GitIgnoreSpec.from_lines(include)
-    unwanted = pathspec.GitIgnoreSpec.from_lines(exclude)
+    elements: tuple[object, ...] = patterns  # not yet known to be str: as_strings does not check
+    for index, pattern in enumerate(elements):
+        if not isinstance(pattern, str):
+            return Failure(InvalidArgument(parameter, index, pattern, "a str (a gitignore-style pattern)"))
+        try:
+            pathspec.GitIgnoreSpec.from_lines([pattern])
+        except Exception as exc:  # noqa: BLE001 - pathspec's refusal of a user's pattern is a value
+            return Failure(InvalidArgument(parameter, index, pattern, f"a gitignore-style pattern ({exc})"))
+    return Success(pathspec.GitIgnoreSpec.from_lines(patterns))
+
+
+def select_checked(
+    named: tuple[Path, ...], wanted: Any, unwanted: Any, gitignore: bool
+) -> Result[Selection, PathNotFound]:
+    """`select_files` on arguments `checked_selection` produced.
+
+    >>> select_checked((Path("/no/such/folder"),), None, None, True).failure().message
+    'no such file or folder: /no/such/folder'
+    """
     found: dict[Path, FoundFile] = {}
     skipped: list[SkippedFile] = []
-    for given in roots:
+    for given in named:
         if not os.path.lexists(given):
             return Failure(PathNotFound(str(given)))
         root = given.resolve()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp._shown import shown
+from thrift_fp._shown import shown, shown_text
 from thrift_fp.tokens import TokenError
 
 
@@ -45,6 +45,25 @@ class DuplicateId(ThriftFpError):
     @property
     def message(self) -> str:
         return f"duplicate id {shown(self.id)} in {self.bucket}"
+
+
+@dataclass(frozen=True, slots=True)
+class MalformedItem(ThriftFpError):
+    """A working-set item without an attribute its bucket requires (or whose attribute raised):
+    ``bucket[index]`` names it, ``reason`` says what reading the attribute gave."""
+
+    bucket: str
+    index: int
+    type_name: str
+    attribute: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return (
+            f"{self.bucket}[{self.index}] (a {shown_text(self.type_name)}) has no usable {self.attribute}:"
+            f" {self.reason}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +127,7 @@ ThriftError = (
     InvalidBudget
     | InvalidOption
     | DuplicateId
+    | MalformedItem
     | InvalidItemField
     | UnmeasurableContent
     | EstimatorRaised

@@ -15,6 +15,7 @@ from thrift_fp.thrift._estimate import probe_estimates, settle_async, settle_syn
 from thrift_fp.thrift._measure import Sized, fitted_set, measure
 from thrift_fp.thrift._options import SHED_PASSES, ThriftOptions
 from thrift_fp.thrift._passes import SHEDDING, UNCONDITIONAL, Plan, Unmeasured, exclude_size_unknown, refill
+from thrift_fp.thrift._shape_check import check_shapes
 from thrift_fp.thrift._trace import BucketTrace, RefillTrace, ThriftTrace
 from thrift_fp.thrift._working_set import WorkingSet
 from thrift_fp.tokens import TokenCounts, TokenEncoding, get_encoding
@@ -152,7 +153,9 @@ def _prepare(
     relevant = _relevant_names(names)
     if isinstance(relevant, Failure):
         return Failure(relevant.failure())
-    checked = _check_options(options).bind(lambda _: _check_ids(working_set))
+    checked = _check_options(options).bind(lambda _: check_shapes(working_set)).bind(
+        lambda _: _check_ids(working_set)
+    )
     if isinstance(checked, Failure):
         return Failure(checked.failure())
     resolved = get_encoding(encoding if encoding is not None else options.encoding)

@@ -9,25 +9,30 @@ content words (0 when the query has none).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import Each, EachTuple
 from thrift_fp.thrift._errors import CountingFailed, ThriftError
 from thrift_fp.thrift._fields import content_text
+from thrift_fp.thrift._shape_check import first_malformed
 from thrift_fp.thrift._shapes import MessageLike
 from thrift_fp.tokens import get_encoding
 
-Turn = tuple[MessageLike, ...]
+# EachTuple / Each: every message is read through _texts, which turns a malformed one into an
+# error value; beartype would check one sampled message only.
+Turn = EachTuple[MessageLike]
 
 FLOOR_MIN: Final = 0.125
 FLOOR_MAX: Final = 0.43
 _WORD: Final = re.compile(r"[a-z][a-z0-9]{3,}")
 
 
-def group_history_into_turns(messages: Sequence[MessageLike]) -> tuple[Turn, ...]:
+def group_history_into_turns(messages: Each[MessageLike]) -> tuple[Turn, ...]:
     """Split chronological messages into turns, each starting at a user message.
 
     >>> from datetime import datetime, timezone
@@ -101,7 +106,10 @@ def scaled_relevance_floor(older_tokens: int, history_budget: int) -> float:
 
 def _texts(turn: Turn) -> Result[tuple[str, ...], ThriftError]:
     texts: list[str] = []
-    for message in turn:
+    for index, message in enumerate(turn):
+        malformed = first_malformed("messages", (message,), ("id", "content"))
+        if malformed is not None:
+            return Failure(dataclasses.replace(malformed, index=index))
         text = content_text("messages", message.id, message.content)
         if isinstance(text, Failure):
             return Failure(text.failure())
@@ -109,7 +117,7 @@ def _texts(turn: Turn) -> Result[tuple[str, ...], ThriftError]:
     return Success(tuple(texts))
 
 
-def turn_tokens(turns: Sequence[Turn], encoding: str = "cl100k_base") -> Result[tuple[int, ...], ThriftError]:
+def turn_tokens(turns: Each[Turn], encoding: str = "cl100k_base") -> Result[tuple[int, ...], ThriftError]:
     """Each turn's tokens (the sum of its messages' content counts), counted in one batch.
 
     >>> from datetime import datetime, timezone

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thrift_fp._args import EachTuple
 from thrift_fp.thrift._shapes import (
     ImageLike,
     MemoryLike,
@@ -31,13 +32,15 @@ class WorkingSet:
 
     system_prompt: str = ""
     standing_instructions: tuple[str, ...] = ()
-    messages: tuple[MessageLike, ...] = ()
-    memories: tuple[MemoryLike, ...] = ()
-    retrievables: tuple[RetrievableLike, ...] = ()
-    thoughts: tuple[ThoughtLike, ...] = ()
-    tools: tuple[ToolLike, ...] = ()
+    # The item buckets are EachTuple: subtract_to_fit checks every item's shape itself
+    # (thrift_fp.thrift._shape_check), where beartype would check one sampled item.
+    messages: EachTuple[MessageLike] = ()
+    memories: EachTuple[MemoryLike] = ()
+    retrievables: EachTuple[RetrievableLike] = ()
+    thoughts: EachTuple[ThoughtLike] = ()
+    tools: EachTuple[ToolLike] = ()
     visible_tool_names: frozenset[str] | None = None
-    tool_calls: tuple[ToolCallLike, ...] = ()
+    tool_calls: EachTuple[ToolCallLike] = ()
     image: ImageLike | None = None
 
     def visible_tools(self) -> tuple[ToolLike, ...]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from returns.result import Failure, Result
 
-from thrift_fp._args import StringsArg, as_strings
+from thrift_fp._args import CheckedStringsArg, as_strings
 from thrift_fp.tokens._encoding import Precision, TokenEncoding, get_encoding
 from thrift_fp.tokens._errors import TokenError
 
@@ -48,12 +48,14 @@ def count_tokens(text: str, encoding: str | TokenEncoding = "cl100k_base") -> Re
 
 
 def count_tokens_batch(
-    texts: StringsArg, encoding: str | TokenEncoding = "cl100k_base"
+    texts: CheckedStringsArg, encoding: str | TokenEncoding = "cl100k_base"
 ) -> Result[tuple[int, ...], TokenError]:
     """Counts for many texts at once (large batches are split across threads).
 
     >>> count_tokens_batch(["hello world", "", "a b c"]).unwrap()
     (2, 0, 3)
+    >>> count_tokens_batch(["a", None]).failure().message
+    "texts[1] is a NoneType, not a str"
     """
     resolved = _resolve(encoding)
     if isinstance(resolved, Failure):

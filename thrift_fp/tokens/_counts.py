@@ -25,8 +25,9 @@ from typing import Final, cast
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.tokens._encoding import TokenEncoding
-from thrift_fp.tokens._errors import EstimatorFailed
+from thrift_fp._args import Each, as_tuple
+from thrift_fp.tokens._encoding import TokenEncoding, not_text
+from thrift_fp.tokens._errors import EstimatorFailed, NotText
 
 INLINE_CHARS: Final = 16 * 1024
 MAX_RETAINED_CHARS: Final = 32 * 1024 * 1024
@@ -75,8 +76,8 @@ class TokenCounts:
         return len(self._memo)
 
     def count_many(
-        self, encoding: TokenEncoding, texts: Sequence[str], *, threads: int | None = None
-    ) -> Result[tuple[tuple[int, ...], TokenCounts], EstimatorFailed]:
+        self, encoding: TokenEncoding, texts: Each[str], *, threads: int | None = None
+    ) -> Result[tuple[tuple[int, ...], TokenCounts], EstimatorFailed | NotText]:
         """Counts of ``texts`` (known ones from this value, the rest in one batch), and the
         counts of exactly these texts as the next value; ``reused`` says how many were known.
 
@@ -86,6 +87,10 @@ class TokenCounts:
         >>> memo.count_many(o200k, ["x"]).unwrap()[1].reused  # another encoding: nothing reused
         0
         """
+        texts = as_tuple(texts)
+        stray = not_text(texts)
+        if stray is not None:
+            return Failure(stray)
         memo = self._memo if self._encoding is encoding else _EMPTY
         # The per-text work of every fit: C-level passes (len, map, dict.get) in the common case
         # of short texts; only a long text, or texts past the retained bound, is digested.

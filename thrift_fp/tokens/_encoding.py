@@ -14,12 +14,14 @@ import tiktoken
 import tiktoken.registry
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import Each, as_tuple
 from thrift_fp._shown import shown, shown_exception
 from thrift_fp.tokens._errors import (
     EncodingUnavailable,
     EstimatorFailed,
     EstimatorNameTaken,
     InvalidEstimatorName,
+    NotText,
     TokenError,
     UnknownEncoding,
 )
@@ -55,8 +57,8 @@ class TokenEncoding:
         return _run_estimator(self.name, self._estimator, text)
 
     def count_many(
-        self, texts: Sequence[str], *, threads: int | None = None
-    ) -> Result[tuple[int, ...], EstimatorFailed]:
+        self, texts: Each[str], *, threads: int | None = None
+    ) -> Result[tuple[int, ...], EstimatorFailed | NotText]:
         """Counts for many texts in one call; large tiktoken batches use up to ``threads`` threads
         (default: ``min(4, cpu count)``; 1 counts on the calling thread).
 
@@ -64,7 +66,13 @@ class TokenEncoding:
         (2, 0)
         >>> get_encoding("cl100k_base").unwrap().count_many(["a b"] * 100, threads=1).unwrap()[:2]
         (2, 2)
+        >>> get_encoding("cl100k_base").unwrap().count_many(["a", 3]).failure().message
+        "texts[1] is a int, not a str"
         """
+        texts = as_tuple(texts)
+        stray = not_text(texts)
+        if stray is not None:
+            return Failure(stray)
         if self._tiktoken is not None:
             return Success(_count_on_threads(self._tiktoken, texts, _pool_size() if threads is None else threads))
         counts: list[int] = []
@@ -74,6 +82,21 @@ class TokenEncoding:
                 return counted
             counts.append(counted.unwrap())
         return Success(tuple(counts))
+
+
+def not_text(texts: Sequence[object]) -> NotText | None:
+    """The first element of ``texts`` that is not a ``str``, as an error value, or None.
+
+    >>> not_text(["a", "b"]) is None, not_text(["a", b"b"])
+    (True, NotText(index=1, type_name='bytes'))
+    """
+    # One C-level pass over the types in the common case; the index is searched only on failure.
+    if set(map(type, texts)) <= {str}:
+        return None
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            return NotText(index, type(text).__name__)
+    return None
 
 
 def _count_serial(encoding: tiktoken.Encoding, texts: Sequence[str]) -> list[int]:

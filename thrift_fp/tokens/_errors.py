@@ -102,6 +102,19 @@ class EvaluatorFailed(ThriftFpError):
         return f"dynamic value could not be rendered: {self.reason}"
 
 
+@dataclass(frozen=True, slots=True)
+class NotText(ThriftFpError):
+    """An element of a batch of texts that is not a ``str`` (beartype samples one element of a
+    sequence, so every element is checked and a stray one is this value, every time)."""
+
+    index: int
+    type_name: str
+
+    @property
+    def message(self) -> str:
+        return f"texts[{self.index}] is a {shown_text(self.type_name)}, not a str"
+
+
 TokenError = (
     UnknownEncoding
     | EncodingUnavailable
@@ -110,4 +123,5 @@ TokenError = (
     | InvalidEstimatorName
     | EstimatorFailed
     | EvaluatorFailed
+    | NotText
 )
