@@ -142,3 +142,12 @@ def test_a_malformed_item_in_a_working_set_is_an_error_value() -> None:
         "messages[0] (a SimpleNamespace) has no usable content:"
         " AttributeError: 'types.SimpleNamespace' object has no attribute 'content'"
     )
+
+
+def test_a_non_document_among_documents_to_records() -> None:
+    from thrift_fp.adapters.openai import documents_to_records, normalised_scores
+
+    for _ in range(_CALLS):
+        failed = documents_to_records([{"content": "x"}, 3])  # type: ignore[list-item]  # on purpose
+        assert failed.failure().message == "documents[1].(document): expected a mapping or a Retrievable, got 3"
+    assert normalised_scores([0.0, "x", 10**400, 2.0]) == (0.0, "x", 10**400, 1.0)  # type: ignore[list-item]  # on purpose

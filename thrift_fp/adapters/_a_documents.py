@@ -25,6 +25,8 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import Each, as_tuple
+from thrift_fp._shown import shown
 from thrift_fp.adapters._a_errors import InvalidDocument
 from thrift_fp.records import Retrievable, TrustTier, parse_retrievable
 
@@ -59,7 +61,7 @@ def _score(value: object) -> float | None | str:
     return float(value)
 
 
-def normalised_scores(scores: Sequence[float | None]) -> tuple[float | None, ...]:
+def normalised_scores(scores: Each[float | None]) -> tuple[float | None, ...]:
     """Scores as they are when all lie in [0, 1]; else min-max rescaled onto [0, 1] (order kept).
 
     >>> normalised_scores([0.2, None, 0.9])
@@ -68,20 +70,34 @@ def normalised_scores(scores: Sequence[float | None]) -> tuple[float | None, ...
     (0.0, 1.0, 0.5)
     >>> normalised_scores([7.0, 7.0])
     (1.0, 1.0)
+    >>> normalised_scores([2.0, "high", 4.0, 10**400])  # strays are left as they are
+    (0.0, 'high', 1.0, 1000...)
     """
-    given = [score for score in scores if score is not None]
-    if all(0.0 <= score <= 1.0 for score in given):
-        return tuple(scores)
+    # Anything that is not a real number (a stray element, NaN) takes no part in the rescale
+    # and comes back as it was: beartype checks one sampled element, so this never raises.
+    scores = as_tuple(scores)
+    real = [_rescalable(score) for score in scores]
+    given = [score for score, is_real in zip(scores, real, strict=True) if is_real and score is not None]
+    if not given or all(0.0 <= score <= 1.0 for score in given):
+        return scores
     low, high = min(given), max(given)
     span = high - low
+    scale = 0.0 if span in (0, math.inf) else 1.0 / span
     return tuple(
-        None if score is None else (1.0 if span == 0 else min(1.0, max(0.0, (score - low) / span)))
-        for score in scores
+        (1.0 if scale == 0 else min(1.0, max(0.0, (score - low) * scale))) if is_real and score is not None else score
+        for score, is_real in zip(scores, real, strict=True)
     )
 
 
+def _rescalable(score: object) -> bool:
+    # A float that is not NaN, or an int that a float holds (a bigger one would overflow the rescale).
+    if isinstance(score, float):
+        return not math.isnan(score)
+    return isinstance(score, int) and not isinstance(score, bool) and abs(score) < 2**1023
+
+
 def documents_to_records(
-    documents: Sequence[Document], trust_tier: TrustTier | None = None
+    documents: Each[Document], trust_tier: TrustTier | None = None
 ) -> Result[tuple[Retrievable, ...], InvalidDocument]:
     """Validate ``documents`` into records, filling the defaults in the module docstring.
 
@@ -91,15 +107,24 @@ def documents_to_records(
     [('doc-bf72529d9e077431', 'third-party-private', 1.0), ('doc-d68dd2a9ca0a64d8', 'third-party-private', 0.0)]
     >>> documents_to_records([{"content": ""}]).failure().message
     'documents[0].content: expected a non-empty str'
+    >>> documents_to_records([{"content": "x"}, 3]).failure().message
+    'documents[1].(document): expected a mapping or a Retrievable, got 3'
     """
+    documents = as_tuple(documents)
     raw_scores: list[float | None] = []
     for index, document in enumerate(documents):
         if isinstance(document, Retrievable):
             raw_scores.append(document.score)
             continue
+        # Each element is checked (beartype samples one): anything else is an error value.
+        element: object = document  # not yet known to be a Document
+        if not isinstance(element, Mapping):
+            return Failure(InvalidDocument(
+                index, "(document)", f"expected a mapping or a Retrievable, got {shown(element)}"
+            ))
         score = _score(document.get("score"))
         if isinstance(score, str):
-            return Failure(InvalidDocument(index, "score", f"{score}, got {document.get('score')!r}"))
+            return Failure(InvalidDocument(index, "score", f"{score}, got {shown(document.get('score'))}"))
         raw_scores.append(score)
     scores = normalised_scores(
         [score for document, score in zip(documents, raw_scores, strict=True) if not isinstance(document, Retrievable)]
