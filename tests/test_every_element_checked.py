@@ -151,3 +151,11 @@ def test_a_non_document_among_documents_to_records() -> None:
         failed = documents_to_records([{"content": "x"}, 3])  # type: ignore[list-item]  # on purpose
         assert failed.failure().message == "documents[1].(document): expected a mapping or a Retrievable, got 3"
     assert normalised_scores([0.0, "x", 10**400, 2.0]) == (0.0, "x", 10**400, 1.0)  # type: ignore[list-item, comparison-overlap]  # strays on purpose
+
+
+def test_an_index_bound_past_what_an_index_stores_is_an_error_value(tmp_path: Path) -> None:
+    # Found by the nightly hostile run: str() of a 4301-digit bound raised while storing settings.
+    failed = index_paths(tmp_path / "i.db", [tmp_path], max_tokens=10**4300)
+    assert failed.failure().message.startswith("max_tokens=an int of 14285 bits (too long to print)")
+    assert "is too large: an index holds passages of at most 2147483647 tokens" in failed.failure().message
+    assert not (tmp_path / "i.db").exists()

@@ -22,6 +22,9 @@ from thrift_fp.tokens import TokenEncoding, get_encoding
 # One code point is at most 4 UTF-8 bytes, so at most 4 byte-level tokens in any
 # tiktoken vocabulary: 8 leaves room and guarantees every text can be chunked.
 MIN_PASSAGE_TOKENS: Final = 8
+# The largest bound an index run accepts: it is stored with the index (and compared on the next
+# run), so it must stay a small, printable int; no model reads a passage past this anyway.
+MAX_PASSAGE_TOKENS: Final = 2**31 - 1
 
 _SEPARATORS: Final = (
     re.compile(r"\n[^\S\n]*\n\s*"),  # paragraphs: a blank line

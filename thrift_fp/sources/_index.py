@@ -35,7 +35,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, PathArg, as_path
 from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS
+from thrift_fp.sources._chunk import MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
 from thrift_fp.sources._decode import decode_text
 from thrift_fp.sources._documents import DocumentPassage, document_passages, kind_of
 from thrift_fp.sources._errors import (
@@ -135,8 +135,8 @@ def index_paths(
     if isinstance(checked, Failure):
         return Failure(checked.failure())
     database, (roots, wanted, unwanted) = as_path(database), checked.unwrap()
-    if max_tokens < MIN_PASSAGE_TOKENS:
-        return Failure(InvalidChunkBound(max_tokens, MIN_PASSAGE_TOKENS))
+    if not MIN_PASSAGE_TOKENS <= max_tokens <= MAX_PASSAGE_TOKENS:
+        return Failure(InvalidChunkBound(max_tokens, MIN_PASSAGE_TOKENS, MAX_PASSAGE_TOKENS))
     if trust_tier not in TRUST_TIERS:
         return Failure(InvalidTrustTier(trust_tier, TRUST_TIERS))
     available: Result[None, SourceError] = check_fts5()
