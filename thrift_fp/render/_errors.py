@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp._shown import shown
+from thrift_fp._shown import shown, shown_text
 from thrift_fp.records import RecordError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
@@ -98,7 +98,17 @@ class BodyUnavailable(ThriftFpError):
 
 @dataclass(frozen=True, slots=True)
 class NotRenderable(ThriftFpError):
-    """A working-set retrievable that is not a `Retrievable`: without a trust tier it has no envelope."""
+    """A working-set retrievable that is not a `Retrievable`: without a trust tier it has no envelope.
+
+    The message says what to pass instead (docs/surface.md, "Which type when"): the one passage
+    type of the top level, or `subtract_to_fit` for text that is fitted and not rendered.
+
+    >>> print(NotRenderable(1, "WorkingRetrievable").message)  # doctest: +NORMALIZE_WHITESPACE
+    retrievables[1] is a WorkingRetrievable, not a Retrievable; only records with a trust tier
+    can be rendered: build a thrift_fp.Retrievable (thrift_fp.parse_retrievable validates one:
+    id, content, trust_tier, created_at, updated_at), or fit text you do not render with
+    thrift_fp.subtract_to_fit
+    """
 
     index: int
     type_name: str
@@ -106,8 +116,10 @@ class NotRenderable(ThriftFpError):
     @property
     def message(self) -> str:
         return (
-            f"retrievables[{self.index}] is a {self.type_name}, not a Retrievable;"
-            " only records with a trust tier can be rendered"
+            f"retrievables[{self.index}] is a {shown_text(self.type_name)}, not a Retrievable;"
+            " only records with a trust tier can be rendered: build a thrift_fp.Retrievable"
+            " (thrift_fp.parse_retrievable validates one: id, content, trust_tier, created_at,"
+            " updated_at), or fit text you do not render with thrift_fp.subtract_to_fit"
         )
 
 
