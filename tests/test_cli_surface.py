@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import thrift_fp
 from thrift_fp.cli import run
 from thrift_fp.cli._app import DEFAULT_MAX_TOKENS, DEFAULT_WINDOW, EXIT_DOES_NOT_FIT, TIER_CHOICES, TierOption
 from thrift_fp.records import TRUST_TIERS
@@ -24,6 +25,7 @@ def _flat(text: str) -> str:
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"thrift-fp {version('thrift_fp')}"
+    assert thrift_fp.__version__ == version("thrift_fp")  # what --version prints is what is installed
 
 
 def test_the_cli_defaults_are_the_librarys() -> None:
