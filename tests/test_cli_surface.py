@@ -47,6 +47,17 @@ def test_help_lists_choices_and_defaults(capsys: pytest.CaptureFixture[str], mon
     assert "3 `fit` found that the working set does not fit" in _flat(capsys.readouterr().out)
 
 
+def test_an_80_column_help_lists_every_command_uncut(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # click cuts a command's summary to what the listing leaves of the width ("...").
+    monkeypatch.setenv("COLUMNS", "80")
+    assert run(["--help"]) == 0
+    listing = capsys.readouterr().out.split("Commands:", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert [line.split()[0] for line in listing] == ["index", "ask", "fit", "schema", "count"]
+    assert all(len(line) <= 80 and not line.endswith("...") for line in listing), listing
+
+
 def _fit(tmp_path: Path, window: int) -> Path:
     request = {
         "context_window": window,
