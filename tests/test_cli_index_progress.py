@@ -36,3 +36,15 @@ def test_a_long_failed_run_is_exactly_one_error_line(tmp_path: Path, capsys: pyt
     # One line for the skipped file, one for the error: no progress bar left behind (issue 15: --strict).
     assert err.startswith("thrift-fp: skipped: ") and err.count("\n") == 2, repr(err)
     assert err.splitlines()[1].startswith("thrift-fp: error: ")
+
+
+def test_a_long_run_on_a_terminal_draws_the_bar_and_still_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # rich treats standard error as a terminal under FORCE_COLOR: the bar's own code path runs
+    # (rich is imported inside the command, so a name it needs that is not bound fails here).
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert run(["index", str(_many(tmp_path)), "--db", str(tmp_path / "many.db")]) == 0
+    out, err = capsys.readouterr()
+    assert "25 chunked" in out
+    assert "indexing" in err and "25/25" in err and "internal error" not in err, repr(err)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import thrift_fp
 from thrift_fp.cli import run
 from thrift_fp.cli._app import DEFAULT_MAX_TOKENS, DEFAULT_WINDOW, EXIT_DOES_NOT_FIT, TIER_CHOICES, TierOption
 from thrift_fp.records import TRUST_TIERS
@@ -24,6 +25,7 @@ def _flat(text: str) -> str:
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"thrift-fp {version('thrift_fp')}"
+    assert thrift_fp.__version__ == version("thrift_fp")  # what --version prints is what is installed
 
 
 def test_the_cli_defaults_are_the_librarys() -> None:
@@ -43,6 +45,17 @@ def test_help_lists_choices_and_defaults(capsys: pytest.CaptureFixture[str], mon
     assert "[default: first-party]" in index and f"[default: {DEFAULT_MAX_TOKENS}]" in index
     assert run(["--help"]) == 0
     assert "3 `fit` found that the working set does not fit" in _flat(capsys.readouterr().out)
+
+
+def test_an_80_column_help_lists_every_command_uncut(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # click cuts a command's summary to what the listing leaves of the width ("...").
+    monkeypatch.setenv("COLUMNS", "80")
+    assert run(["--help"]) == 0
+    listing = capsys.readouterr().out.split("Commands:", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert [line.split()[0] for line in listing] == ["index", "ask", "fit", "schema", "count"]
+    assert all(len(line) <= 80 and not line.endswith("...") for line in listing), listing
 
 
 def _fit(tmp_path: Path, window: int) -> Path:
@@ -68,13 +81,24 @@ def test_fit_exits_with_a_distinct_status_when_the_set_does_not_fit(
 _HELP_PROBE = """
 import sys
 from thrift_fp.cli import run
-code = run(["--help"])
-layers = sorted(m for m in sys.modules if m.startswith("thrift_fp.") and not m.startswith("thrift_fp.cli"))
-print(code, layers)
+code = run(sys.argv[1:])
+heavy = ("rich", "pydantic", "returns", "beartype", "tiktoken", "platformdirs")
+loaded = sorted(
+    m for m in sys.modules
+    if m.split(".")[0] in heavy or (m.startswith("thrift_fp.") and not m.startswith("thrift_fp.cli"))
+)
+print(code, loaded)
 """
 
+# What cold start costs (benchmarks/cold_start.py) comes from what these load: no library layer,
+# no rich (click's plain help), no pydantic (typer's coercion of a flag not given), no returns.
+_FAST_INVOCATIONS = [
+    ["--help"], ["--version"], *([command, "--help"] for command in ("index", "ask", "fit", "schema", "count")),
+]
 
-def test_top_level_help_imports_no_library_layer() -> None:
-    done = subprocess.run([sys.executable, "-c", _HELP_PROBE], capture_output=True, text=True, timeout=120)
+
+@pytest.mark.parametrize("argv", _FAST_INVOCATIONS, ids=" ".join)
+def test_help_and_version_load_no_library_layer_nor_rich_nor_pydantic(argv: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-c", _HELP_PROBE, *argv], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "0 ['thrift_fp._errors']"
+    assert done.stdout.strip().splitlines()[-1] == "0 []"

@@ -93,6 +93,9 @@ _HOMES: Final = {
 
 __all__ = list(_HOMES)
 
+# The distribution's version (pyproject.toml reads it from here).
+__version__ = "0.1.0"
+
 _SUBPACKAGES: Final = frozenset({"tokens", "records", "retrieval", "thrift", "render", "sources", "cli"})
 
 

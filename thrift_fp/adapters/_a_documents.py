@@ -25,7 +25,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp._args import Each, as_tuple
+from thrift_fp._args import Each, EachTuple, as_tuple
 from thrift_fp._shown import shown
 from thrift_fp.adapters._a_errors import InvalidDocument
 from thrift_fp.records import Retrievable, TrustTier, parse_retrievable
@@ -61,7 +61,7 @@ def _score(value: object) -> float | None | str:
     return float(value)
 
 
-def normalised_scores(scores: Each[float | None]) -> tuple[float | None, ...]:
+def normalised_scores(scores: Each[float | None]) -> EachTuple[float | None]:
     """Scores as they are when all lie in [0, 1]; else min-max rescaled onto [0, 1] (order kept).
 
     >>> normalised_scores([0.2, None, 0.9])

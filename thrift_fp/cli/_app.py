@@ -6,7 +6,10 @@ Every failure is an error value printed as one line on standard error, exit stat
 kept/shed table on standard error, so the context can be piped on its own.
 
 The library is imported inside the commands, not here: ``thrift-fp --help`` and
-``--version`` then load only typer (docs/surface.md, "Cold start").
+``--version`` then load only typer (docs/surface.md, "Cold start"). For the same reason rich is
+imported only where a command draws a table or a progress bar, ``returns`` only inside the
+commands, and the help is click's plain formatting (``rich_markup_mode=None``): typer's rich
+help rendering cost about as much again as the whole import.
 """
 
 from __future__ import annotations
@@ -23,14 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Final, Literal, NoReturn, get_args
 
 import typer
-from returns.result import Failure, Result
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
-from rich.table import Table
-
-from thrift_fp._errors import ThriftFpError
 
 if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first use
+    from returns.result import Result
+    from rich.progress import Progress, TaskID
+    from rich.table import Table
+
+    from thrift_fp._errors import ThriftFpError
     from thrift_fp.cli._errors import CliError
     from thrift_fp.sources import Assembled, IndexReport, SkippedFile
     from thrift_fp.thrift import ThriftOptions
@@ -38,6 +40,12 @@ if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first
 # Names the helpers' annotations use, imported on first use: beartype (under the test suite)
 # resolves such an annotation by getattr on this module, which reaches __getattr__.
 _ANNOTATION_HOMES: Final = {
+    "Result": "returns.result",
+    "Progress": "rich.progress",
+    "TaskID": "rich.progress",
+    "Table": "rich.table",
+    "ThriftFpError": "thrift_fp._errors",
+    "CliError": "thrift_fp.cli._errors",
     "Assembled": "thrift_fp.sources",
     "IndexReport": "thrift_fp.sources",
     "SkippedFile": "thrift_fp.sources",
@@ -76,13 +84,24 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(home), name)
 
+
 app = typer.Typer(
     name="thrift-fp",
     help="Index documents, then retrieve, fit and render the context an LLM agent gets to see.",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
+    # Plain click help: rich's rendering (and its import) was most of --help's time.
+    rich_markup_mode=None,
+    context_settings={
+        # Up to 120 columns on a wide terminal (click's default stops at 80 and cuts command summaries).
+        "max_content_width": 120,
+        # `thrift-fp ask --help` gives the group neither --help nor --version, and a flag not given
+        # has no value (None); typer coerces a non-bool value through pydantic, whose import
+        # doubled every subcommand's --help time. Bool defaults (click's documented default_map)
+        # skip that coercion: typer leaves a bool-annotated flag that is already a bool alone.
+        "default_map": {"help": False, "version": False},
+    },
     epilog=(
         "Exit status: 0 done, 1 an error (one line on standard error), 2 a command-line syntax error,"
         " 3 `fit` found that the working set does not fit (its result is still printed)."
@@ -90,20 +109,25 @@ app = typer.Typer(
 )
 
 
-def _print_version(requested: bool | None) -> None:
+def _print_version(requested: bool) -> bool:
     if requested:
-        from importlib.metadata import version  # noqa: PLC0415 - slow to import; only --version needs it
+        # The package's own constant (pyproject.toml's version is read from it): importing
+        # importlib.metadata to ask the installed distribution cost a third of --version's start.
+        from thrift_fp import __version__  # noqa: PLC0415
 
-        typer.echo(f"thrift-fp {version('thrift_fp')}")
+        typer.echo(f"thrift-fp {__version__}")
         raise typer.Exit(0)
+    return requested  # a callback's result is the option's value
 
 
 @app.callback()
 def _main(
+    # A plain bool, not bool | None, and False in the app's default_map (see there): typer then
+    # skips its pydantic coercion of this flag.
     version: Annotated[
-        bool | None,
+        bool,
         typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
-    ] = None,
+    ] = False,
 ) -> None:
     """The options before any command (typer shows the app's help and epilog instead)."""
 
@@ -120,7 +144,12 @@ def _fail(error: ThriftFpError) -> NoReturn:
 
 
 def _check_encoding(encoding: str) -> None:
-    from thrift_fp.tokens import get_encoding  # noqa: PLC0415 - the library loads on use (module docstring)
+    # Result and ThriftFpError name the annotated locals below, which beartype's claw checks
+    # under the test suite (it evaluates their hints in this function's scope).
+    from returns.result import Failure, Result  # noqa: PLC0415 - the library loads on use (module docstring)
+
+    from thrift_fp._errors import ThriftFpError  # noqa: PLC0415
+    from thrift_fp.tokens import get_encoding  # noqa: PLC0415
 
     checked: Result[object, ThriftFpError] = get_encoding(encoding)
     if isinstance(checked, Failure):
@@ -131,6 +160,10 @@ class _ProgressBar:
     """A rich progress bar on standard error, started only for long runs on a terminal."""
 
     def __init__(self) -> None:
+        # Progress and TaskID name the annotated attributes below, which beartype's claw checks.
+        from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
+        from rich.progress import Progress, TaskID  # noqa: PLC0415
+
         self.progress: Progress | None = None
         self.task = TaskID(0)
         # Off a terminal (a log, a pipe) the transient bar would leave a bare newline behind.
@@ -138,6 +171,8 @@ class _ProgressBar:
 
     def __call__(self, done: int, total: int, path: str) -> None:
         if self.progress is None and total >= _PROGRESS_MIN_FILES and self.console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415
+
             self.progress = Progress(
                 TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
                 console=self.console, transient=True,
@@ -152,7 +187,8 @@ class _ProgressBar:
             self.progress.stop()
 
 
-@app.command("index")
+# short_help: click cuts a summary longer than the 80-column listing leaves room for.
+@app.command("index", short_help="Build or update an index: only changed files are re-chunked.")
 def _index_command(
     paths: Annotated[
         list[Path],
@@ -179,7 +215,9 @@ def _index_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
     """Build or update an index: changed files are re-chunked, vanished ones leave, bad ones are skipped."""
-    from thrift_fp.cli._postgres import is_database_url  # noqa: PLC0415 - the library loads on use
+    from returns.result import Failure  # noqa: PLC0415 - the library loads on use
+
+    from thrift_fp.cli._postgres import is_database_url  # noqa: PLC0415
     from thrift_fp.sources import DEFAULT_INCLUDE, IndexProblems, index_paths  # noqa: PLC0415
 
     bar = _ProgressBar()
@@ -234,7 +272,9 @@ def _exit_on_signal(number: int, frame: object) -> None:
 
 
 def _index_postgres(url: str, paths: list[Path], tier: str, max_tokens: int, encoding: str, bar: _ProgressBar) -> None:
-    from thrift_fp.cli._postgres import index_postgres  # noqa: PLC0415 - the library loads on use
+    from returns.result import Failure  # noqa: PLC0415 - the library loads on use
+
+    from thrift_fp.cli._postgres import index_postgres  # noqa: PLC0415
 
     try:
         indexed = index_postgres(url, paths, trust_tier=tier, max_tokens=max_tokens, encoding=encoding, progress=bar)
@@ -278,11 +318,11 @@ _DB_HELP = (
     "Index to search (default: the embedded corpus, indexed once into the user cache folder;"
     " THRIFT_FP_CACHE_DIR overrides the folder), or a postgresql:// URL."
 )
-# "\\[" keeps rich markup from reading the bracket as a tag.
-_WINDOW_HELP = f"Context window in tokens (35% is reserved for the answer). \\[default: {DEFAULT_WINDOW}]"
+# The default is written out: --window's own default is None (meaning "not given", for --budget).
+_WINDOW_HELP = f"Context window in tokens (35% is reserved for the answer).  [default: {DEFAULT_WINDOW}]"
 
 
-@app.command("ask")
+@app.command("ask", short_help="Retrieve, fit and render: print the context, kept and shed.")
 def _ask_command(
     words: Annotated[
         list[str] | None,
@@ -297,14 +337,17 @@ def _ask_command(
     budget: Annotated[int | None, typer.Option(metavar="N", help="Token budget of the rendered context itself.")] = None,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer used to fit and count.")] = "cl100k_base",
     tier: Annotated[
-        list[TierOption] | None, typer.Option(help="Only these trust tiers (repeatable). \\[default: all]")
+        list[TierOption] | None, typer.Option(help="Only these trust tiers (repeatable).  [default: all]")
     ] = None,
     max_results: Annotated[int, typer.Option(metavar="N", help="Passages retrieved per query.")] = 8,
     max_queries: Annotated[int, typer.Option(metavar="N", help="Quota: queries accepted per request.")] = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")] = False,
 ) -> None:
     """Retrieve, fit and render: print the context, and what was kept and shed."""
-    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
+    from returns.result import Failure  # noqa: PLC0415 - the library loads on use
+    from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
+
+    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
     from thrift_fp.cli._postgres import ask_postgres, is_database_url  # noqa: PLC0415
     from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
 
@@ -355,7 +398,9 @@ def _window(window: int | None, budget: int | None, encoding: str) -> tuple[int,
 
 
 def _embedded() -> Path:
-    from thrift_fp.cli._paths import embedded_database  # noqa: PLC0415 - the library loads on use
+    from returns.result import Failure  # noqa: PLC0415 - the library loads on use
+
+    from thrift_fp.cli._paths import embedded_database  # noqa: PLC0415
     from thrift_fp.sources import CorruptDatabase, IndexSettingsMismatch, embedded_corpus, index_paths  # noqa: PLC0415
 
     database = embedded_database()
@@ -396,6 +441,8 @@ def _ask_json(done: Assembled, encoding: str) -> dict[str, object]:
 def _decision_table(done: Assembled, encoding: str) -> Table:
     """Each passage's rendered cost (its body + its envelope = cost); the footer adds the kept rows'
     costs and the fixed overhead (the directive and block tags) up to the context's exact total."""
+    from rich.table import Table  # noqa: PLC0415 - rich loads only for a command that draws
+
     kept = [d for d in done.decisions if d.kept]
     rows_total = sum(d.rendered or 0 for d in kept)
     table = Table(
@@ -425,7 +472,7 @@ def _decision_table(done: Assembled, encoding: str) -> Table:
     return table
 
 
-@app.command("fit")
+@app.command("fit", short_help="Fit a working set (JSON, see `schema`); print it and the trace.")
 def _fit_command(
     file: Annotated[str, typer.Argument(metavar="FILE|-", help="Working-set JSON file, or - for standard input.")],
     window: Annotated[
@@ -442,7 +489,10 @@ def _fit_command(
 
     Exits 3 when it does not fit: the protected items alone exceed the budget ("fits": false).
     """
-    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
+    from returns.result import Failure, Result  # noqa: PLC0415 - the library loads on use
+
+    from thrift_fp._errors import ThriftFpError  # noqa: PLC0415
+    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
     from thrift_fp.cli._paths import read_input  # noqa: PLC0415
     from thrift_fp.cli._working_set_json import FitRequest, fitted_to_json, load_json, parse_fit_request  # noqa: PLC0415
     from thrift_fp.thrift import subtract_to_fit  # noqa: PLC0415
@@ -488,7 +538,10 @@ def _count_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print tokens, encoding and precision as JSON.")] = False,
 ) -> None:
     """Count the tokens of a file (or standard input)."""
-    from thrift_fp.cli._paths import read_input  # noqa: PLC0415 - the library loads on use
+    from returns.result import Failure, Result  # noqa: PLC0415 - the library loads on use
+
+    from thrift_fp._errors import ThriftFpError  # noqa: PLC0415
+    from thrift_fp.cli._paths import read_input  # noqa: PLC0415
     from thrift_fp.tokens import TokenCount, count_tokens  # noqa: PLC0415
 
     _check_encoding(encoding)

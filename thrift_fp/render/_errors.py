@@ -99,7 +99,17 @@ class BodyUnavailable(ThriftFpError):
 @dataclass(frozen=True, slots=True)
 class NotRenderable(ThriftFpError):
     """An item that is not a `Retrievable` (a working-set retrievable, or an element of
-    `render_retrievables`' ``records``): without a trust tier it has no envelope."""
+    `render_retrievables`' ``records``): without a trust tier it has no envelope.
+
+    The message says what to pass instead (docs/surface.md, "Which type when"): the one passage
+    type of the top level, or `subtract_to_fit` for text that is fitted and not rendered.
+
+    >>> print(NotRenderable(1, "WorkingRetrievable").message)  # doctest: +NORMALIZE_WHITESPACE
+    retrievables[1] is a WorkingRetrievable, not a Retrievable; only records with a trust tier
+    can be rendered: build a thrift_fp.Retrievable (thrift_fp.parse_retrievable validates one:
+    id, content, trust_tier, created_at, updated_at), or fit text you do not render with
+    thrift_fp.subtract_to_fit
+    """
 
     index: int
     type_name: str
@@ -109,7 +119,9 @@ class NotRenderable(ThriftFpError):
     def message(self) -> str:
         return (
             f"{self.parameter}[{self.index}] is a {shown_text(self.type_name)}, not a Retrievable;"
-            " only records with a trust tier can be rendered"
+            " only records with a trust tier can be rendered: build a thrift_fp.Retrievable"
+            " (thrift_fp.parse_retrievable validates one: id, content, trust_tier, created_at,"
+            " updated_at), or fit text you do not render with thrift_fp.subtract_to_fit"
         )
 
 

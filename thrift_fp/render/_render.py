@@ -169,7 +169,7 @@ def checked_records(records: Iterable[object]) -> Result[tuple[Retrievable, ...]
     >>> checked_records([]).unwrap()
     ()
     >>> checked_records(["not a record"]).failure().message
-    "records[0] is a str, not a Retrievable; only records with a trust tier can be rendered"
+    'records[0] is a str, not a Retrievable; only records with a trust tier can be rendered: ...'
     """
     items = as_tuple(records)
     for index, item in enumerate(items):

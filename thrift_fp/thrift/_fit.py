@@ -77,13 +77,13 @@ def subtract_to_fit(
     ``refilled`` names what came back.
 
     >>> from datetime import datetime, timezone
-    >>> from thrift_fp.thrift._shapes import Message, WorkingRetrievable
+    >>> from thrift_fp import Message, Retrievable
     >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
     >>> ws = WorkingSet(
     ...     system_prompt="You are helpful.",
     ...     messages=(Message("m1", "What colour is the sky?", at, role="user"),),
-    ...     retrievables=(WorkingRetrievable("The sky is blue. " * 40, id="long", score=0.2),
-    ...                   WorkingRetrievable("The sky is blue.", id="short", score=0.9)),
+    ...     retrievables=(Retrievable("long", "The sky is blue. " * 40, "first-party", at, at, score=0.2),
+    ...                   Retrievable("short", "The sky is blue.", "first-party", at, at, score=0.9)),
     ... )
     >>> fitted = subtract_to_fit(ws, 100).unwrap()
     >>> [passage.id for passage in fitted.working_set.retrievables]
@@ -114,7 +114,6 @@ async def fit_async(
     """`subtract_to_fit`, but awaits retrievables' awaitable estimates (concurrently) first.
 
     >>> import asyncio
-    >>> from thrift_fp.thrift._shapes import WorkingRetrievable
     >>> class Spooled:
     ...     content = "a long body " * 100
     ...     async def estimate_tokens(self, encoding: str) -> int:
