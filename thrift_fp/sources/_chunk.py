@@ -22,8 +22,8 @@ from thrift_fp.tokens import TokenEncoding, get_encoding
 # One code point is at most 4 UTF-8 bytes, so at most 4 byte-level tokens in any
 # tiktoken vocabulary: 8 leaves room and guarantees every text can be chunked.
 MIN_PASSAGE_TOKENS: Final = 8
-# The largest bound an index run accepts: it is stored with the index (and compared on the next
-# run), so it must stay a small, printable int; no model reads a passage past this anyway.
+# The largest bound an index run stores (a larger one is clamped to it: no passage is that long,
+# so the passages are the same); the settings keep it as a small, printable int.
 MAX_PASSAGE_TOKENS: Final = 2**31 - 1
 
 _SEPARATORS: Final = (

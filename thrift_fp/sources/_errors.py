@@ -26,17 +26,13 @@ class Fts5Unavailable(ThriftFpError):
 
 @dataclass(frozen=True, slots=True)
 class InvalidChunkBound(ThriftFpError):
-    """The passage token bound is too small to hold any text (or, with ``maximum``, past the
-    largest bound an index stores)."""
+    """The passage token bound is too small to hold any text."""
 
     max_tokens: int
     minimum: int
-    maximum: int | None = None
 
     @property
     def message(self) -> str:
-        if self.maximum is not None and self.max_tokens > self.maximum:
-            return f"max_tokens={shown(self.max_tokens)} is too large: an index holds passages of at most {self.maximum} tokens"
         return f"max_tokens={shown(self.max_tokens)} is too small: passages need at least {self.minimum} tokens"
 
 

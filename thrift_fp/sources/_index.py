@@ -135,8 +135,11 @@ def index_paths(
     if isinstance(checked, Failure):
         return Failure(checked.failure())
     database, (roots, wanted, unwanted) = as_path(database), checked.unwrap()
-    if not MIN_PASSAGE_TOKENS <= max_tokens <= MAX_PASSAGE_TOKENS:
-        return Failure(InvalidChunkBound(max_tokens, MIN_PASSAGE_TOKENS, MAX_PASSAGE_TOKENS))
+    if max_tokens < MIN_PASSAGE_TOKENS:
+        return Failure(InvalidChunkBound(max_tokens, MIN_PASSAGE_TOKENS))
+    # A bound past any passage behaves as the largest one; clamped, it stays a small printable
+    # int in the stored settings (str() of a 4301-digit int raises).
+    max_tokens = min(max_tokens, MAX_PASSAGE_TOKENS)
     if trust_tier not in TRUST_TIERS:
         return Failure(InvalidTrustTier(trust_tier, TRUST_TIERS))
     available: Result[None, SourceError] = check_fts5()
