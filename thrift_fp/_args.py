@@ -94,7 +94,7 @@ def as_strings(values: CheckedStringsArg) -> EachTuple[str]:
     """``values`` as a tuple of strings; a bare ``str`` is one item, never its letters.
 
     It converts and does not check: a caller with user data checks each element itself
-    (`first_not_str`), since beartype would check only a sampled one.
+    (e.g. `thrift_fp.sources._tiers.checked_tiers`), since beartype would check only a sampled one.
 
     >>> as_strings("first-party"), as_strings(["a", "b"]), as_strings(x for x in "ab")
     (('first-party',), ('a', 'b'), ('a', 'b'))
@@ -102,18 +102,6 @@ def as_strings(values: CheckedStringsArg) -> EachTuple[str]:
     if isinstance(values, str):
         return (values,)
     return tuple(values)
-
-
-def first_not_str(values: Iterable[object]) -> tuple[int, object] | None:
-    """The index and value of the first element of ``values`` that is not a ``str``, or None.
-
-    >>> first_not_str(("a", "b")) is None, first_not_str(["a", 3])
-    (True, (1, 3))
-    """
-    for index, value in enumerate(values):
-        if not isinstance(value, str):
-            return index, value
-    return None
 
 
 def first_not_path(values: CheckedPathsArg) -> tuple[int, object] | None:

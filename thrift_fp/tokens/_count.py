@@ -55,7 +55,7 @@ def count_tokens_batch(
     >>> count_tokens_batch(["hello world", "", "a b c"]).unwrap()
     (2, 0, 3)
     >>> count_tokens_batch(["a", None]).failure().message
-    "texts[1] is a NoneType, not a str"
+    'texts[1] is a NoneType, not a str'
     """
     resolved = _resolve(encoding)
     if isinstance(resolved, Failure):

@@ -67,7 +67,7 @@ class TokenEncoding:
         >>> get_encoding("cl100k_base").unwrap().count_many(["a b"] * 100, threads=1).unwrap()[:2]
         (2, 2)
         >>> get_encoding("cl100k_base").unwrap().count_many(["a", 3]).failure().message
-        "texts[1] is a int, not a str"
+        'texts[1] is a int, not a str'
         """
         texts = as_tuple(texts)
         stray = not_text(texts)
