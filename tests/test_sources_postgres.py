@@ -136,15 +136,6 @@ def test_per_file_problems_are_reported_and_the_rest_is_indexed(database: Postgr
     assert [hit.source for hit in search_index(database, "shedding").unwrap()] == ["docs/good.md"]
 
 
-def test_a_file_that_becomes_unreadable_keeps_its_passages(database: PostgresDatabase, tmp_path: Path) -> None:
-    note = _write(tmp_path / "note.txt", "Shedding keeps the highest scores.")
-    index_paths(database, [tmp_path]).unwrap()
-    note.write_bytes(b"\xff\xfe broken now")
-    report = index_paths(database, [tmp_path]).unwrap()
-    assert len(report.problems) == 1 and report.removed == () and report.passages == 1
-    assert len(search_index(database, "shedding").unwrap()) == 1
-
-
 def test_the_text_search_configuration_is_the_callers(database: PostgresDatabase, tmp_path: Path) -> None:
     _write(tmp_path / "a.txt", "The indexer was shedding passages.")
     index_paths(database, [tmp_path], collection="english").unwrap()

@@ -17,7 +17,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.sources._documents import DocumentPassage, file_passages, kind_of
 from thrift_fp.sources._errors import SourceError, UnreadableFile
 from thrift_fp.sources._index import _free_label, _gone, _storable_ns, _Stored
-from thrift_fp.sources._walk import FoundFile, Selection, select_files
+from thrift_fp.sources._walk import DEFAULT_INCLUDE, FoundFile, Selection, select_files
 
 # Re-exported for the indexer: the file walk and the incremental rules are shared with SQLite.
 Found = FoundFile
@@ -28,17 +28,27 @@ storable_ns = _storable_ns
 HEADING_SEPARATOR = " › "
 
 
-def collect(paths: Sequence[Path]) -> Result[Selection, SourceError]:
+def collect(
+    paths: Sequence[Path],
+    *,
+    include: Sequence[str] = DEFAULT_INCLUDE,
+    exclude: Sequence[str] = (),
+    gitignore: bool = True,
+) -> Result[Selection, SourceError]:
     """The files a run covers and the entries it must skip, by the SQLite source's rules
-    (`select_files`: default suffixes, ``.gitignore``, hidden files left out).
+    (`select_files`: ``include`` less ``exclude`` and ``.gitignore``, hidden files left out).
 
     >>> import tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp()) / "docs"
-    >>> root.mkdir(); _ = (root / "a.md").write_text("x")
+    >>> root.mkdir(); _ = (root / "a.md").write_text("x"); _ = (root / "b.html").write_text("x")
     >>> [item.label for item in collect([root]).unwrap().files]
+    ['docs/a.md', 'docs/b.html']
+    >>> [item.label for item in collect([root], include=["*.md"]).unwrap().files]
     ['docs/a.md']
     """
-    selected: Result[Selection, SourceError] = select_files(paths)
+    selected: Result[Selection, SourceError] = select_files(
+        paths, include=tuple(include), exclude=tuple(exclude), gitignore=gitignore
+    )
     return selected
 
 
