@@ -242,3 +242,15 @@ def test_a_label_taken_by_a_concurrent_run_is_replaced_by_the_full_path(
     assert report.chunked == (str(second.resolve()),) and isinstance(others[0], Success)
     ids = sorted(hit.passage_id for hit in search_index(database, "shedding").unwrap())
     assert ids == sorted(["docs/x.md#1", f"{second.resolve()}#1"])
+
+
+def test_a_rare_term_outweighs_a_common_one_repeated(database: PostgresDatabase, tmp_path: Path) -> None:
+    # ts_rank_cd alone has no collection statistics: the page repeating "target" (a word in every
+    # passage) used to outrank the one passage that names the question's rare word.
+    for n in range(6):
+        _write(tmp_path / f"common{n}.txt", f"Target {n}: set the target, link the target, name the target.")
+    _write(tmp_path / "answer.txt", "add_executable makes an executable target.")
+    index_paths(database, [tmp_path]).unwrap()
+    hits = search_index(database, "executable target").unwrap()
+    assert hits[0].source == f"{tmp_path.name}/answer.txt"
+    assert all(0.0 <= hit.score <= 1.0 for hit in hits) and hits[0].score > hits[1].score

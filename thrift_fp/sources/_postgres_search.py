@@ -1,11 +1,19 @@
 """Full-text search over a PostgreSQL collection: websearch terms, ``ts_rank_cd``, one hit per content.
 
-The user's text is never query syntax. It is split on white space; each piece loses the
-three things ``websearch_to_tsquery`` would read as operators (double quotes, a leading
-``-`` and the word ``or``) and goes through ``websearch_to_tsquery`` on its own, which
-never raises; the pieces are joined with OR (``|``) by re-parsing each one's canonical
-``tsquery`` text, so a passage matching any word is a candidate and ``ts_rank_cd`` (cover
-density, heading words weighted 'A', body words 'B') orders them.
+The user's text is never query syntax. Its terms are the SQLite source's (`query_terms`):
+common English words dropped unless nothing else is left, a joined name (``node:fs``,
+``CMAKE_PREFIX_PATH``) searched as the phrase of its parts and as each part, every term a
+double-quoted phrase of word characters. Each goes through ``websearch_to_tsquery`` on its
+own (which never raises, and reads a quoted phrase as a phrase and nothing else); the terms
+are joined with OR (``|``) by re-parsing each one's canonical ``tsquery`` text, so a passage
+matching any term is a candidate.
+
+The rank weighs each term by its rarity in the collection, as bm25 does in the SQLite source:
+``ts_rank_cd`` alone (cover density, heading words weighted 'A', body words 'B') uses no
+collection statistics, so a passage that repeats a word found everywhere ("target", "file")
+outranks the one holding the question's rare word. The rank is the mean of the terms'
+``ts_rank_cd`` weighted by their bm25 inverse document frequency (`bm25_idf`, counted over
+the collection's passages like FTS5's), on ``ts_rank_cd``'s own scale.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import psycopg
 from psycopg_pool import PoolTimeout
 from returns.result import Failure, Result, Success
 
+from thrift_fp.sources._match import MAX_QUERY_TERMS, query_terms
 from thrift_fp.sources._postgres_errors import (
     CollectionMissing,
     DatabaseUnreachable,
@@ -29,21 +38,33 @@ from thrift_fp.sources._postgres_index import DEFAULT_COLLECTION
 from thrift_fp.sources._postgres_store import PostgresDatabase, query_error
 from thrift_fp.sources._search import ALL_TIERS, Hit
 
-# A question longer than this adds nothing but cost (as in the SQLite source).
-MAX_QUERY_TERMS: Final = 64
-
 # Ranking and de-duplication run on narrow rows (id, hash, rank); only the hits returned are
 # joined back for their text, so a common word's thousands of matches never sort wide rows.
+# Each term's passage count comes from the GIN index, as FTS5 counts a phrase's rows for bm25;
+# the idf is bm25_idf's formula, ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6.
 _QUERY: Final = """
 WITH settings AS (
     SELECT ts_config FROM thrift_fp_collections WHERE collection = %(collection)s
 ), terms AS (
     SELECT websearch_to_tsquery(settings.ts_config, term) AS q
     FROM settings, unnest(%(terms)s::text[]) AS term
+), total AS (
+    SELECT count(*) AS n FROM thrift_fp_passages WHERE collection = %(collection)s
+), weighted AS (
+    SELECT terms.q, greatest(ln((total.n - found.n + 0.5) / (found.n + 0.5)), 1e-6) AS idf
+    FROM terms CROSS JOIN total CROSS JOIN LATERAL (
+        SELECT count(*) AS n FROM thrift_fp_passages AS p
+        WHERE p.collection = %(collection)s AND p.document @@ terms.q
+    ) AS found
+    WHERE numnode(terms.q) > 0
 ), query AS (
-    SELECT string_agg('(' || q::text || ')', ' | ')::tsquery AS q FROM terms WHERE numnode(q) > 0
+    SELECT string_agg('(' || q::text || ')', ' | ')::tsquery AS q, array_agg(q) AS qs,
+           array_agg(idf) AS idfs, sum(idf) AS weight
+    FROM weighted
 ), hits AS (
-    SELECT p.id, p.content_hash, ts_rank_cd(p.document, query.q) AS rank
+    SELECT p.id, p.content_hash,
+           (SELECT sum(term.idf * ts_rank_cd(p.document, term.q)) FROM unnest(query.qs, query.idfs) AS term(q, idf))
+           / query.weight AS rank
     FROM thrift_fp_passages AS p, query
     WHERE p.collection = %(collection)s AND p.document @@ query.q AND p.trust_tier = ANY(%(tiers)s)
 ), best AS (
@@ -59,16 +80,16 @@ ORDER BY top.rank DESC, top.id
 
 
 def search_terms(query: str) -> tuple[str, ...]:
-    """The pieces of ``query`` searched for: white-space separated, without websearch operators.
+    """The terms of ``query`` searched for, the SQLite source's (`query_terms`): double-quoted
+    phrases of word characters (and ``+``), so ``websearch_to_tsquery`` reads each as a phrase
+    and never as an operator. At most ``MAX_QUERY_TERMS``.
 
     >>> search_terms('how "does" -shedding OR work? C++ node:fs')
-    ('how', 'does', 'shedding', 'work?', 'C++', 'node:fs')
-    >>> search_terms('" - or OR')
+    ('"shedding"', '"work"', '"C++"', '"node fs"', '"node"', '"fs"')
+    >>> search_terms('" - ')
     ()
     """
-    terms = (piece.replace('"', "").lstrip("-") for piece in query.split())
-    kept = (term for term in terms if term and term.lower() != "or")
-    return tuple(dict.fromkeys(kept))[:MAX_QUERY_TERMS]
+    return query_terms(query)
 
 
 def rank_to_score(rank: float) -> float:
