@@ -30,6 +30,7 @@ from thrift_fp.sources import (
     InvalidChunkBound,
     InvalidJsonlRecord,
     InvalidTrustTier,
+    NoQuery,
     PathNotFound,
     SkippedFile,
     UndecodableText,
@@ -84,7 +85,7 @@ def _sqlite(folder: Path) -> Backend:
     def definition(**options: object) -> FtsDefinition:
         return fts5_definition(database, **options)  # type: ignore[arg-type]  # test options
 
-    def assemble_(query: str, **options: object) -> Result[Assembled, object]:
+    def assemble_(query: object, **options: object) -> Result[Assembled, object]:
         return assemble(query, database=database, **options)  # type: ignore[arg-type]  # test options
 
     return Backend("sqlite", index, search, definition, assemble_)
@@ -106,7 +107,7 @@ def _postgres(url: str) -> Iterator[Backend]:
         def definition(**options: object) -> FtsDefinition:
             return postgres.postgres_definition(database, **options)  # type: ignore[arg-type]
 
-        def assemble_(query: str, **options: object) -> Result[Assembled, object]:
+        def assemble_(query: object, **options: object) -> Result[Assembled, object]:
             return postgres.assemble(query, database=database, **options)  # type: ignore[arg-type]
 
         yield Backend("postgres", index, search, definition, assemble_)
@@ -272,6 +273,16 @@ def test_assemble_renders_what_fits(source: Backend, docs: Path) -> None:
     assert done.decisions[0].record.id == "docs/shedding.md#1" and done.decisions[0].kept
     refused = source.assemble("shedding", tiers=["internal"])
     assert isinstance(refused.failure(), InvalidTrustTier)
+
+
+def test_assemble_needs_at_least_one_question_and_only_text(source: Backend, docs: Path) -> None:
+    source.index([docs]).unwrap()
+    empty = source.assemble([]).failure()
+    assert isinstance(empty, NoQuery) and empty.message == "no query to answer: the collection of queries is empty"
+    stray = source.assemble(["shedding", 3]).failure()
+    assert isinstance(stray, NoQuery) and stray.message == "no query to answer: every query must be a str, got a int"
+    both = source.assemble(["shedding", "operator"], context_window=2048).unwrap()
+    assert [receipt.sequence for receipt in both.receipts] == [1, 2]
 
 
 def test_bad_index_arguments_are_error_values(source: Backend, docs: Path) -> None:

@@ -10,32 +10,16 @@ configuration. Every failure is an error value whose message never shows a passw
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
-from thrift_fp.records import TRUST_TIERS
-from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
-from thrift_fp.retrieval import (
-    ExecutionFailed,
-    OperationContext,
-    RetrievalDefinition,
-    RetrievalState,
-    run_retrieval,
-)
+from thrift_fp.render import NonceMode, RandomNonce
+from thrift_fp.retrieval import OperationContext, RetrievalDefinition, RetrievalState
 from thrift_fp._args import StringsArg, as_strings
-from thrift_fp.sources._assemble import (
-    Assembled,
-    FtsReceipt,
-    SpoolPolicy,
-    _assembled,
-    _merged,
-    _records,
-)
+from thrift_fp.sources._answer import Assembled, SpoolPolicy, answer
 from thrift_fp.sources._definition import FtsDefinition, prepare_query
-from thrift_fp.sources._errors import InvalidTrustTier
 from thrift_fp.sources._postgres_errors import (
     AuthenticationFailed,
     CollectionMissing,
@@ -207,46 +191,14 @@ def assemble(
     >>> "Shedding drops the lowest score first." in done.text, done.tokens <= done.budget
     (True, True)
     """
-    queries = (query,) if isinstance(query, str) else tuple(query)
-    allowed = as_strings(tiers)  # one tier as a str is one tier, not its letters
-    unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
-    if unknown:
-        return Failure(InvalidTrustTier(unknown[0], TRUST_TIERS))
-    definition = postgres_definition(
-        database, collection=collection, max_results=max_results, max_queries=max_queries, tiers=allowed,
-        authorize=authorize,
+    return answer(
+        query,
+        lambda allowed: postgres_definition(
+            database, collection=collection, max_results=max_results, max_queries=max_queries, tiers=allowed,
+            authorize=authorize,
+        ),
+        lambda cause: cause.error if isinstance(cause, PostgresSearchFailed) else None,
+        tiers=as_strings(tiers),  # one tier as a str is one tier, not its letters
+        context_window=context_window, options=options, state=state, context=context, nonce=nonce,
+        spool=spool, working_set=working_set,
     )
-    retrieved = _retrieve(definition, queries, context, state)
-    if isinstance(retrieved, Failure):
-        return Failure(retrieved.failure())
-    receipts, next_state = retrieved.unwrap()
-    records = _records(_merged(receipts), spool)
-    if isinstance(records, Failure):
-        return Failure(records.failure())
-    combined = dataclasses.replace(working_set, retrievables=(*working_set.retrievables, *records.unwrap()))
-    fitted: Result[FitRendered, PostgresAssembleError] = fit_and_render(
-        combined, context_window, None, options, nonce=nonce
-    )
-    return fitted.bind(
-        lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding)
-    )
-
-
-def _retrieve(
-    definition: FtsDefinition,
-    queries: tuple[str, ...],
-    context: OperationContext[object],
-    state: RetrievalState[Hit],
-) -> Result[tuple[tuple[FtsReceipt, ...], RetrievalState[Hit]], PostgresAssembleError]:
-    receipts: list[FtsReceipt] = []
-    for query in queries:
-        outcome = run_retrieval(definition, query, context, state)
-        state = outcome.state
-        if isinstance(outcome.result, Failure):
-            error = outcome.result.failure()
-            # A failed read carries the source's own error value; report that, not the wrapper.
-            if isinstance(error, ExecutionFailed) and isinstance(error.cause, PostgresSearchFailed):
-                return Failure(error.cause.error)
-            return Failure(error)
-        receipts.append(outcome.result.unwrap())
-    return Success((tuple(receipts), state))
