@@ -28,7 +28,7 @@ import psycopg
 from psycopg_pool import PoolTimeout
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources._match import MAX_QUERY_TERMS, query_terms
+from thrift_fp.sources._match import MAX_QUERY_TERMS, bm25_idf, query_terms
 from thrift_fp.sources._postgres_errors import (
     CollectionMissing,
     DatabaseUnreachable,
@@ -38,35 +38,30 @@ from thrift_fp.sources._postgres_index import DEFAULT_COLLECTION
 from thrift_fp.sources._postgres_store import PostgresDatabase, query_error
 from thrift_fp.sources._search import ALL_TIERS, Hit
 
-# Ranking and de-duplication run on narrow rows (id, hash, rank); only the hits returned are
-# joined back for their text, so a common word's thousands of matches never sort wide rows.
-# Each term's passage count comes from the GIN index, as FTS5 counts a phrase's rows for bm25;
-# the idf is bm25_idf's formula, ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6.
+# The collection's size and each term's canonical tsquery (a term the configuration reduces
+# to nothing, such as a stop word, is left out).
+_TERMS: Final = """
+SELECT (SELECT count(*) FROM thrift_fp_passages WHERE collection = %(collection)s),
+       ARRAY(SELECT DISTINCT q::text FROM unnest(%(terms)s::text[]) AS term,
+                 LATERAL websearch_to_tsquery(c.ts_config, term) AS q
+             WHERE numnode(q) > 0)
+FROM thrift_fp_collections AS c WHERE c.collection = %(collection)s
+"""
+# One term's passages, as FTS5 counts a phrase's rows for bm25 (the GIN index serves it).
+_COUNT: Final = "SELECT count(*) FROM thrift_fp_passages WHERE collection = %s AND document @@ %s::tsquery"
+
+# The terms and their weights arrive as constants, so the planner uses the GIN index for the
+# match and computes nothing per row but the rank (a statistics-free plan of one statement
+# once recomputed the term counts for every passage). Ranking and de-duplication run on
+# narrow rows (id, hash, rank); only the hits returned are joined back for their text, so a
+# common word's thousands of matches never sort wide rows.
 _QUERY: Final = """
-WITH settings AS (
-    SELECT ts_config FROM thrift_fp_collections WHERE collection = %(collection)s
-), terms AS (
-    SELECT websearch_to_tsquery(settings.ts_config, term) AS q
-    FROM settings, unnest(%(terms)s::text[]) AS term
-), total AS (
-    SELECT count(*) AS n FROM thrift_fp_passages WHERE collection = %(collection)s
-), weighted AS (
-    SELECT terms.q, greatest(ln((total.n - found.n + 0.5) / (found.n + 0.5)), 1e-6) AS idf
-    FROM terms CROSS JOIN total CROSS JOIN LATERAL (
-        SELECT count(*) AS n FROM thrift_fp_passages AS p
-        WHERE p.collection = %(collection)s AND p.document @@ terms.q
-    ) AS found
-    WHERE numnode(terms.q) > 0
-), query AS (
-    SELECT string_agg('(' || q::text || ')', ' | ')::tsquery AS q, array_agg(q) AS qs,
-           array_agg(idf) AS idfs, sum(idf) AS weight
-    FROM weighted
-), hits AS (
+WITH hits AS (
     SELECT p.id, p.content_hash,
-           (SELECT sum(term.idf * ts_rank_cd(p.document, term.q)) FROM unnest(query.qs, query.idfs) AS term(q, idf))
-           / query.weight AS rank
-    FROM thrift_fp_passages AS p, query
-    WHERE p.collection = %(collection)s AND p.document @@ query.q AND p.trust_tier = ANY(%(tiers)s)
+           (SELECT sum(term.idf * ts_rank_cd(p.document, term.q))
+            FROM unnest(%(qs)s::tsquery[], %(idfs)s::float8[]) AS term(q, idf)) / %(weight)s AS rank
+    FROM thrift_fp_passages AS p
+    WHERE p.collection = %(collection)s AND p.document @@ %(query)s::tsquery AND p.trust_tier = ANY(%(tiers)s)
 ), best AS (
     SELECT DISTINCT ON (content_hash) id, rank FROM hits ORDER BY content_hash, rank DESC, id
 ), top AS (
@@ -137,25 +132,30 @@ def search_index(
     terms = search_terms(query)
     try:
         with database.pool.connection() as connection:
-            rows = (
-                connection.execute(
+            found = connection.execute(_TERMS, {"collection": collection, "terms": list(terms)}).fetchone()
+            if found is None:
+                return Failure(CollectionMissing(database.url, collection))
+            total, queries = int(str(found[0])), [str(q) for q in found[1]]
+            rows = []
+            if queries and limit > 0:
+                idfs = [bm25_idf(total, _count(connection, collection, q)) for q in queries]
+                rows = connection.execute(
                     _QUERY,
-                    {"collection": collection, "terms": list(terms), "tiers": sorted(tiers), "limit": max(limit, 0)},
+                    {
+                        "collection": collection, "query": " | ".join(f"({q})" for q in queries), "qs": queries,
+                        "idfs": idfs, "weight": math.fsum(idfs), "tiers": sorted(tiers), "limit": limit,
+                    },
                 ).fetchall()
-                if terms
-                else []
-            )
-            if not rows:
-                known = connection.execute(
-                    "SELECT 1 FROM thrift_fp_collections WHERE collection = %s", (collection,)
-                ).fetchone()
-                if known is None:
-                    return Failure(CollectionMissing(database.url, collection))
     except PoolTimeout as exc:
         return Failure(DatabaseUnreachable(database.url, f"no pooled connection became free: {exc}"))
     except psycopg.Error as exc:
         return Failure(query_error(exc, database.url, database.password, "search"))
     return Success(tuple(_hit(row) for row in rows))
+
+
+def _count(connection: psycopg.Connection[tuple[object, ...]], collection: str, query: str) -> int:
+    row = connection.execute(_COUNT, (collection, query)).fetchone()
+    return int(str(row[0])) if row else 0
 
 
 def _hit(row: tuple[object, ...]) -> Hit:
