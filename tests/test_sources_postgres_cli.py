@@ -44,8 +44,8 @@ def test_strict_and_the_selection_options_apply_to_a_url(
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("thrift-fp: skipped: ") and "bad.txt" in err[0]
     assert err[-1].startswith("thrift-fp: error: strict run: 1 files could not be indexed, nothing written to ")
-    assert run(["ask", "shedding", "--db", pg_url]) == 0  # the schema exists, the collection is empty
-    assert "Shedding drops" not in capsys.readouterr().out
+    assert run(["ask", "shedding", "--db", pg_url]) == 1  # nothing was indexed, not even the collection
+    assert "has no collection 'default'" in capsys.readouterr().err
     assert run(["index", str(docs), "--db", pg_url, "--strict", "--exclude", "bad.txt"]) == 0
     assert "1 chunked" in capsys.readouterr().out
     assert run(["index", str(docs), "--db", pg_url, "--include", "*.txt"]) == 0

@@ -15,6 +15,7 @@ is a problem.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -186,6 +187,24 @@ class _Run:
         self.total_batches = 0
 
     def index(self, connection: _Connection, config: str, batch_files: int) -> Result[PostgresIndexReport, PostgresSourceError]:
+        if not self.strict:
+            return self._index(connection, config, batch_files)
+        # One transaction, the run's own transactions savepoints in it: a problem anywhere rolls
+        # everything back (a first run's collection settings, the pruning, every batch), as a
+        # strict SQLite run leaves the previous index, or no index, as it was.
+        with connection.transaction() as whole:
+            indexed = self._index(connection, config, batch_files)
+            if isinstance(indexed, Failure) or indexed.unwrap().skipped:
+                raise psycopg.Rollback(whole)
+        if isinstance(indexed, Failure):
+            return indexed
+        report = indexed.unwrap()
+        if report.skipped:
+            return Failure(IndexProblems(f"{self.database.url} collection {self.collection!r}", report.skipped))
+        self.committed = self.total_batches
+        return Success(dataclasses.replace(report, batches=self.committed))
+
+    def _index(self, connection: _Connection, config: str, batch_files: int) -> Result[PostgresIndexReport, PostgresSourceError]:
         schema = ensure_schema(connection, self.database.url)
         if isinstance(schema, Failure):
             return Failure(schema.failure())
@@ -220,20 +239,7 @@ class _Run:
         self.total_batches = len(batches) + (1 if removed and not batches else 0)
         self.started = True
         outcome: _Outcome = ([], [], list(self.walk_problems))
-        if not self.strict:
-            written = self._batches(connection, batches, removed, len(to_read), outcome)
-        else:
-            # One transaction, its batches savepoints: a problem anywhere rolls every batch (and
-            # the pruning) back, as a strict SQLite run leaves the previous index as it was.
-            with connection.transaction() as whole:
-                written = self._batches(connection, batches, removed, len(to_read), outcome)
-                if isinstance(written, Failure) or outcome[2]:
-                    raise psycopg.Rollback(whole)
-            if isinstance(written, Success) and outcome[2]:
-                where = f"{self.database.url} collection {self.collection!r}"
-                return Failure(IndexProblems(where, tuple(outcome[2])))
-            if isinstance(written, Success):
-                self.committed = self.total_batches
+        written = self._batches(connection, batches, removed, len(to_read), outcome)
         if isinstance(written, Failure):
             return written
         chunked, touched, problems = outcome

@@ -10,7 +10,7 @@ configuration. Every failure is an error value whose message never shows a passw
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from returns.result import Failure, Result
@@ -162,7 +162,10 @@ def postgres_definition(
 
 
 def assemble(
-    query: str | Sequence[str],
+    # Iterable[object], not Sequence[str], as in the SQLite assemble: beartype would check one
+    # sampled item and raise, so a bad item would sometimes be an exception; `answer` checks
+    # every item and returns NoQuery instead (a value, every time).
+    query: str | Iterable[object],
     *,
     database: PostgresDatabase,
     collection: str = DEFAULT_COLLECTION,
