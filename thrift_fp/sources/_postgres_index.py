@@ -9,7 +9,7 @@ a named folder are pruned in the first transaction. An interrupted run (a killed
 a dropped connection) leaves whole batches behind, never half a file: the next run finishes
 the rest. Files that cannot be read are skipped and reported with their reason, as in SQLite,
 and lose what was indexed for them before (what the collection holds is what the files say
-now); ``strict=True`` runs every batch in one transaction and commits nothing when any file
+now); ``strict=True`` runs the whole run in one transaction and commits nothing when any file
 is a problem.
 """
 
