@@ -1,6 +1,7 @@
 """Retrieval quality and indexing speed on real documentation found on this machine (issue 15).
 
     python -m benchmarks.retrieval_quality            # quality: hit@1, hit@5, MRR@10
+    python -m benchmarks.retrieval_quality --no-postgres   # quality without the PostgreSQL rows
     python -m benchmarks.retrieval_quality --speed    # indexing CPU/wall, A-B-B-A, equal work
     python -m benchmarks.retrieval_quality --stdlib   # index the Python standard library folder
 
@@ -15,6 +16,9 @@ Rankers, on the same corpus and the same questions:
 - ``today``: the package at ``--baseline`` (default: the commit this work started from),
   extracted with ``git archive`` and run in a child process through its public API;
 - ``new``: this working tree, through the same API in the same kind of child process;
+- ``postgres``: this working tree's PostgreSQL source (``thrift_fp.sources.postgres``: the same
+  selection of files, the same questions, ``search_index(limit=10)``) in a fresh schema of
+  ``$THRIFT_FP_TEST_PG_URL``, or of a throwaway cluster started with ``.ci/postgres.sh``;
 - ``bm25``: ``rank_bm25.BM25Okapi`` over blank-line paragraphs, words as ``\\w+`` lower-cased.
 """
 
@@ -24,15 +28,18 @@ import argparse
 import json
 import os
 import re
+import secrets
 import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from io import BytesIO
 from pathlib import Path
+from urllib.parse import quote
 
 REPO = Path(__file__).resolve().parent.parent
 BASELINE = "1262e3c"
@@ -114,10 +121,15 @@ from pathlib import Path
 # An editable install's import hook would win over PYTHONPATH: drop it, import the tree named.
 sys.meta_path = [f for f in sys.meta_path if "editable" not in type(f).__module__]
 sys.path.insert(0, os.environ["THRIFT_FP_TREE"])
-from thrift_fp.sources import index_paths, search_index
-assert Path(sys.modules["thrift_fp"].__file__).is_relative_to(os.environ["THRIFT_FP_TREE"])
 job = json.load(sys.stdin)
-db = Path(job["db"])
+if job.get("url"):  # the PostgreSQL source: the same calls on an open database
+    from thrift_fp.sources import postgres
+    db = postgres.open_database(job["url"], create=True).unwrap()
+    index_paths, search_index = postgres.index_paths, postgres.search_index
+else:
+    from thrift_fp.sources import index_paths, search_index
+    db = Path(job["db"])
+assert Path(sys.modules["thrift_fp"].__file__).is_relative_to(os.environ["THRIFT_FP_TREE"])
 options = {"include": job["include"]} if job.get("include") else {}
 cpu, wall = time.process_time(), time.perf_counter()
 report = index_paths(db, [Path(job["root"])], **options)
@@ -139,10 +151,12 @@ def _baseline_tree(ref: str, into: Path) -> Path:
     return into
 
 
-def _child(package_root: Path, root: Path, questions: Sequence[str], include: Sequence[str] = ()) -> dict[str, object]:
+def _child(
+    package_root: Path, root: Path, questions: Sequence[str], include: Sequence[str] = (), url: str | None = None
+) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as scratch:
         job = {"db": str(Path(scratch) / "index.db"), "root": str(root), "questions": list(questions),
-               "include": list(include)}
+               "include": list(include), "url": url}
         env = {**os.environ, "THRIFT_FP_TREE": str(package_root)}
         done = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(job), env=env,
                               capture_output=True, text=True, check=True)
@@ -184,15 +198,44 @@ def _metrics(ranked: list[list[str]], relevant: list[list[str]]) -> dict[str, fl
     }
 
 
-def quality(baseline: str) -> None:
+@contextmanager
+def _postgres_schema() -> Iterator[str]:
+    """A fresh, empty schema's URL on the benchmark server (dropped afterwards)."""
+    import psycopg
+
+    from benchmarks.postgres import server
+
+    with server() as base:
+        schema = f"quality_{secrets.token_hex(4)}"
+        with psycopg.connect(base, autocommit=True) as admin:
+            admin.execute(f"CREATE SCHEMA {schema}")
+        try:
+            separator = "&" if "?" in base else "?"
+            yield f"{base}{separator}options={quote(f'-csearch_path={schema}', safe='')}"
+        finally:
+            with psycopg.connect(base, autocommit=True) as admin:
+                admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def _ranked_child(ranker: str, old: Path, root: Path, questions: Sequence[str]) -> dict[str, object]:
+    # The same files on every side: today's suffixes (new would add Node's .html twins).
+    if ranker == "today":
+        return _child(old, root, questions)
+    if ranker == "new":
+        return _child(REPO, root, questions, SPEED_INCLUDE)
+    with _postgres_schema() as url:
+        return _child(REPO, root, questions, SPEED_INCLUDE, url)
+
+
+def quality(baseline: str, postgres: bool = True) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         old = _baseline_tree(baseline, Path(scratch))
         rows = []
+        rankers = ("today", "new", "postgres") if postgres else ("today", "new")
         for name, root, pattern, qa in (("node", NODE, "*.md", NODE_QUESTIONS), ("cmake", CMAKE, "*.rst", CMAKE_QUESTIONS)):
             questions, relevant = [q for q, _ in qa], [files for _, files in qa]
-            for ranker, package in (("today", old), ("new", REPO)):
-                # The same files on both sides: today's suffixes (new would add Node's .html twins).
-                result = _child(package, root, questions, SPEED_INCLUDE if ranker == "new" else ())
+            for ranker in rankers:
+                result = _ranked_child(ranker, old, root, questions)
                 if "error" in result:
                     print(f"{name:6} {ranker:6} failed: {result['error']}")
                     continue
@@ -201,15 +244,15 @@ def quality(baseline: str) -> None:
                 ranked = [[_relative(str(source), root) for source, _ in hits] for hits in answers]
                 scores = [hits[0][1] for hits in answers if hits]
                 rows.append((name, ranker, _metrics(ranked, relevant), result["passages"], scores))
-                if ranker == "new":
+                if ranker != "today":
                     misses = [q for q, files, wanted in zip(questions, ranked, relevant, strict=True)
                               if not set(files[:5]) & set(wanted)]
-                    print(f"{name} new misses at 5: {misses}")
+                    print(f"{name} {ranker} misses at 5: {misses}")
             rows.append((name, "bm25", _metrics(_bm25(root, pattern, questions), relevant), None, []))
-        print(f"\n{'corpus':7}{'ranker':7}{'hit@1':>7}{'hit@5':>7}{'MRR@10':>8}{'passages':>10}  top-1 score min/median/max")
+        print(f"\n{'corpus':7}{'ranker':9}{'hit@1':>7}{'hit@5':>7}{'MRR@10':>8}{'passages':>10}  top-1 score min/median/max")
         for name, ranker, m, passages, scores in rows:
             spread = (f"{min(scores):.2f}/{statistics.median(scores):.2f}/{max(scores):.2f}" if scores else "-")
-            print(f"{name:7}{ranker:7}{m['hit@1']:7.2f}{m['hit@5']:7.2f}{m['MRR@10']:8.3f}{passages or '-':>10}  {spread}")
+            print(f"{name:7}{ranker:9}{m['hit@1']:7.2f}{m['hit@5']:7.2f}{m['MRR@10']:8.3f}{passages or '-':>10}  {spread}")
 
 
 def speed(baseline: str, rounds: int) -> None:
@@ -265,6 +308,8 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--speed", action="store_true", help="indexing speed, today vs new")
     parser.add_argument("--rounds", type=int, default=1, help="A-B-B-A rounds for --speed")
     parser.add_argument("--stdlib", action="store_true", help="index the Python standard library folder")
+    parser.add_argument("--no-postgres", dest="postgres", action="store_false",
+                        help="quality without the PostgreSQL source's rows (no server needed)")
     args = parser.parse_args(argv)
     print(f"load average {os.getloadavg()}")
     if args.speed:
@@ -272,7 +317,7 @@ def main(argv: Sequence[str]) -> int:
     elif args.stdlib:
         stdlib()
     else:
-        quality(args.baseline)
+        quality(args.baseline, args.postgres)
     print(f"load average {os.getloadavg()}")
     return 0
 

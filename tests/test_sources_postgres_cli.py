@@ -36,6 +36,23 @@ def test_index_then_ask_by_url(pg_url: str, docs: Path, capsys: pytest.CaptureFi
     assert answer["receipts"][0]["definition_id"] == "postgres-search"
 
 
+def test_strict_and_the_selection_options_apply_to_a_url(
+    pg_url: str, docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --strict, --include and --exclude mean what they mean for an index file (they were ignored).
+    assert run(["index", str(docs), "--db", pg_url, "--strict"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("thrift-fp: skipped: ") and "bad.txt" in err[0]
+    assert err[-1].startswith("thrift-fp: error: strict run: 1 files could not be indexed, nothing written to ")
+    assert run(["ask", "shedding", "--db", pg_url]) == 1  # nothing was indexed, not even the collection
+    assert "has no collection 'default'" in capsys.readouterr().err
+    assert run(["index", str(docs), "--db", pg_url, "--strict", "--exclude", "bad.txt"]) == 0
+    assert "1 chunked" in capsys.readouterr().out
+    assert run(["index", str(docs), "--db", pg_url, "--include", "*.txt"]) == 0
+    out = capsys.readouterr().out
+    assert "1 removed" in out and "1 skipped" in out and "0 passages" in out
+
+
 def test_the_database_url_can_come_from_the_environment(
     pg_url: str, docs: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -221,15 +221,15 @@ def _index_command(
     from thrift_fp.sources import DEFAULT_INCLUDE, IndexProblems, index_paths  # noqa: PLC0415
 
     bar = _ProgressBar()
+    included, excluded = tuple(include) if include else DEFAULT_INCLUDE, tuple(exclude or ())
     if is_database_url(db):
-        _index_postgres(db, paths, tier, max_tokens, encoding, bar)
+        _index_postgres(db, paths, tier, max_tokens, encoding, bar, _Selection(included, excluded, gitignore, strict))
         return
     try:
         with _terminated_cleanly():
             indexed = index_paths(
                 Path(db), paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar,
-                include=tuple(include) if include else DEFAULT_INCLUDE, exclude=tuple(exclude or ()),
-                gitignore=gitignore, strict=strict,
+                include=included, exclude=excluded, gitignore=gitignore, strict=strict,
             )
     finally:
         bar.stop()
@@ -271,19 +271,40 @@ def _exit_on_signal(number: int, frame: object) -> None:
     raise SystemExit(128 + number)
 
 
-def _index_postgres(url: str, paths: list[Path], tier: str, max_tokens: int, encoding: str, bar: _ProgressBar) -> None:
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Selection:
+    """``index``'s file selection and ``--strict``, the same for an index file and a URL."""
+
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    gitignore: bool
+    strict: bool
+
+
+def _index_postgres(
+    url: str, paths: list[Path], tier: str, max_tokens: int, encoding: str, bar: _ProgressBar, selection: _Selection
+) -> None:
     from returns.result import Failure  # noqa: PLC0415 - the library loads on use
 
     from thrift_fp.cli._postgres import index_postgres  # noqa: PLC0415
+    from thrift_fp.sources import IndexProblems  # noqa: PLC0415
 
     try:
-        indexed = index_postgres(url, paths, trust_tier=tier, max_tokens=max_tokens, encoding=encoding, progress=bar)
+        indexed = index_postgres(
+            url, paths, trust_tier=tier, max_tokens=max_tokens, encoding=encoding, progress=bar,
+            include=selection.include, exclude=selection.exclude, gitignore=selection.gitignore,
+            strict=selection.strict,
+        )
     finally:
         bar.stop()
     if isinstance(indexed, Failure):
-        _fail(indexed.failure())
-    summary, skipped = indexed.unwrap()
-    for line in skipped:
+        error = indexed.failure()
+        if isinstance(error, IndexProblems):
+            for problem in error.skipped:
+                typer.echo(f"thrift-fp: skipped: {' '.join(problem.message.split())}", err=True)
+        _fail(error)
+    summary, lines = indexed.unwrap()
+    for line in lines:
         typer.echo(f"thrift-fp: {' '.join(line.split())}", err=True)
     typer.echo(summary)
 

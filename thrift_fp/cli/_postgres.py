@@ -12,7 +12,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources import Assembled
+from thrift_fp.sources import DEFAULT_INCLUDE, Assembled
 from thrift_fp.sources._postgres_errors import (
     PostgresAssembleError,
     PostgresExtraMissing,
@@ -34,8 +34,15 @@ def index_postgres(
     max_tokens: int,
     encoding: str,
     progress: Callable[[int, int, str], None],
+    include: Sequence[str] = DEFAULT_INCLUDE,
+    exclude: Sequence[str] = (),
+    gitignore: bool = True,
+    strict: bool = False,
 ) -> Result[tuple[str, tuple[str, ...]], PostgresSourceError]:
     """Index into the database at ``url``: the summary line and one line per skipped file.
+
+    The selection (``include``, ``exclude``, ``gitignore``) and ``strict`` are the SQLite
+    index's options, with the same meaning.
 
     >>> index_postgres("postgresql://ann:pw@/docs?host=/nonexistent", [Path(".")], trust_tier="first-party",
     ...                max_tokens=256, encoding="cl100k_base", progress=lambda *_: None).failure().message
@@ -50,7 +57,8 @@ def index_postgres(
         return Failure(opened.failure())
     with opened.unwrap() as database:
         indexed = source.index_paths(
-            database, paths, max_tokens=max_tokens, encoding=encoding, trust_tier=trust_tier, progress=progress
+            database, paths, max_tokens=max_tokens, encoding=encoding, trust_tier=trust_tier, progress=progress,
+            include=include, exclude=exclude, gitignore=gitignore, strict=strict,
         )
     if isinstance(indexed, Failure):
         return Failure(indexed.failure())

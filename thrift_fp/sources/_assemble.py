@@ -1,78 +1,31 @@
-"""``assemble``: retrieve → records → fit → render in one call, with one error value."""
+"""``assemble``: retrieve → records → fit → render in one call, with one error value (SQLite).
+
+The lifecycle itself is source-agnostic (`thrift_fp.sources._answer`); this is the SQLite
+source's use of it, over `fts5_definition`.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
-from returns.result import Failure, Result, Success
+from returns.result import Result
 
 from thrift_fp._args import CheckedStringsArg, PathArg
-from thrift_fp.records import ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
-from thrift_fp.render import FitRendered, NonceMode, RandomNonce, RenderError, fit_and_render
-from thrift_fp.retrieval import (
-    ExecutionFailed,
-    OperationContext,
-    Receipt,
-    RetrievalError,
-    RetrievalState,
-    run_retrieval,
+from thrift_fp.render import NonceMode, RandomNonce
+from thrift_fp.retrieval import OperationContext, RetrievalState
+from thrift_fp.sources._answer import (
+    AssembleError,
+    Assembled,
+    Decision,
+    FtsReceipt,
+    SpoolPolicy,
+    answer,
 )
-from thrift_fp.sources._definition import FtsDefinition, SearchFailed, fts5_definition, hit_to_retrievable
-from thrift_fp.sources._errors import NoQuery, SourceError
-from thrift_fp.sources._tiers import checked_tiers
+from thrift_fp.sources._definition import SearchFailed, fts5_definition
 from thrift_fp.sources._search import ALL_TIERS, Hit
-from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
+from thrift_fp.thrift import ThriftOptions, WorkingSet
 
-AssembleError = SourceError | RetrievalError | RecordError | RenderError
-
-FtsReceipt = Receipt[str, Hit, tuple[Hit, ...]]
-
-
-@dataclass(frozen=True, slots=True)
-class SpoolPolicy:
-    """Passages of at least ``min_tokens`` tokens go into ``store`` and render as handles."""
-
-    store: ByteStore
-    min_tokens: int
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What happened to one retrieved record: kept or shed, its body's tokens, why, and
-    ``rendered``: the tokens its section (body and envelope) costs in the context, kept or shed
-    (``None`` when it was never priced: a size-unknown record)."""
-
-    record: Retrievable
-    kept: bool
-    tokens: int
-    reason: str
-    rendered: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Assembled:
-    """The rendered context, its exact ``tokens``, the receipts (one per query), the thrift trace,
-    every retrieved record's ``decisions`` (kept first, then shed), the next request state, the
-    budget, ``fixed`` (the directive and block tags in ``tokens``, so that ``tokens == fixed +`` the
-    kept decisions' ``rendered``) and the fitted ``working_set``: everything kept (system prompt,
-    instructions, messages, memories, tools, the kept records), so what the fit dropped from the
-    caller's own items shows directly.
-
-    ``text`` renders every kept record (``working_set.retrievables``, the caller's and the
-    retrieved ones alike); the rest of the working set is the caller's to lay out.
-    """
-
-    text: str
-    tokens: int
-    receipts: tuple[FtsReceipt, ...]
-    trace: ThriftTrace
-    decisions: tuple[Decision, ...]
-    state: RetrievalState[Hit]
-    budget: int
-    fixed: int
-    working_set: WorkingSet
+__all__ = ["AssembleError", "Assembled", "Decision", "FtsReceipt", "SpoolPolicy", "assemble"]
 
 
 def assemble(
@@ -127,116 +80,13 @@ def assemble(
     >>> assemble([], database=root / "i.db").failure().message
     'no query to answer: the collection of queries is empty'
     """
-    queries = (query,) if isinstance(query, str) else tuple(query)
-    if not queries:
-        return Failure(NoQuery("the collection of queries is empty"))
-    # beartype checks one element of a collection; every element is checked here.
-    strays = [item for item in queries if not isinstance(item, str)]
-    if strays:
-        return Failure(NoQuery(f"every query must be a str, got a {type(strays[0]).__name__}"))
-    questions = tuple(str(item) for item in queries)
-    chosen = checked_tiers(tiers)  # one tier as a str is one tier, not its letters
-    if isinstance(chosen, Failure):
-        return Failure(chosen.failure())
-    allowed = chosen.unwrap()
-    definition = fts5_definition(
-        database, max_results=max_results, max_queries=max_queries, tiers=allowed, authorize=authorize
-    )
-    retrieved = _retrieve(definition, questions, context, state)
-    if isinstance(retrieved, Failure):
-        return Failure(retrieved.failure())
-    receipts, next_state = retrieved.unwrap()
-    records = _records(_merged(receipts), spool)
-    if isinstance(records, Failure):
-        return Failure(records.failure())
-    combined = dataclasses.replace(working_set, retrievables=(*working_set.retrievables, *records.unwrap()))
-    fitted: Result[FitRendered, AssembleError] = fit_and_render(
-        combined, context_window, None, options, nonce=nonce
-    )
-    return fitted.bind(lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding))
-
-
-def _retrieve(
-    definition: FtsDefinition,
-    queries: tuple[str, ...],
-    context: OperationContext[object],
-    state: RetrievalState[Hit],
-) -> Result[tuple[tuple[FtsReceipt, ...], RetrievalState[Hit]], AssembleError]:
-    receipts: list[FtsReceipt] = []
-    for query in queries:
-        outcome = run_retrieval(definition, query, context, state)
-        state = outcome.state
-        if isinstance(outcome.result, Failure):
-            error = outcome.result.failure()
-            # A failed read carries the source's own error value; report that, not the wrapper.
-            if isinstance(error, ExecutionFailed) and isinstance(error.cause, SearchFailed):
-                return Failure(error.cause.error)
-            return Failure(error)
-        receipts.append(outcome.result.unwrap())
-    return Success((tuple(receipts), state))
-
-
-def _merged(receipts: tuple[FtsReceipt, ...]) -> tuple[Hit, ...]:
-    best: dict[str, Hit] = {}
-    for receipt in receipts:
-        for hit in receipt.sources:
-            seen = best.get(hit.content_hash)
-            if seen is None or hit.score > seen.score:
-                best[hit.content_hash] = hit
-    return tuple(sorted(best.values(), key=lambda hit: (-hit.score, hit.passage_id)))
-
-
-def _records(hits: tuple[Hit, ...], spool: SpoolPolicy | None) -> Result[tuple[Retrievable, ...], AssembleError]:
-    records: list[Retrievable] = []
-    for hit in hits:
-        record: Result[Retrievable, AssembleError] = hit_to_retrievable(hit)
-        if isinstance(record, Failure):
-            return record
-        if spool is not None and hit.tokens >= spool.min_tokens:
-            record = _spooled(record.unwrap(), hit, spool.store)
-            if isinstance(record, Failure):
-                return record
-        records.append(record.unwrap())
-    return Success(tuple(records))
-
-
-def _spooled(record: Retrievable, hit: Hit, store: ByteStore) -> Result[Retrievable, AssembleError]:
-    # Passage ids hold '/' and '#', which are not store ids; the content hash is, and equal
-    # content shares one stored value.
-    byte_length, line_count = size_hints(hit.text)
-    written: Result[Retrievable, AssembleError] = store.write(f"passage-{hit.content_hash}", hit.text).map(
-        lambda reader: dataclasses.replace(record, content=SpooledArtifact(reader, byte_length, line_count))
-    )
-    return written
-
-
-def _assembled(
-    done: FitRendered,
-    records: tuple[Retrievable, ...],
-    receipts: tuple[FtsReceipt, ...],
-    state: RetrievalState[Hit],
-    encoding: str,
-) -> Result[Assembled, AssembleError]:
-    kept_ids = {getattr(item, "id", None) for item in done.working_set.retrievables}
-    removed = {
-        record_id: bucket.note or bucket.bucket for bucket in done.trace.buckets for record_id in bucket.ids
-    }
-    refilled = {record_id for step in done.trace.refilled for record_id in step.ids}
-    decisions: list[Decision] = []
-    for record in records:
-        tokens = record.estimate_tokens(encoding)
-        if isinstance(tokens, Failure):
-            return Failure(tokens.failure())
-        kept = record.id in kept_ids
-        if kept:
-            reason = "re-admitted by refill: fits what shedding left" if record.id in refilled else "within the budget"
-        else:
-            reason = removed.get(record.id, "shed")
-        decisions.append(Decision(record, kept, tokens.unwrap().tokens, reason, done.costs.get(record.id)))
-    ordered = sorted(decisions, key=lambda d: not d.kept)
-    return Success(
-        Assembled(
-            done.text, done.tokens, receipts, done.trace, tuple(ordered), state, done.budget, done.fixed,
-            done.working_set,
-        )
+    return answer(
+        query,
+        lambda allowed: fts5_definition(
+            database, max_results=max_results, max_queries=max_queries, tiers=allowed, authorize=authorize
+        ),
+        lambda cause: cause.error if isinstance(cause, SearchFailed) else None,
+        tiers=tiers,  # checked element by element (one str is one tier) by answer
+        context_window=context_window, options=options, state=state, context=context, nonce=nonce,
+        spool=spool, working_set=working_set,
     )

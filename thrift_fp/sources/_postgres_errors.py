@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
-from thrift_fp.sources._assemble import AssembleError
+from thrift_fp.sources._answer import AssembleError
 from thrift_fp.sources._errors import SourceError
 from thrift_fp._errors import ThriftFpError
 

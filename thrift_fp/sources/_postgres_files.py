@@ -8,16 +8,14 @@ change (file selection, parsers, heading paths) only this module follows.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources._documents import DocumentPassage, file_passages, kind_of
 from thrift_fp.sources._errors import SourceError, UnreadableFile
 from thrift_fp.sources._index import _free_label, _gone, _storable_ns, _Stored
-from thrift_fp.sources._walk import FoundFile, Selection, select_files
+from thrift_fp.sources._walk import FoundFile
 
 # Re-exported for the indexer: the file walk and the incremental rules are shared with SQLite.
 Found = FoundFile
@@ -26,20 +24,6 @@ gone = _gone
 free_label = _free_label
 storable_ns = _storable_ns
 HEADING_SEPARATOR = " › "
-
-
-def collect(paths: Sequence[Path]) -> Result[Selection, SourceError]:
-    """The files a run covers and the entries it must skip, by the SQLite source's rules
-    (`select_files`: default suffixes, ``.gitignore``, hidden files left out).
-
-    >>> import tempfile, pathlib
-    >>> root = pathlib.Path(tempfile.mkdtemp()) / "docs"
-    >>> root.mkdir(); _ = (root / "a.md").write_text("x")
-    >>> [item.label for item in collect([root]).unwrap().files]
-    ['docs/a.md']
-    """
-    selected: Result[Selection, SourceError] = select_files(paths)
-    return selected
 
 
 @dataclass(frozen=True, slots=True)

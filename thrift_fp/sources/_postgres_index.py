@@ -7,14 +7,18 @@ the stored hashes again (another indexer may have written them meanwhile), repla
 passages of the files that really changed with one ``COPY``, and commits. Files gone from
 a named folder are pruned in the first transaction. An interrupted run (a killed process,
 a dropped connection) leaves whole batches behind, never half a file: the next run finishes
-the rest. Files that cannot be read are skipped and reported, and keep what was indexed
-for them before.
+the rest. Files that cannot be read are skipped and reported with their reason, as in SQLite,
+and lose what was indexed for them before (what the collection holds is what the files say
+now); ``strict=True`` runs the whole run in one transaction and commits nothing when any file
+is a problem.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,9 +27,17 @@ from typing import Final
 import psycopg
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import CheckedPathsArg, CheckedStringsArg
 from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS
-from thrift_fp.sources._errors import IndexSettingsMismatch, InvalidChunkBound, InvalidTrustTier, SourceError
+from thrift_fp.sources._chunk import MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
+from thrift_fp.sources._errors import (
+    IndexProblems,
+    IndexSettingsMismatch,
+    InvalidChunkBound,
+    InvalidTrustTier,
+    SkippedFile,
+    SourceError,
+)
 from thrift_fp.sources._index import DEFAULT_MAX_TOKENS
 from thrift_fp.sources._postgres_errors import (
     ConnectionLost,
@@ -38,7 +50,6 @@ from thrift_fp.sources._postgres_files import (
     Document,
     Found,
     Stored,
-    collect,
     free_label,
     gone,
     heading_path,
@@ -46,6 +57,7 @@ from thrift_fp.sources._postgres_files import (
     storable_ns,
 )
 from thrift_fp.sources._postgres_store import PostgresDatabase, ensure_schema, query_error
+from thrift_fp.sources._walk import DEFAULT_INCLUDE, checked_selection, select_checked
 from thrift_fp.tokens import get_encoding
 
 Progress = Callable[[int, int, str], None]
@@ -53,6 +65,9 @@ DEFAULT_COLLECTION: Final = "default"
 DEFAULT_TEXT_SEARCH_CONFIG: Final = "english"
 DEFAULT_BATCH_FILES: Final = 64
 _Connection = psycopg.Connection[tuple[object, ...]]
+
+# What a run adds up, batch by batch: the chunked paths, the touched paths, the skipped files.
+_Outcome = tuple[list[str], list[str], list[SkippedFile]]
 
 _COPY: Final = (
     "COPY thrift_fp_passages (collection, path, passage_id, source, ordinal, kind, trust_tier, created_at,"
@@ -63,7 +78,8 @@ _COPY: Final = (
 @dataclass(frozen=True, slots=True)
 class PostgresIndexReport:
     """What one run did, by file (each path in exactly one of the first five tuples), the files it
-    skipped with their reasons (``problems``), the collection's passage count and the batches."""
+    skipped with their reasons (``skipped``, as in the SQLite report), the collection's passage
+    count and the batches committed."""
 
     database: str
     collection: str
@@ -71,14 +87,19 @@ class PostgresIndexReport:
     touched: tuple[str, ...]
     unchanged: tuple[str, ...]
     removed: tuple[str, ...]
-    problems: tuple[SourceError, ...]
+    skipped: tuple[SkippedFile, ...]
     passages: int
     batches: int
+
+    @property
+    def problems(self) -> tuple[SourceError, ...]:
+        """The reasons of ``skipped``, one per skipped file."""
+        return tuple(skipped.error for skipped in self.skipped)
 
 
 def index_paths(
     database: PostgresDatabase,
-    paths: Sequence[Path],
+    paths: CheckedPathsArg,
     *,
     collection: str = DEFAULT_COLLECTION,
     max_tokens: int = DEFAULT_MAX_TOKENS,
@@ -87,11 +108,18 @@ def index_paths(
     text_search_config: str = DEFAULT_TEXT_SEARCH_CONFIG,
     batch_files: int = DEFAULT_BATCH_FILES,
     progress: Progress | None = None,
+    include: CheckedStringsArg = DEFAULT_INCLUDE,
+    exclude: CheckedStringsArg = (),
+    gitignore: bool = True,
+    strict: bool = False,
 ) -> Result[PostgresIndexReport, PostgresSourceError]:
     """Index files and folders into ``collection``; ``trust_tier`` (the operator's) is stored on
     every passage, whatever the documents say. ``text_search_config`` is fixed by the first run
     of a collection, like ``max_tokens`` and ``encoding``. ``progress(done, total, path)`` is
-    called after each file that had to be read.
+    called after each file that had to be read. Inside folders, the files ``include`` picks less
+    ``exclude`` and what ``.gitignore`` files ignore, as in the SQLite source. Files that cannot
+    be indexed are listed in the report's ``skipped``; with ``strict=True`` any such file fails
+    the run (``IndexProblems``) and the collection stays as it was.
 
     >>> import os, tempfile, pathlib
     >>> from thrift_fp.sources.postgres import open_database
@@ -104,20 +132,27 @@ def index_paths(
     >>> len(first.chunked), first.passages, len(again.unchanged), again.batches
     (1, 1, 1, 0)
     """
+    # One path (or pattern) is one item, not its letters; every element is checked to be one.
+    checked = checked_selection(paths, include, exclude)
+    if isinstance(checked, Failure):
+        return Failure(checked.failure())
+    roots, wanted, unwanted = checked.unwrap()
     if max_tokens < MIN_PASSAGE_TOKENS:
         return Failure(InvalidChunkBound(max_tokens, MIN_PASSAGE_TOKENS))
+    # A bound past any passage behaves as the largest one, and stays a printable setting.
+    max_tokens = min(max_tokens, MAX_PASSAGE_TOKENS)
     if trust_tier not in TRUST_TIERS:
         return Failure(InvalidTrustTier(trust_tier, TRUST_TIERS))
     resolved: Result[object, PostgresSourceError] = get_encoding(encoding)
     if isinstance(resolved, Failure):
         return resolved
-    found = collect(paths)
+    found = select_checked(roots, wanted, unwanted, gitignore)
     if isinstance(found, Failure):
         return Failure(found.failure())
     selection = found.unwrap()
-    run = _Run(database, paths, selection.files, collection, max_tokens, encoding, trust_tier, progress)
+    run = _Run(database, roots, selection.files, collection, max_tokens, encoding, trust_tier, progress, strict)
     # Entries the walk could not take (broken links, FIFOs, undecodable names) are problems too.
-    run.walk_problems = tuple(skipped.error for skipped in selection.skipped)
+    run.walk_problems = selection.skipped
     try:
         with database.pool.connection() as connection:
             return run.index(connection, text_search_config, max(1, batch_files))
@@ -148,15 +183,35 @@ class _Run:
         encoding: str,
         trust_tier: str,
         progress: Progress | None,
+        strict: bool,
     ) -> None:
         self.database, self.roots, self.found, self.collection = database, roots, found, collection
         self.max_tokens, self.encoding, self.trust_tier, self.progress = max_tokens, encoding, trust_tier, progress
-        self.walk_problems: tuple[SourceError, ...] = ()
+        self.strict = strict
+        self.walk_problems: tuple[SkippedFile, ...] = ()
         self.started = False
         self.committed = 0
         self.total_batches = 0
 
     def index(self, connection: _Connection, config: str, batch_files: int) -> Result[PostgresIndexReport, PostgresSourceError]:
+        if not self.strict:
+            return self._index(connection, config, batch_files)
+        # One transaction, the run's own transactions savepoints in it: a problem anywhere rolls
+        # everything back (a first run's collection settings, the pruning, every batch), as a
+        # strict SQLite run leaves the previous index, or no index, as it was.
+        with connection.transaction() as whole:
+            indexed = self._index(connection, config, batch_files)
+            if isinstance(indexed, Failure) or indexed.unwrap().skipped:
+                raise psycopg.Rollback(whole)
+        if isinstance(indexed, Failure):
+            return indexed
+        report = indexed.unwrap()
+        if report.skipped:
+            return Failure(IndexProblems(f"{self.database.url} collection {self.collection!r}", report.skipped))
+        self.committed = self.total_batches
+        return Success(dataclasses.replace(report, batches=self.committed))
+
+    def _index(self, connection: _Connection, config: str, batch_files: int) -> Result[PostgresIndexReport, PostgresSourceError]:
         schema = ensure_schema(connection, self.database.url)
         if isinstance(schema, Failure):
             return Failure(schema.failure())
@@ -190,36 +245,11 @@ class _Run:
         batches = _batches(planned, batch_files)
         self.total_batches = len(batches) + (1 if removed and not batches else 0)
         self.started = True
-        chunked: list[str] = []
-        touched: list[str] = []
-        problems: list[SourceError] = list(self.walk_problems)
-        if removed and not batches:
-            with connection.transaction():
-                self._lock(connection)
-                self._prune(connection, removed)
-            self.committed += 1
-        done = 0
-        for number, batch in enumerate(batches):
-            documents: list[tuple[Found, Document, str]] = []
-            for item, label in batch:
-                read = self._read(item, label)
-                if isinstance(read, Failure):
-                    problems.append(read.failure())
-                else:
-                    documents.append((item, read.unwrap(), label))
-                done += 1
-                reported = self._report(done, len(to_read), str(item.path))
-                if isinstance(reported, Failure):
-                    return reported
-            with connection.transaction():
-                self._lock(connection)
-                if number == 0:
-                    self._prune(connection, removed)
-                written, refreshed, relabel_problems = self._write(connection, documents)
-            self.committed += 1
-            chunked.extend(written)
-            touched.extend(refreshed)
-            problems.extend(relabel_problems)
+        outcome: _Outcome = ([], [], list(self.walk_problems))
+        written = self._batches(connection, batches, removed, len(to_read), outcome)
+        if isinstance(written, Failure):
+            return written
+        chunked, touched, problems = outcome
         row = connection.execute(
             "SELECT count(*) FROM thrift_fp_passages WHERE collection = %s", (self.collection,)
         ).fetchone()
@@ -229,6 +259,57 @@ class _Run:
                 tuple(removed), tuple(problems), int(str(row[0])) if row else 0, self.committed,
             )
         )
+
+    def _batches(
+        self,
+        connection: _Connection,
+        batches: list[Sequence[tuple[Found, str]]],
+        removed: list[str],
+        total: int,
+        outcome: _Outcome,
+    ) -> Result[None, PostgresSourceError]:
+        """Read and write every batch, each in its own transaction (a savepoint in a strict run),
+        adding to ``outcome``'s chunked, touched and skipped lists."""
+        chunked, touched, problems = outcome
+        if removed and not batches:
+            with connection.transaction():
+                self._lock(connection)
+                self._prune(connection, removed)
+            self._committed()
+        done = 0
+        for number, batch in enumerate(batches):
+            documents: list[tuple[Found, Document, str]] = []
+            failed: list[SkippedFile] = []
+            for item, label in batch:
+                read = self._read(item, label)
+                if isinstance(read, Failure):
+                    failed.append(SkippedFile(str(item.path), read.failure()))
+                else:
+                    documents.append((item, read.unwrap(), label))
+                done += 1
+                reported = self._report(done, total, str(item.path))
+                if isinstance(reported, Failure):
+                    return reported
+            with connection.transaction():
+                self._lock(connection)
+                if number == 0:
+                    self._prune(connection, removed)
+                written, refreshed, relabel_problems = self._write(connection, documents)
+                failed.extend(relabel_problems)
+                # What the collection holds must be what the file says now: a file that became
+                # a problem loses its old passages (the SQLite source's rule), and is read again
+                # by the next run.
+                self._prune(connection, [skipped.path for skipped in failed])
+            self._committed()
+            chunked.extend(written)
+            touched.extend(refreshed)
+            problems.extend(failed)
+        return Success(None)
+
+    def _committed(self) -> None:
+        # A strict run's batches are savepoints: nothing is committed until the whole run is.
+        if not self.strict:
+            self.committed += 1
 
     def _report(self, done: int, total: int, path: str) -> Result[None, PostgresSourceError]:
         if self.progress is None:
@@ -295,7 +376,7 @@ class _Run:
 
     def _write(
         self, connection: _Connection, documents: list[tuple[Found, Document, str]]
-    ) -> tuple[list[str], list[str], list[SourceError]]:
+    ) -> tuple[list[str], list[str], list[SkippedFile]]:
         """Write one batch (inside its transaction, under the lock): the chunked and the touched
         paths, and the files that could not be read again under another label."""
         stored = self._stored(connection, [document.path for _, document, _ in documents])
@@ -306,7 +387,7 @@ class _Run:
         taken = {str(source): str(path) for source, path in rows}
         chunked: list[tuple[Found, Document, str]] = []
         touched: list[str] = []
-        problems: list[SourceError] = []
+        problems: list[SkippedFile] = []
         checked_ns = time.time_ns()
         for item, document, planned in documents:
             previous = stored.get(document.path)
@@ -324,7 +405,7 @@ class _Run:
             if label != planned:
                 reread = self._read(item, label)
                 if isinstance(reread, Failure):
-                    problems.append(reread.failure())
+                    problems.append(SkippedFile(document.path, reread.failure()))
                     continue
                 document = reread.unwrap()
             taken[label] = document.path

@@ -1,11 +1,19 @@
 """Full-text search over a PostgreSQL collection: websearch terms, ``ts_rank_cd``, one hit per content.
 
-The user's text is never query syntax. It is split on white space; each piece loses the
-three things ``websearch_to_tsquery`` would read as operators (double quotes, a leading
-``-`` and the word ``or``) and goes through ``websearch_to_tsquery`` on its own, which
-never raises; the pieces are joined with OR (``|``) by re-parsing each one's canonical
-``tsquery`` text, so a passage matching any word is a candidate and ``ts_rank_cd`` (cover
-density, heading words weighted 'A', body words 'B') orders them.
+The user's text is never query syntax. Its terms are the SQLite source's (`query_terms`):
+common English words dropped unless nothing else is left, a joined name (``node:fs``,
+``CMAKE_PREFIX_PATH``) searched as the phrase of its parts and as each part, every term a
+double-quoted phrase of word characters. Each goes through ``websearch_to_tsquery`` on its
+own (which never raises, and reads a quoted phrase as a phrase and nothing else); the terms
+are joined with OR (``|``) by re-parsing each one's canonical ``tsquery`` text, so a passage
+matching any term is a candidate.
+
+The rank weighs each term by its rarity in the collection, as bm25 does in the SQLite source:
+``ts_rank_cd`` alone (cover density, heading words weighted 'A', body words 'B') uses no
+collection statistics, so a passage that repeats a word found everywhere ("target", "file")
+outranks the one holding the question's rare word. The rank is the mean of the terms'
+``ts_rank_cd`` weighted by their bm25 inverse document frequency (`bm25_idf`, counted over
+the collection's passages like FTS5's), on ``ts_rank_cd``'s own scale.
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ import psycopg
 from psycopg_pool import PoolTimeout
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import CheckedStringsArg
+from thrift_fp.sources._match import MAX_QUERY_TERMS, bm25_idf, query_terms
 from thrift_fp.sources._postgres_errors import (
     CollectionMissing,
     DatabaseUnreachable,
@@ -28,24 +38,32 @@ from thrift_fp.sources._postgres_errors import (
 from thrift_fp.sources._postgres_index import DEFAULT_COLLECTION
 from thrift_fp.sources._postgres_store import PostgresDatabase, query_error
 from thrift_fp.sources._search import ALL_TIERS, Hit
+from thrift_fp.sources._tiers import checked_tiers
 
-# A question longer than this adds nothing but cost (as in the SQLite source).
-MAX_QUERY_TERMS: Final = 64
+# The collection's size and each term's canonical tsquery (a term the configuration reduces
+# to nothing, such as a stop word, is left out).
+_TERMS: Final = """
+SELECT (SELECT count(*) FROM thrift_fp_passages WHERE collection = %(collection)s),
+       ARRAY(SELECT DISTINCT q::text FROM unnest(%(terms)s::text[]) AS term,
+                 LATERAL websearch_to_tsquery(c.ts_config, term) AS q
+             WHERE numnode(q) > 0)
+FROM thrift_fp_collections AS c WHERE c.collection = %(collection)s
+"""
+# One term's passages, as FTS5 counts a phrase's rows for bm25 (the GIN index serves it).
+_COUNT: Final = "SELECT count(*) FROM thrift_fp_passages WHERE collection = %s AND document @@ %s::tsquery"
 
-# Ranking and de-duplication run on narrow rows (id, hash, rank); only the hits returned are
-# joined back for their text, so a common word's thousands of matches never sort wide rows.
+# The terms and their weights arrive as constants, so the planner uses the GIN index for the
+# match and computes nothing per row but the rank (a statistics-free plan of one statement
+# once recomputed the term counts for every passage). Ranking and de-duplication run on
+# narrow rows (id, hash, rank); only the hits returned are joined back for their text, so a
+# common word's thousands of matches never sort wide rows.
 _QUERY: Final = """
-WITH settings AS (
-    SELECT ts_config FROM thrift_fp_collections WHERE collection = %(collection)s
-), terms AS (
-    SELECT websearch_to_tsquery(settings.ts_config, term) AS q
-    FROM settings, unnest(%(terms)s::text[]) AS term
-), query AS (
-    SELECT string_agg('(' || q::text || ')', ' | ')::tsquery AS q FROM terms WHERE numnode(q) > 0
-), hits AS (
-    SELECT p.id, p.content_hash, ts_rank_cd(p.document, query.q) AS rank
-    FROM thrift_fp_passages AS p, query
-    WHERE p.collection = %(collection)s AND p.document @@ query.q AND p.trust_tier = ANY(%(tiers)s)
+WITH hits AS (
+    SELECT p.id, p.content_hash,
+           (SELECT sum(term.idf * ts_rank_cd(p.document, term.q))
+            FROM unnest(%(qs)s::tsquery[], %(idfs)s::float8[]) AS term(q, idf)) / %(weight)s AS rank
+    FROM thrift_fp_passages AS p
+    WHERE p.collection = %(collection)s AND p.document @@ %(query)s::tsquery AND p.trust_tier = ANY(%(tiers)s)
 ), best AS (
     SELECT DISTINCT ON (content_hash) id, rank FROM hits ORDER BY content_hash, rank DESC, id
 ), top AS (
@@ -59,16 +77,16 @@ ORDER BY top.rank DESC, top.id
 
 
 def search_terms(query: str) -> tuple[str, ...]:
-    """The pieces of ``query`` searched for: white-space separated, without websearch operators.
+    """The terms of ``query`` searched for, the SQLite source's (`query_terms`): double-quoted
+    phrases of word characters (and ``+``), so ``websearch_to_tsquery`` reads each as a phrase
+    and never as an operator. At most ``MAX_QUERY_TERMS``.
 
     >>> search_terms('how "does" -shedding OR work? C++ node:fs')
-    ('how', 'does', 'shedding', 'work?', 'C++', 'node:fs')
-    >>> search_terms('" - or OR')
+    ('"shedding"', '"work"', '"C++"', '"node fs"', '"node"', '"fs"')
+    >>> search_terms('" - ')
     ()
     """
-    terms = (piece.replace('"', "").lstrip("-") for piece in query.split())
-    kept = (term for term in terms if term and term.lower() != "or")
-    return tuple(dict.fromkeys(kept))[:MAX_QUERY_TERMS]
+    return query_terms(query)
 
 
 def rank_to_score(rank: float) -> float:
@@ -95,7 +113,7 @@ def search_index(
     *,
     collection: str = DEFAULT_COLLECTION,
     limit: int = 8,
-    tiers: Iterable[str] = ALL_TIERS,
+    tiers: CheckedStringsArg = ALL_TIERS,
 ) -> Result[tuple[Hit, ...], PostgresSourceError]:
     """The ``limit`` best passages of ``collection`` for free-text ``query``, one per distinct content.
 
@@ -113,28 +131,37 @@ def search_index(
     >>> [(h.passage_id, round(h.score, 2)) for h in hits], hostile
     ([('...a.txt#1', 0.29)], ())
     """
+    chosen = checked_tiers(tiers)  # one tier as a str is one tier; each element is checked
+    if isinstance(chosen, Failure):
+        return Failure(chosen.failure())
+    tiers = chosen.unwrap()
     terms = search_terms(query)
     try:
         with database.pool.connection() as connection:
-            rows = (
-                connection.execute(
+            found = connection.execute(_TERMS, {"collection": collection, "terms": list(terms)}).fetchone()
+            if found is None:
+                return Failure(CollectionMissing(database.url, collection))
+            total, queries = int(str(found[0])), [str(q) for q in found[1]]
+            rows = []
+            if queries and limit > 0:
+                idfs = [bm25_idf(total, _count(connection, collection, q)) for q in queries]
+                rows = connection.execute(
                     _QUERY,
-                    {"collection": collection, "terms": list(terms), "tiers": sorted(tiers), "limit": max(limit, 0)},
+                    {
+                        "collection": collection, "query": " | ".join(f"({q})" for q in queries), "qs": queries,
+                        "idfs": idfs, "weight": math.fsum(idfs), "tiers": sorted(tiers), "limit": limit,
+                    },
                 ).fetchall()
-                if terms
-                else []
-            )
-            if not rows:
-                known = connection.execute(
-                    "SELECT 1 FROM thrift_fp_collections WHERE collection = %s", (collection,)
-                ).fetchone()
-                if known is None:
-                    return Failure(CollectionMissing(database.url, collection))
     except PoolTimeout as exc:
         return Failure(DatabaseUnreachable(database.url, f"no pooled connection became free: {exc}"))
     except psycopg.Error as exc:
         return Failure(query_error(exc, database.url, database.password, "search"))
     return Success(tuple(_hit(row) for row in rows))
+
+
+def _count(connection: psycopg.Connection[tuple[object, ...]], collection: str, query: str) -> int:
+    row = connection.execute(_COUNT, (collection, query)).fetchone()
+    return int(str(row[0])) if row else 0
 
 
 def _hit(row: tuple[object, ...]) -> Hit:

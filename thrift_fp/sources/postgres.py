@@ -10,32 +10,16 @@ configuration. Every failure is an error value whose message never shows a passw
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Final
 
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
-from thrift_fp.records import TRUST_TIERS
-from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
-from thrift_fp.retrieval import (
-    ExecutionFailed,
-    OperationContext,
-    RetrievalDefinition,
-    RetrievalState,
-    run_retrieval,
-)
-from thrift_fp._args import StringsArg, as_strings
-from thrift_fp.sources._assemble import (
-    Assembled,
-    FtsReceipt,
-    SpoolPolicy,
-    _assembled,
-    _merged,
-    _records,
-)
+from thrift_fp.render import NonceMode, RandomNonce
+from thrift_fp.retrieval import OperationContext, RetrievalDefinition, RetrievalState
+from thrift_fp._args import CheckedStringsArg, as_strings
+from thrift_fp.sources._answer import Assembled, SpoolPolicy, answer
 from thrift_fp.sources._definition import FtsDefinition, prepare_query
-from thrift_fp.sources._errors import InvalidTrustTier
 from thrift_fp.sources._postgres_errors import (
     AuthenticationFailed,
     CollectionMissing,
@@ -132,7 +116,7 @@ def postgres_definition(
     collection: str = DEFAULT_COLLECTION,
     max_results: int = 8,
     max_queries: int = 4,
-    tiers: StringsArg = ALL_TIERS,
+    tiers: CheckedStringsArg = ALL_TIERS,
     id: str = DEFAULT_DEFINITION_ID,
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
 ) -> FtsDefinition:
@@ -155,7 +139,9 @@ def postgres_definition(
     >>> second.result.failure().message
     'retrieval \\'postgres-search\\': query budget exhausted (1 of 1 used); refused query "score"'
     """
-    allowed = frozenset(as_strings(tiers))  # one tier as a str is one tier, not its letters
+    # Checked by search_index on each run (a bad tier fails the run as a value); a tuple, not a
+    # set, so an unhashable element cannot raise here.
+    allowed = as_strings(tiers)
 
     def execute(query: str, context: OperationContext[object]) -> tuple[Hit, ...]:
         found = search_index(database, query, collection=collection, limit=max_results, tiers=allowed)
@@ -178,7 +164,10 @@ def postgres_definition(
 
 
 def assemble(
-    query: str | Sequence[str],
+    # Iterable[object], not Sequence[str], as in the SQLite assemble: beartype would check one
+    # sampled item and raise, so a bad item would sometimes be an exception; `answer` checks
+    # every item and returns NoQuery instead (a value, every time).
+    query: str | Iterable[object],
     *,
     database: PostgresDatabase,
     collection: str = DEFAULT_COLLECTION,
@@ -187,7 +176,7 @@ def assemble(
     options: ThriftOptions = ThriftOptions(refill=True),
     max_results: int = 8,
     max_queries: int = 4,
-    tiers: StringsArg = ALL_TIERS,
+    tiers: CheckedStringsArg = ALL_TIERS,
     state: RetrievalState[Hit] = RetrievalState(),
     context: OperationContext[object] = OperationContext(None),
     nonce: NonceMode = RandomNonce(),
@@ -207,46 +196,14 @@ def assemble(
     >>> "Shedding drops the lowest score first." in done.text, done.tokens <= done.budget
     (True, True)
     """
-    queries = (query,) if isinstance(query, str) else tuple(query)
-    allowed = as_strings(tiers)  # one tier as a str is one tier, not its letters
-    unknown = [tier for tier in allowed if tier not in TRUST_TIERS]
-    if unknown:
-        return Failure(InvalidTrustTier(unknown[0], TRUST_TIERS))
-    definition = postgres_definition(
-        database, collection=collection, max_results=max_results, max_queries=max_queries, tiers=allowed,
-        authorize=authorize,
+    return answer(
+        query,
+        lambda allowed: postgres_definition(
+            database, collection=collection, max_results=max_results, max_queries=max_queries, tiers=allowed,
+            authorize=authorize,
+        ),
+        lambda cause: cause.error if isinstance(cause, PostgresSearchFailed) else None,
+        tiers=tiers,  # checked element by element (one str is one tier) by answer
+        context_window=context_window, options=options, state=state, context=context, nonce=nonce,
+        spool=spool, working_set=working_set,
     )
-    retrieved = _retrieve(definition, queries, context, state)
-    if isinstance(retrieved, Failure):
-        return Failure(retrieved.failure())
-    receipts, next_state = retrieved.unwrap()
-    records = _records(_merged(receipts), spool)
-    if isinstance(records, Failure):
-        return Failure(records.failure())
-    combined = dataclasses.replace(working_set, retrievables=(*working_set.retrievables, *records.unwrap()))
-    fitted: Result[FitRendered, PostgresAssembleError] = fit_and_render(
-        combined, context_window, None, options, nonce=nonce
-    )
-    return fitted.bind(
-        lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding)
-    )
-
-
-def _retrieve(
-    definition: FtsDefinition,
-    queries: tuple[str, ...],
-    context: OperationContext[object],
-    state: RetrievalState[Hit],
-) -> Result[tuple[tuple[FtsReceipt, ...], RetrievalState[Hit]], PostgresAssembleError]:
-    receipts: list[FtsReceipt] = []
-    for query in queries:
-        outcome = run_retrieval(definition, query, context, state)
-        state = outcome.state
-        if isinstance(outcome.result, Failure):
-            error = outcome.result.failure()
-            # A failed read carries the source's own error value; report that, not the wrapper.
-            if isinstance(error, ExecutionFailed) and isinstance(error.cause, PostgresSearchFailed):
-                return Failure(error.cause.error)
-            return Failure(error)
-        receipts.append(outcome.result.unwrap())
-    return Success((tuple(receipts), state))
