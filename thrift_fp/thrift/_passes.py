@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import repeat
 from operator import attrgetter
 from types import MappingProxyType
-from typing import Any, Final, TypeVar, no_type_check
+from typing import Any, Final, TypeVar, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
@@ -49,10 +50,17 @@ class Unmeasured:
     retrievables: tuple[RetrievableLike, ...]
 
 
+_SIZE_UNKNOWN_NOTE: Final = "size unknown: excluded unmeasured, whatever the score or budget"
+
+
 def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
     """Pass 0: drop every ``size_unknown`` retrievable before anything is measured (never calls
     its estimator); they have no measured size, so the bucket's tokens are 0 before and after.
     Also rejects duplicate retrievable ids (anonymous ones are named by input position)."""
+    keys_if_clean = _Bulk.clean_keys(ws.retrievables)
+    if keys_if_clean is not None:
+        trace = BucketTrace("retrievables-size-unknown", 0, 0, 0, 0, _SIZE_UNKNOWN_NOTE, ())
+        return Success(Unmeasured(ws, trace, keys_if_clean, ws.retrievables))
     kept: list[RetrievableLike] = []
     keys: list[str] = []
     dropped: list[str] = []
@@ -72,11 +80,39 @@ def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
         else:
             kept.append(item)
             keys.append(key)
-    trace = BucketTrace(
-        "retrievables-size-unknown", 0, 0, len(dropped), 0,
-        "size unknown: excluded unmeasured, whatever the score or budget", tuple(dropped),
-    )
+    trace = BucketTrace("retrievables-size-unknown", 0, 0, len(dropped), 0, _SIZE_UNKNOWN_NOTE, tuple(dropped))
     return Success(Unmeasured(ws, trace, tuple(keys), tuple(kept)))
+
+
+@no_type_check
+class _Bulk:
+    """Pass 0's common case in C-level passes over the whole bucket (``map``, ``set``), instead
+    of a Python-level loop per retrievable; unchecked at run time like `_Hot`."""
+
+    @staticmethod
+    def clean_keys(items: tuple[RetrievableLike, ...]) -> tuple[str, ...] | None:
+        """The ids of ``items`` when every one is a ``str``, all are distinct and no item is
+        size-unknown (``size_unknown`` False or missing); otherwise ``None``, and the per-item
+        loop above runs, which names the first offending item exactly as before.
+
+        >>> from thrift_fp.thrift._shapes import WorkingRetrievable as R
+        >>> _Bulk.clean_keys((R("x", id="a"), R("y", id="b"))), _Bulk.clean_keys((R("x", id="a"), R("y", id="a")))
+        (('a', 'b'), None)
+        >>> _Bulk.clean_keys((R("x", id="a", size_unknown=True),)), _Bulk.clean_keys((R("x"),))
+        (None, None)
+        """
+        count = len(items)
+        try:
+            ids = tuple(map(getattr, items, repeat("id", count), repeat(None, count)))
+            flags = list(map(getattr, items, repeat("size_unknown", count), repeat(None, count)))
+        except Exception:  # noqa: BLE001 - an attribute that raises: the loop meets it in input order
+            return None
+        if set(map(type, ids)) - {str} or len(set(ids)) != count:
+            return None
+        # Exact types first: 0 == False, so only a bool (or None) may be compared by value.
+        if set(map(type, flags)) - {bool, type(None)} or True in flags:
+            return None
+        return cast(tuple[str, ...], ids)  # every id is a str (checked above)
 
 
 Pass = Callable[[Sized, Plan], tuple[Sized, BucketTrace]]
@@ -89,7 +125,7 @@ class _Hot:
 
     @staticmethod
     def tokens(entries: Sequence[Entry[_Item]]) -> int:
-        return sum(entry.tokens for entry in entries)
+        return sum(map(_entry_tokens, entries))
 
     @staticmethod
     def prefix_end(
@@ -107,6 +143,7 @@ class _Hot:
         return end
 
 
+_entry_tokens: Final = attrgetter("tokens")
 _tokens: Final = _Hot.tokens
 
 
@@ -166,6 +203,8 @@ def _without(entries: Sequence[Entry[_Item]], removed: Sequence[Entry[_Item]]) -
 # Oldest first: age, then input position. Entries always stay in input order, so a stable sort on
 # the age alone breaks ties by position (and costs no key tuple per entry).
 _age: Final = attrgetter("rank")
+# Score or importance (finite floats): ranking is by this, descending.
+_rank: Final = attrgetter("rank")
 
 
 def strip_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
@@ -238,7 +277,8 @@ def shed_tool_calls(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
 def _shed_ranked(state: Sized, plan: Plan, field: str, bucket: Bucket, note: str) -> tuple[Sized, BucketTrace]:
     entries: Sequence[Entry[object]] = getattr(state, field)
     # Sorted even when nothing sheds: survivors come back in ranking order. Stable sort: among equal ranks the later input sits nearer the tail, so it sheds first.
-    ranked = sorted(entries, key=lambda entry: -entry.rank)
+    # (A reverse sort is stable too, and keeps equal ranks in input order, like a key of -rank.)
+    ranked = sorted(entries, key=_rank, reverse=True)
     removed = _shed_while_over(state.total, plan.budget, ranked[::-1])
     return _shed(state, field, ranked[: len(ranked) - len(removed)], removed, bucket, note)
 
@@ -390,7 +430,7 @@ def refill(measured: Sized, state: Sized, plan: Plan) -> tuple[Sized, tuple[Refi
     for field in fields:
         before: Sequence[Entry[object]] = getattr(state, field)
         kept = {entry.index for entry in before}
-        ranked = sorted(getattr(measured, field), key=lambda entry: -entry.rank)
+        ranked = sorted(getattr(measured, field), key=_rank, reverse=True)
         leftover = plan.budget - state.total
         admitted: list[Entry[object]] = []
         for entry in ranked:
