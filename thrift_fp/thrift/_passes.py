@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import repeat
-from operator import attrgetter
+from bisect import bisect_left
+from itertools import accumulate, compress, repeat
+from operator import attrgetter, is_not, not_
 from types import MappingProxyType
 from typing import Any, Final, TypeVar, cast, no_type_check
 
@@ -144,6 +145,11 @@ class _Hot:
 
 
 _entry_tokens: Final = attrgetter("tokens")
+_entry_key: Final = attrgetter("key")
+_entry_index: Final = attrgetter("index")
+_entry_summary: Final = attrgetter("summary")
+_entry_ephemeral: Final = attrgetter("ephemeral")
+_entry_pair: Final = attrgetter("pair")
 _tokens: Final = _Hot.tokens
 
 
@@ -162,7 +168,7 @@ def _shed(
     before_tokens = _tokens(before)
     trace = BucketTrace(
         bucket, before_tokens, before_tokens - gone, len(before), len(kept), note,
-        tuple(entry.key for entry in removed),
+        tuple(map(_entry_key, removed)),
     )
     # The field name picks the bucket; the value keeps that bucket's entry type.
     entries: dict[str, Any] = {field: tuple(kept)}
@@ -184,20 +190,21 @@ def _within(state: Sized, plan: Plan, field: str, bucket: Bucket, note: str) -> 
 def _shed_while_over(
     total: int, budget: int, candidates: Sequence[Entry[_Item]]
 ) -> list[Entry[_Item]]:
-    removed: list[Entry[_Item]] = []
-    for entry in candidates:
-        if total <= budget:
-            break
-        removed.append(entry)
-        total -= entry.tokens
-    return removed
+    """The shortest prefix of ``candidates`` whose removal brings ``total`` within ``budget`` (all
+    of them when none does; none when already within). Tokens are never negative, so the running
+    sums rise and the prefix ends at the first sum that covers the excess (C-level: accumulate
+    and bisect, not a Python step per shed entry)."""
+    if total <= budget:
+        return []
+    sums = list(accumulate(map(_entry_tokens, candidates)))
+    return list(candidates[: bisect_left(sums, total - budget) + 1])
 
 
 def _without(entries: Sequence[Entry[_Item]], removed: Sequence[Entry[_Item]]) -> Sequence[Entry[_Item]]:
     if not removed:
         return entries
-    gone = {entry.index for entry in removed}
-    return [entry for entry in entries if entry.index not in gone]
+    gone = set(map(_entry_index, removed))
+    return list(compress(entries, map(not_, map(gone.__contains__, map(_entry_index, entries)))))
 
 
 # Oldest first: age, then input position. Entries always stay in input order, so a stable sort on
@@ -306,7 +313,7 @@ def shed_ephemeral(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     ephemeral one; a message whose group holds a summary, the newest non-summary message or the
     latest ephemeral message is skipped."""
     note = "ephemeral messages oldest first (with pair partners), keeping the latest"
-    if state.total <= plan.budget or not any(entry.ephemeral for entry in state.messages):
+    if state.total <= plan.budget or not any(map(_entry_ephemeral, state.messages)):
         return _unchanged(state, "messages", "messages", note)
     ordered = sorted(state.messages, key=_age)
     non_summary = [entry for entry in ordered if not entry.summary]
@@ -338,10 +345,11 @@ def shed_oldest_messages(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     done = _within(state, plan, "messages", "messages", note)
     if done is not None:
         return done
-    ordered = [entry for entry in sorted(state.messages, key=_age) if not entry.summary]
-    summary_pairs = {entry.pair for entry in state.messages if entry.summary and entry.pair is not None}
+    by_age = sorted(state.messages, key=_age)
+    ordered = list(compress(by_age, map(not_, map(_entry_summary, by_age))))
+    summary_pairs = set(map(_entry_pair, compress(state.messages, map(_entry_summary, state.messages)))) - {None}
     reach: dict[str, int] = {}
-    if any(entry.pair is not None for entry in ordered):
+    if any(map(is_not, map(_entry_pair, ordered), repeat(None))):
         position = {entry.index: at for at, entry in enumerate(ordered)}
         reach = {pair: max(position[member.index] for member in group) for pair, group in _groups(ordered).items()}
     removed: list[Entry[MessageLike]] = []
