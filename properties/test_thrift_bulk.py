@@ -51,8 +51,8 @@ ODD_ONES = (
 class _Priced:
     """A retrievable with its own synchronous estimate (a plain int)."""
 
-    def __init__(self, content: str, ident: str, estimate: object = None) -> None:
-        self.content, self.id, self.estimate = content, ident, estimate
+    def __init__(self, content: str, ident: str, estimate: object = None, score: float | None = None) -> None:
+        self.content, self.id, self.estimate, self.score = content, ident, estimate, score
 
     def estimate_tokens(self, encoding: str) -> object:
         return len(self.content) // 3 if self.estimate is None else self.estimate
@@ -161,7 +161,7 @@ def test_self_priced_buckets_give_the_per_item_result(case: Case, wrong: object,
     items = case.ws.retrievables or (WorkingRetrievable("w w w", id="r"),)
     spot = at % len(items)
     priced = tuple(
-        _Priced(str(item.content), str(getattr(item, "id", i)), wrong if i == spot else None)
+        _Priced(str(item.content), str(getattr(item, "id", i)), wrong if i == spot else None, getattr(item, "score", None))
         for i, item in enumerate(items)
     )
     ws = replace(case.ws, retrievables=priced)

@@ -347,15 +347,17 @@ class _Collector:
     def _bulk_retrievables(
         self, items: Sequence[RetrievableLike], keys: Sequence[str], estimates: Sequence[int | None]
     ) -> bool:
-        """The common case of every retrievable at once, in C-level passes: no own estimate,
-        ``str`` content, finite float or missing scores. Queues them and answers True; otherwise
-        queues nothing and answers False (the loop then runs)."""
+        """The common cases of every retrievable at once, in C-level passes: finite float or
+        missing scores, and either no own estimate and ``str`` content, or every one priced by its
+        own estimate (a count, `settle_sync`). Queues them and answers True; otherwise queues
+        nothing and answers False (the loop then runs)."""
         count = len(items)
-        if set(map(type, estimates)) - {type(None)}:
+        estimated = set(map(type, estimates))
+        if estimated - {type(None)} and estimated != {int}:
             return False
         try:
             scores = list(map(getattr, items, repeat("score", count), repeat(None, count)))
-            contents = list(map(_content, items))
+            contents = [] if estimated == {int} else list(map(_content, items))
         except Exception:  # noqa: BLE001 - an attribute that raises: the loop meets it in input order
             return False
         kinds = set(map(type, scores))
@@ -364,6 +366,11 @@ class _Collector:
             kinds.discard(type(None))
         if kinds - {float} or not all(map(math.isfinite, cast(list[float], scores))) or set(map(type, contents)) - _STR:
             return False
+        if estimated == {int}:
+            # Each item's own count stands; no text is queued (slot -1, as in the loop).
+            ranks = cast(list[float], scores)
+            self.retrievables.extend(map(Entry, items, keys, cast(list[int], estimates), range(count), ranks))
+            return True
         pending = self.pending
         start = len(pending)
         pending.extend(contents)
