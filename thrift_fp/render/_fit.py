@@ -51,6 +51,7 @@ from thrift_fp.render._errors import (
 from thrift_fp.render._fields import DEFAULT_FIELDS, Field, checked_fields
 from thrift_fp.render._layout import Entry, attribute_columns
 from thrift_fp.render._nonce import NonceMode, RandomNonce
+from thrift_fp.render._priced import PricedRetrievable
 from thrift_fp.render._render import Rendered, checked_nonce_mode, entries_of, nonces_for, render_entries
 from thrift_fp.thrift import (
     Fitted,
@@ -63,48 +64,6 @@ from thrift_fp.thrift import (
     subtract_to_fit,
 )
 from thrift_fp.tokens import TokenEncoding, get_encoding
-
-
-@dataclass(frozen=True, slots=True)
-class PricedRetrievable:
-    """A record as thrift sees it during `fit_and_render`: the text it is charged for and its tokens.
-
-    ``content`` is the record's section (with its separator), plus any block overhead this record
-    carries, so even a text measure of it is exact.
-
-    >>> from datetime import datetime, timezone
-    >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
-    >>> record = Retrievable("r1", "body", "first-party", when, when, score=0.5)
-    >>> priced = PricedRetrievable(record, "<data…>…", 9)
-    >>> (priced.id, priced.score, priced.size_unknown, priced.estimate_tokens("cl100k_base"))
-    ('r1', 0.5, False, 9)
-    """
-
-    record: Retrievable
-    content: str
-    tokens: int
-
-    @property
-    def id(self) -> str:
-        return self.record.id
-
-    @property
-    def score(self) -> float | None:
-        return self.record.score
-
-    @property
-    def size_unknown(self) -> bool:
-        return False
-
-    def estimate_tokens(self, encoding: str) -> int:
-        """The section's tokens, counted once before the fit (``encoding`` is the fit's own).
-
-        >>> from datetime import datetime, timezone
-        >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
-        >>> PricedRetrievable(Retrievable("r", "x", "first-party", when, when), "…", 4).estimate_tokens("o200k_base")
-        4
-        """
-        return self.tokens
 
 
 @dataclass(frozen=True, slots=True)

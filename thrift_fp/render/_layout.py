@@ -6,12 +6,12 @@
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 from typing import NamedTuple
 
 from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open, section
 from thrift_fp.render._escape import attribute
-from thrift_fp.render._fields import Field, date_text, score_text
+from thrift_fp.render._fields import Field, _trim_score, date_text, score_text
 
 
 class Entry(NamedTuple):
@@ -140,18 +140,28 @@ def _field_pairs(entries: Sequence[Entry], field: Field) -> list[tuple[str, str]
             for entry in entries
         ]
     if field == "score":
-        return [None if entry.score is None else ("score", score_text(entry.score)) for entry in entries]
+        scores = list(map(_score, entries))
+        # `score_text` is the two-decimal format, then a trim: formatted in C (``format``), trimmed
+        # once per distinct formatted text (a few hundred at most).
+        formatted = list(map(format, (0.0 if score is None else score for score in scores), repeat(".2f")))
+        trimmed = {text: _trim_score(text) for text in set(formatted)}
+        return [
+            None if score is None else ("score", trimmed[text]) for score, text in zip(scores, formatted, strict=True)
+        ]
     if field == "kind":
         return [None if entry.kind is None else ("kind", entry.kind) for entry in entries]
     if field == "id":
         return list(zip(repeat("id"), map(_record_id, entries)))
     # Formatted per entry, not per distinct value: equal datetimes can differ in zone or fold.
     if field == "date":
-        return list(zip(repeat("date"), map(date_text, map(_created_at, entries))))
+        # `date_text` in C-level steps: the (local) calendar day, then its ISO form.
+        return list(zip(repeat("date"), map(_isoformat, map(_date, map(_created_at, entries)))))
     stamps = map(_updated_at if field == "updated_at" else _created_at, entries)
-    return list(zip(repeat(field), map(datetime.isoformat, stamps)))
+    return list(zip(repeat(field), map(_isoformat, stamps)))
 
 
 _record_id = attrgetter("record_id")
+_score = attrgetter("score")
+_date, _isoformat = methodcaller("date"), methodcaller("isoformat")
 _created_at = attrgetter("created_at")
 _updated_at = attrgetter("updated_at")
