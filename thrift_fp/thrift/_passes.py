@@ -347,11 +347,14 @@ def shed_oldest_messages(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
         return done
     by_age = sorted(state.messages, key=_age)
     ordered = list(compress(by_age, map(not_, map(_entry_summary, by_age))))
+    if not any(map(is_not, map(_entry_pair, ordered), repeat(None))):
+        # No pairs: every unit is one message, so the loop below would remove the shortest oldest
+        # prefix (never the newest) that brings the total within budget.
+        prefix = _shed_while_over(state.total, plan.budget, ordered[:-1])
+        return _shed(state, "messages", _without(state.messages, prefix), prefix, "messages", note)
     summary_pairs = set(map(_entry_pair, compress(state.messages, map(_entry_summary, state.messages)))) - {None}
-    reach: dict[str, int] = {}
-    if any(map(is_not, map(_entry_pair, ordered), repeat(None))):
-        position = {entry.index: at for at, entry in enumerate(ordered)}
-        reach = {pair: max(position[member.index] for member in group) for pair, group in _groups(ordered).items()}
+    position = {entry.index: at for at, entry in enumerate(ordered)}
+    reach = {pair: max(position[member.index] for member in group) for pair, group in _groups(ordered).items()}
     removed: list[Entry[MessageLike]] = []
     total = state.total
     start, newest = 0, len(ordered) - 1
