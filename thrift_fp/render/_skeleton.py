@@ -37,8 +37,12 @@ _NOT_DIGITS: Final = bytes(code for code in range(256) if not 0x30 <= code <= 0x
 # For `digit_skeletons`: texts joined by byte 0xFF (never in ASCII text), which survives the
 # deletion and becomes the space that keeps two texts' digits apart.
 _SEPARATOR: Final = "\xff"
-_KEEP_SEPARATOR: Final = bytes(code for code in range(256) if not 0x30 <= code <= 0x39 and code != 0xFF)
-_SEPARATOR_TO_SPACE: Final = bytes(0x20 if code == 0xFF else code for code in range(256))
+# One bytes.translate does the fold and the drop together: it deletes by the original byte, so it
+# deletes every byte that neither is nor folds to a digit (nor is the separator), then maps the rest.
+_FOLD_AND_SEPARATE: Final = bytes(0x20 if code == 0xFF else _ASCII_FOLD[code] for code in range(256))
+_NOT_FOLDING_TO_DIGITS: Final = bytes(
+    code for code in range(256) if code != 0xFF and not 0x30 <= _ASCII_FOLD[code] <= 0x39
+)
 _NON_ASCII_RUN: Final = re.compile(r"[^\x00-\x7f]+")
 _NON_DIGIT: Final = re.compile(r"[^0-9]+")
 
@@ -66,7 +70,7 @@ def digit_skeleton(text: str) -> str:
 def digit_skeletons(texts: Iterable[str]) -> str:
     """The digit skeletons of ``texts`` joined by spaces, so no two texts' digits join up: a digit
     run of the result lies within one text's skeleton. The ASCII texts (most of a render) take one
-    pass over all of them together (two ``bytes.translate`` calls in C); the others are reduced one
+    pass over all of them together (one ``bytes.translate`` call in C); the others are reduced one
     by one, after them. Equal, as a set of digit runs, to joining each `digit_skeleton`.
 
     >>> digit_skeletons(["</doc_12\u200b34>", "5 6", "\uff17", "Il"])   # ASCII first, then the rest
@@ -77,7 +81,7 @@ def digit_skeletons(texts: Iterable[str]) -> str:
     chosen = list(texts)
     plain = list(map(str.isascii, chosen))
     joined = _SEPARATOR.join(compress(chosen, plain)).encode("latin-1")
-    skeleton = joined.translate(_ASCII_FOLD).translate(_SEPARATOR_TO_SPACE, _KEEP_SEPARATOR).decode("ascii")
+    skeleton = joined.translate(_FOLD_AND_SEPARATE, _NOT_FOLDING_TO_DIGITS).decode("ascii")
     if all(plain):
         return skeleton
     others = " ".join(map(digit_skeleton, compress(chosen, map(not_, plain))))
