@@ -126,3 +126,13 @@ def test_the_stores_take_a_str_or_any_path_like(tmp_path: Path) -> None:
     assert FolderStore(tmp_path).folder == str(tmp_path.resolve())
     for store in (FolderStore(tmp_path / "f"), SqliteStore(tmp_path / "s.db"), SqliteStore(str(tmp_path / "t.db"))):
         assert store.write("a", "x").unwrap().read_all().unwrap() == "x"
+
+
+def test_select_files_takes_a_str_root_and_bare_str_patterns(tmp_path: Path) -> None:
+    from thrift_fp.sources import select_files  # noqa: PLC0415
+
+    (tmp_path / "a.md").write_text("x")
+    (tmp_path / "b.txt").write_text("x")
+    one = select_files(str(tmp_path), include="*.md").unwrap()
+    listed = select_files([str(tmp_path)], include=["*.md"], exclude=[]).unwrap()
+    assert [found.path.name for found in one.files] == [found.path.name for found in listed.files] == ["a.md"]
