@@ -113,3 +113,18 @@ def test_a_users_traceback_shows_the_error_message() -> None:
     assert done.returncode == 1
     assert "UnknownEncoding: unknown encoding 'no-such-encoding'; known encodings: cl100k_base" in done.stderr
     assert "UnwrapFailedError" in done.stderr
+
+
+def test_an_error_holding_a_hostile_value_has_a_bounded_repr() -> None:
+    # The dataclass's generated __repr__ raised on a >4300-digit int and copied huge text whole.
+    from thrift_fp.sources import InvalidChunkBound, InvalidTrustTier  # noqa: PLC0415
+    from thrift_fp.render import FitFailed  # noqa: PLC0415
+    from thrift_fp.thrift import InvalidBudget  # noqa: PLC0415
+
+    assert repr(InvalidChunkBound(10**5000, 8)) == (
+        "InvalidChunkBound(max_tokens=an int of 16610 bits (too long to print), minimum=8)"
+    )
+    shown = repr(InvalidTrustTier("t" * 10**6, ("first-party",)))
+    assert len(shown) < 400 and shown.endswith("... (1000000 chars), allowed=('first-party',))")
+    nested = repr(FitFailed(InvalidBudget("context_window", 10**5000, "too large")))
+    assert nested.startswith("FitFailed(error=InvalidBudget(") and "16610 bits" in nested

@@ -44,6 +44,11 @@ class ThriftFpError(Exception):
         frozen = cls.__dict__.get("__setattr__")
         if frozen is not None:
             setattr(cls, "__setattr__", _exception_aware(frozen))  # noqa: B010 - a dunder set on purpose
+        # The dataclass's generated ``__repr__`` calls ``repr`` on every field, which raises on an
+        # int past 4300 digits and copies a huge string whole: errors hold hostile values, so
+        # their repr goes through the safe renderer, like their messages (issue 11).
+        if "__repr__" in cls.__dict__:
+            setattr(cls, "__repr__", _bounded_repr)  # noqa: B010 - a dunder set on purpose
 
     @property
     def message(self) -> str:
@@ -67,6 +72,25 @@ def _exception_aware(frozen: Callable[[object, str, object], None]) -> Callable[
             frozen(self, name, value)
 
     return __setattr__
+
+
+def _bounded_repr(self: object) -> str:
+    """``Name(field=value, ...)`` with each value through `thrift_fp._shown.shown` (a nested error
+    by its own bounded repr).
+
+    >>> from thrift_fp.sources import InvalidChunkBound
+    >>> InvalidChunkBound(10**5000, 8)
+    InvalidChunkBound(max_tokens=an int of 16610 bits (too long to print), minimum=8)
+    """
+    from thrift_fp._shown import shown  # noqa: PLC0415 - _shown imports nothing of ours; kept local for import order
+
+    parts = []
+    for field in dataclasses.fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
+        if not field.repr:
+            continue
+        value = getattr(self, field.name)
+        parts.append(f"{field.name}={repr(value) if isinstance(value, ThriftFpError) else shown(value, 200)}")
+    return f"{type(self).__qualname__}({', '.join(parts)})"
 
 
 def _rebuild(cls: type[ThriftFpError], fields: Mapping[str, object]) -> ThriftFpError:
