@@ -36,8 +36,9 @@ from thrift_fp.render._errors import (
 )
 from thrift_fp.render._escape import escape_attribute
 from thrift_fp.render._fields import DEFAULT_FIELDS, FIELDS, Field
-from thrift_fp.render._fit import FitRendered, PricedRetrievable, fit_and_render
+from thrift_fp.render._fit import FitRendered, fit_and_render
 from thrift_fp.render._nonce import MIN_KEY_BYTES, NONCE_DIGITS, KeyedNonce, NonceMode, RandomNonce
+from thrift_fp.render._priced import PricedRetrievable
 from thrift_fp.render._render import Rendered, render_retrievables
 
 __all__ = [

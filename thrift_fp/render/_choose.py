@@ -11,7 +11,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.render._envelope import BLOCK_NAMES, Tier
 from thrift_fp.render._errors import NonceCollision
 from thrift_fp.render._nonce import NonceMode
-from thrift_fp.render._skeleton import digit_skeleton
+from thrift_fp.render._skeleton import digit_skeletons
 
 MAX_NONCE_ATTEMPTS: Final = 16
 """Draws per block before giving up (only text built to collide can get there)."""
@@ -36,7 +36,7 @@ def choose_nonces(
     True
     """
     # Skeletons are digit strings, so a space keeps two texts' digits from joining up.
-    shown = " ".join(digit_skeleton(text) for text in texts)
+    shown = digit_skeletons(texts)
     chosen: dict[Tier, str] = {}
     for tier in blocks:
         for attempt in range(MAX_NONCE_ATTEMPTS):

@@ -24,6 +24,7 @@ the tokens of the pieces.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Final, Literal
 
 from thrift_fp.render._directive import SAFETY_DIRECTIVE
@@ -70,3 +71,17 @@ def section(nonce: str, attributes: Sequence[tuple[str, str]], body: str) -> str
     """
     rendered = "".join(attribute(name, value) for name, value in attributes)
     return f"<{RECORD_TAG}{nonce}{rendered}>\n{body}\n"
+
+
+def sections(nonces: Sequence[str], columns: Sequence[Sequence[str]], bodies: Sequence[str]) -> list[str]:
+    """`section` of many records at once: record *i* has nonce ``nonces[i]``, the rendered
+    attributes ``column[i]`` of every column (``""`` when it lacks one; `attribute` text
+    otherwise) and body ``bodies[i]``; each section is one C-level join of its parts.
+
+    >>> sections(["12345678901234567890"], [[" src=kb/refunds.md"], [" score=.5"]], ["30 days."]) == [
+    ...     section("12345678901234567890", [("src", "kb/refunds.md"), ("score", ".5")], "30 days.")]
+    True
+    """
+    count = len(bodies)
+    heads = map(f"<{RECORD_TAG}".__add__, nonces)
+    return list(map("".join, zip(heads, *columns, repeat(">\n", count), bodies, repeat("\n", count))))

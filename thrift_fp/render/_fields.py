@@ -45,7 +45,16 @@ def score_text(score: float) -> str:
     >>> [score_text(value) for value in (0.8576207010026824, 0.5, 1.0, 0.0, 0.004, 0.996)]
     ['.86', '.5', '1', '0', '0', '1']
     """
-    text = f"{score:.2f}".rstrip("0").rstrip(".")
+    return _trim_score(f"{score:.2f}")
+
+
+def _trim_score(formatted: str) -> str:
+    """A score's two-decimal text without padding zeros (`score_text` after the format).
+
+    >>> _trim_score("0.50"), _trim_score("1.00"), _trim_score("-0.25")
+    ('.5', '1', '-0.25')
+    """
+    text = formatted.rstrip("0").rstrip(".")
     return text[1:] if text.startswith("0.") else text
 
 

@@ -30,13 +30,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import compress, repeat
+from operator import attrgetter, eq, not_
 from types import MappingProxyType
+from typing import cast
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg
 from thrift_fp.records import Retrievable
-from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open, section
+from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open, sections
 from thrift_fp.render._errors import (
     ChargeExceeded,
     DuplicateRecordId,
@@ -46,8 +49,9 @@ from thrift_fp.render._errors import (
     RenderError,
 )
 from thrift_fp.render._fields import DEFAULT_FIELDS, Field, checked_fields
-from thrift_fp.render._layout import Entry
+from thrift_fp.render._layout import Entry, attribute_columns
 from thrift_fp.render._nonce import NonceMode, RandomNonce
+from thrift_fp.render._priced import PricedRetrievable
 from thrift_fp.render._render import Rendered, checked_nonce_mode, entries_of, nonces_for, render_entries
 from thrift_fp.thrift import (
     Fitted,
@@ -60,48 +64,6 @@ from thrift_fp.thrift import (
     subtract_to_fit,
 )
 from thrift_fp.tokens import TokenEncoding, get_encoding
-
-
-@dataclass(frozen=True, slots=True)
-class PricedRetrievable:
-    """A record as thrift sees it during `fit_and_render`: the text it is charged for and its tokens.
-
-    ``content`` is the record's section (with its separator), plus any block overhead this record
-    carries, so even a text measure of it is exact.
-
-    >>> from datetime import datetime, timezone
-    >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
-    >>> record = Retrievable("r1", "body", "first-party", when, when, score=0.5)
-    >>> priced = PricedRetrievable(record, "<data…>…", 9)
-    >>> (priced.id, priced.score, priced.size_unknown, priced.estimate_tokens("cl100k_base"))
-    ('r1', 0.5, False, 9)
-    """
-
-    record: Retrievable
-    content: str
-    tokens: int
-
-    @property
-    def id(self) -> str:
-        return self.record.id
-
-    @property
-    def score(self) -> float | None:
-        return self.record.score
-
-    @property
-    def size_unknown(self) -> bool:
-        return False
-
-    def estimate_tokens(self, encoding: str) -> int:
-        """The section's tokens, counted once before the fit (``encoding`` is the fit's own).
-
-        >>> from datetime import datetime, timezone
-        >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
-        >>> PricedRetrievable(Retrievable("r", "x", "first-party", when, when), "…", 4).estimate_tokens("o200k_base")
-        4
-        """
-        return self.tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +147,10 @@ def fit_and_render(
 
 
 def _records(items: Sequence[RetrievableLike]) -> Result[tuple[Retrievable, ...], RenderError]:
+    # The common case in C-level passes: exact `Retrievable`s with distinct ids; otherwise the
+    # loop names the first item that is not a record, or the first repeated id.
+    if not set(map(type, items)) - {Retrievable} and len(set(map(_id, items))) == len(items):
+        return Success(tuple(cast(Sequence[Retrievable], items)))
     records: list[Retrievable] = []
     seen: set[str] = set()
     for index, item in enumerate(items):
@@ -209,36 +175,46 @@ def _fit_and_render(
     records = _records(working_set.retrievables)
     if isinstance(records, Failure):
         return Failure(records.failure())
-    known = tuple(record for record in records.unwrap() if not record.size_unknown)
+    listed = records.unwrap()
+    known = tuple(compress(listed, map(not_, map(_size_unknown, listed))))
     entries = entries_of(known, enc.name)
     if isinstance(entries, Failure):
         return Failure(entries.failure())
-    shown = tuple(entry.attributes(fields) for entry in entries.unwrap())
+    shown, columns = attribute_columns(entries.unwrap(), fields)
     nonces = nonces_for(entries.unwrap(), shown, mode)
     if isinstance(nonces, Failure):
         return Failure(nonces.failure())
-    priced = _Pricing(entries.unwrap(), nonces.unwrap(), fields, shown)
+    priced = _Pricing(entries.unwrap(), nonces.unwrap(), fields, columns)
     return _priced_fit(working_set, context_window, relevant_tool_names, options, enc, known, priced)
+
+
+# Every candidate of every fit goes through the steps below, so they run in C-level passes
+# (attrgetter, map, compress, joins) rather than a Python-level step per record; the records were
+# checked once, above (`_records`, `entries_of`), and the public boundary is type-checked.
+_id, _size_unknown, _trust_tier = attrgetter("id"), attrgetter("size_unknown"), attrgetter("trust_tier")
+_body, _record_id, _score = attrgetter("body"), attrgetter("record_id"), attrgetter("score")
 
 
 @dataclass(frozen=True, slots=True)
 class _Pricing:
-    """The candidates of one fit, their blocks' nonces, the fields rendered and each candidate's
-    attributes for them (formatted once per fit)."""
+    """The candidates of one fit, their blocks' nonces, the fields rendered and, per field, each
+    candidate's rendered attribute (`attribute_columns`, formatted once per fit)."""
 
     entries: tuple[Entry, ...]
     nonces: MappingProxyType[Tier, str]
     fields: tuple[Field, ...]
-    shown: tuple[tuple[tuple[str, str], ...], ...]
+    columns: list[list[str]]
 
     def overhead_pieces(self) -> list[tuple[tuple[int, ...], str]]:
         """Each fixed piece with the positions (in ``entries``) of the records it is rendered for:
         the directive for all, each block's tags for that block's records."""
         if not self.entries:
             return []
-        pieces = [(tuple(range(len(self.entries))), DIRECTIVE_PIECE)]
+        positions = range(len(self.entries))
+        pieces = [(tuple(positions), DIRECTIVE_PIECE)]
+        tiers = list(map(_trust_tier, self.entries))
         for tier in TIERS:
-            block = tuple(at for at, entry in enumerate(self.entries) if entry.trust_tier == tier)
+            block = tuple(compress(positions, map(eq, tiers, repeat(tier))))
             if block:
                 nonce = self.nonces[tier]
                 pieces.append((block, block_open(tier, nonce) + block_close(tier, nonce)))
@@ -255,61 +231,64 @@ def _priced_fit(
     pricing: _Pricing,
 ) -> Result[FitRendered, RenderError]:
     entries = pricing.entries
-    sections = [
-        section(pricing.nonces[entry.trust_tier], attributes, entry.body)
-        for entry, attributes in zip(entries, pricing.shown, strict=True)
-    ]
+    ids = list(map(_record_id, entries))
+    nonce_of = pricing.nonces.__getitem__
+    texts = sections(list(map(nonce_of, map(_trust_tier, entries))), pricing.columns, list(map(_body, entries)))
     overheads = pricing.overhead_pieces()
-    counted = enc.count_many([*(text for _, text in overheads), *sections])
+    counted = enc.count_many([*(text for _, text in overheads), *texts])
     if isinstance(counted, Failure):
         return Failure(RenderCountFailed(counted.failure()))
     counts = counted.unwrap()
     overhead_counts, own = counts[: len(overheads)], counts[len(overheads) :]
-    texts, charges = list(sections), list(own)
+    charges = list(own)
+    ranks = _ranks(entries)
     carried: list[_Overhead] = []
     # Each overhead rides on the record thrift would shed last among those it is rendered for.
     for (block, piece), tokens in zip(overheads, overhead_counts, strict=True):
-        top = _top_ranked(entries, block)
+        top = _top_ranked(ranks, block)
         texts[top], charges[top] = piece + texts[top], charges[top] + tokens
-        carried.append(_Overhead(
-            entries[top].record_id, frozenset(entries[at].record_id for at in block), tokens
-        ))
-    priced = {
-        entry.record_id: PricedRetrievable(record, text, tokens)
-        for entry, record, text, tokens in zip(entries, known, texts, charges, strict=True)
-    }
+        carried.append(_Overhead(ids[top], frozenset(map(ids.__getitem__, block)), tokens))
+    priced_items = list(map(PricedRetrievable, known, texts, charges))
+    priced = dict(zip(ids, priced_items))
     budget = resolve_budget(context_window, options.output_reserve, options.reserve_fraction)
     if isinstance(budget, Failure):
         return Failure(FitFailed(budget.failure()))
-    pricing_set = replace(
-        working_set,
-        retrievables=tuple(
-            priced.get(item.id, item) if isinstance(item, Retrievable) else item
-            for item in working_set.retrievables
-        ),
-    )
+    # Every retrievable is a `Retrievable` (`_records`); the size-unknown ones stay as they are.
+    items = working_set.retrievables
+    pricing_set = replace(working_set, retrievables=tuple(map(priced.get, map(_id, items), items)))
     fitted = subtract_to_fit(pricing_set, context_window, relevant_tool_names, options, encoding=enc.name)
     if isinstance(fitted, Failure):
         return Failure(FitFailed(fitted.failure()))
-    costs = MappingProxyType({entry.record_id: tokens for entry, tokens in zip(entries, own, strict=True)})
-    # Thrift's ranking: score descending (missing = 0), earlier input first among ties.
-    order = sorted(range(len(entries)), key=lambda at: (-(entries[at].score or 0.0), at))
-    ranked = tuple(priced[entries[at].record_id] for at in order)
+    costs = MappingProxyType(dict(zip(ids, own)))
+    # Thrift's ranking: score descending (missing = 0), earlier input first among ties (stable).
+    ranked = tuple(map(priced_items.__getitem__, sorted(range(len(entries)), key=ranks.__getitem__)))
     return _render_survivors(fitted.unwrap(), pricing, enc, budget.unwrap().budget, tuple(carried), ranked, costs)
 
 
-def _top_ranked(entries: Sequence[Entry], block: Sequence[int]) -> int:
-    """The position in ``entries`` of the record thrift sheds last among ``block``: the highest
-    score (missing = 0), the earliest among equal scores (its retrievables pass is a stable sort).
+def _ranks(entries: Sequence[Entry]) -> list[float]:
+    """Each entry's sort key in thrift's ranking: its score negated, a missing score as 0.
+
+    >>> from datetime import datetime, timezone
+    >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    >>> _ranks([Entry("a", "first-party", "", None, None, score, when, when) for score in (0.2, None)])
+    [-0.2, -0.0]
+    """
+    return [-(score or 0.0) for score in map(_score, entries)]
+
+
+def _top_ranked(ranks: Sequence[float], block: Sequence[int]) -> int:
+    """The position (in ``ranks``, from `_ranks`) of the record thrift sheds last among ``block``
+    (ascending positions): the highest score (missing = 0), the earliest among equal scores (its
+    retrievables pass is a stable sort; ``min`` keeps the first of equal keys).
 
     >>> from datetime import datetime, timezone
     >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
     >>> entries = [Entry(name, "first-party", "", None, None, score, when, when)
     ...            for name, score in (("a", 0.2), ("b", 0.7), ("c", 0.7), ("d", None))]
-    >>> _top_ranked(entries, range(4)), _top_ranked(entries, [0, 3])
+    >>> _top_ranked(_ranks(entries), range(4)), _top_ranked(_ranks(entries), [0, 3])
     (1, 0)
     """
-    return min(block, key=lambda at: (-(entries[at].score or 0.0), at))
+    return min(block, key=ranks.__getitem__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,7 +403,8 @@ def _render_survivors(
     settled = _settle(fitted, ranked, costs, overheads, budget)
     kept = tuple(item.record for item in settled.kept)
     kept_ids = {record.id for record in kept}
-    survivors = tuple(entry for entry in pricing.entries if entry.record_id in kept_ids)
+    entries = pricing.entries
+    survivors = tuple(compress(entries, map(kept_ids.__contains__, map(_record_id, entries))))
     charged = settled.tokens
     rendered = render_entries(survivors, pricing.nonces, pricing.fields, enc.name)
     if isinstance(rendered, Success) and rendered.unwrap().tokens > charged:

@@ -1,18 +1,25 @@
 """Arranging records into the rendered text: blocks in tier order, each block in its own order."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: `Entry` is a NamedTuple, whose generated
+# `__new__` beartype (under the suite) could not resolve string annotations for.
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
+from itertools import repeat
+from operator import attrgetter, methodcaller
+from typing import NamedTuple
 
 from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open, section
-from thrift_fp.render._fields import Field, date_text, score_text
+from thrift_fp.render._escape import attribute
+from thrift_fp.render._fields import Field, _trim_score, date_text, score_text
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """What the layout needs of one record: its fields and the exact body to put in its section."""
+class Entry(NamedTuple):
+    """What the layout needs of one record: its fields and the exact body to put in its section.
+
+    A named tuple rather than a frozen dataclass: `fit_and_render` builds one per candidate record
+    per fit, and a frozen dataclass costs about four times as much to construct.
+    """
 
     record_id: str
     trust_tier: Tier
@@ -95,3 +102,66 @@ def compose(entries: Sequence[Entry], nonces: Mapping[Tier, str], fields: Sequen
         nonce = nonces[tier]
         pieces += [block_open(tier, nonce), *(entry.section(nonce, fields) for entry in block), block_close(tier, nonce)]
     return "".join(pieces)
+
+
+def attribute_columns(
+    entries: Sequence[Entry], fields: Sequence[Field]
+) -> tuple[list[str], list[list[str]]]:
+    """Every entry's attributes for ``fields``, a column per field: the values shown (for the
+    nonce check) and, per field, each entry's rendered attribute (`attribute`; ``""`` when the
+    entry lacks that field). Row by row the same as `Entry.attributes` (then `attribute` on each
+    pair), computed a field at a time: `fit_and_render` needs it for every candidate of every fit,
+    and an attribute text shared by many entries (a day, a source) is escaped once.
+
+    >>> from datetime import timezone
+    >>> when = datetime(2026, 1, 2, 9, 30, tzinfo=timezone.utc)
+    >>> entries = [Entry("a", "first-party", "x", "kb/a.md", None, 0.25, when, when),
+    ...            Entry("b", "third-party-public", "y", None, None, None, when, when)]
+    >>> attribute_columns(entries, ("source", "score", "date"))
+    (['kb/a.md', '.25', '2026-01-02', '2026-01-02'], [[' src=kb/a.md', ''], [' score=.25', ''], [' date=2026-01-02', ' date=2026-01-02']])
+    """
+    shown: list[str] = []
+    columns: list[list[str]] = []
+    for field in fields:
+        pairs = _field_pairs(entries, field)
+        present = [pair for pair in pairs if pair is not None]
+        shown += [value for _, value in present]
+        rendered: dict[tuple[str, str] | None, str] = {pair: attribute(*pair) for pair in set(present)}
+        rendered[None] = ""
+        columns.append(list(map(rendered.__getitem__, pairs)))
+    return shown, columns
+
+
+def _field_pairs(entries: Sequence[Entry], field: Field) -> list[tuple[str, str] | None]:
+    """Each entry's ``(name, value)`` for ``field``, or ``None`` when it lacks it (`Entry.attributes`)."""
+    if field == "source":
+        return [
+            None if entry.source is None else ("src" if entry.trust_tier == "first-party" else "tool", entry.source)
+            for entry in entries
+        ]
+    if field == "score":
+        scores = list(map(_score, entries))
+        # `score_text` is the two-decimal format, then a trim: formatted in C (``format``), trimmed
+        # once per distinct formatted text (a few hundred at most).
+        formatted = list(map(format, (0.0 if score is None else score for score in scores), repeat(".2f")))
+        trimmed = {text: _trim_score(text) for text in set(formatted)}
+        return [
+            None if score is None else ("score", trimmed[text]) for score, text in zip(scores, formatted, strict=True)
+        ]
+    if field == "kind":
+        return [None if entry.kind is None else ("kind", entry.kind) for entry in entries]
+    if field == "id":
+        return list(zip(repeat("id"), map(_record_id, entries)))
+    # Formatted per entry, not per distinct value: equal datetimes can differ in zone or fold.
+    if field == "date":
+        # `date_text` in C-level steps: the (local) calendar day, then its ISO form.
+        return list(zip(repeat("date"), map(_isoformat, map(_date, map(_created_at, entries)))))
+    stamps = map(_updated_at if field == "updated_at" else _created_at, entries)
+    return list(zip(repeat(field), map(_isoformat, stamps)))
+
+
+_record_id = attrgetter("record_id")
+_score = attrgetter("score")
+_date, _isoformat = methodcaller("date"), methodcaller("isoformat")
+_created_at = attrgetter("created_at")
+_updated_at = attrgetter("updated_at")

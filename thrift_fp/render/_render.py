@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from types import MappingProxyType
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp.records import Retrievable
 from thrift_fp.render._choose import choose_nonces
-from thrift_fp.render._envelope import Tier
+from thrift_fp.render._envelope import TIERS, Tier
 from thrift_fp.render._errors import (
     BodyUnavailable,
     DuplicateRecordId,
@@ -19,7 +20,7 @@ from thrift_fp.render._errors import (
     WeakNonceKey,
 )
 from thrift_fp.render._fields import DEFAULT_FIELDS, Field, checked_fields
-from thrift_fp.render._layout import Entry, compose, ordered_blocks
+from thrift_fp.render._layout import Entry, attribute_columns, compose
 from thrift_fp.render._nonce import MIN_KEY_BYTES, KeyedNonce, NonceMode, RandomNonce
 from thrift_fp.tokens import get_encoding
 
@@ -59,6 +60,9 @@ def entries_of(records: Sequence[Retrievable], encoding: str) -> Result[tuple[En
     >>> entries_of([record, record], "cl100k_base").failure().message
     "record id 'a' appears more than once"
     """
+    plain = _plain_entries(records)
+    if plain is not None:
+        return Success(plain)
     seen: set[str] = set()
     entries: list[Entry] = []
     for record in records:
@@ -83,21 +87,45 @@ def entries_of(records: Sequence[Retrievable], encoding: str) -> Result[tuple[En
     return Success(tuple(entries))
 
 
+def _plain_entries(records: Sequence[Retrievable]) -> tuple[Entry, ...] | None:
+    """The entries of ``records`` in C-level passes when each is an exact `Retrievable` with
+    ``str`` content (its rendered body is that content) and the ids are distinct; otherwise
+    ``None``, and `entries_of`'s per-record loop decides (and names any duplicate)."""
+    if set(map(type, records)) - {Retrievable}:
+        return None
+    contents = list(map(_content, records))
+    ids = list(map(_id, records))
+    if set(map(type, contents)) - {str} or len(set(ids)) != len(ids):
+        return None
+    return tuple(map(
+        Entry, ids, map(_trust_tier, records), contents, map(_source, records), map(_kind, records),
+        map(_score, records), map(_created_at, records), map(_updated_at, records),
+    ))
+
+
+_content, _id, _trust_tier = attrgetter("content"), attrgetter("id"), attrgetter("trust_tier")
+_source, _kind, _score = attrgetter("source"), attrgetter("kind"), attrgetter("score")
+_created_at, _updated_at = attrgetter("created_at"), attrgetter("updated_at")
+
+
 def nonces_for(
-    entries: Sequence[Entry], shown: Sequence[tuple[tuple[str, str], ...]], mode: NonceMode
+    entries: Sequence[Entry], shown: Sequence[str], mode: NonceMode
 ) -> Result[MappingProxyType[Tier, str], RenderError]:
-    """A nonce for each non-empty block that no body or rendered attribute value (``shown``: each
-    entry's `Entry.attributes`) shows.
+    """A nonce for each non-empty block that no body or rendered attribute value (``shown``: the
+    values of `attribute_columns`) shows.
 
     >>> nonces_for((), (), RandomNonce()).unwrap()
     mappingproxy({})
     """
-    texts = [entry.body for entry in entries]
-    texts += [value for attributes in shown for _, value in attributes]
+    present = set(map(_trust_tier, entries))
+    texts = [*map(_body, entries), *shown]
     chosen: Result[MappingProxyType[Tier, str], RenderError] = choose_nonces(
-        [tier for tier, _ in ordered_blocks(entries)], texts, mode
+        [tier for tier in TIERS if tier in present], texts, mode
     )
     return chosen
+
+
+_body = attrgetter("body")
 
 
 def render_entries(
@@ -162,7 +190,7 @@ def _render(
     entries = entries_of(records, encoding)
     if isinstance(entries, Failure):
         return entries
-    shown = [entry.attributes(fields) for entry in entries.unwrap()]
+    shown, _ = attribute_columns(entries.unwrap(), fields)
     return nonces_for(entries.unwrap(), shown, mode).bind(
         lambda nonces: render_entries(entries.unwrap(), nonces, fields, encoding)
     )

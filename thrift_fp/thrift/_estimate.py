@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Sequence
+from itertools import repeat
+from operator import attrgetter
+from typing import Final, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
@@ -13,6 +16,8 @@ from thrift_fp.records import Retrievable
 from thrift_fp.thrift._measure import Batchable
 from thrift_fp.thrift._shapes import RetrievableLike
 from thrift_fp.tokens import TokenCount
+
+_content: Final = attrgetter("content")
 
 
 def as_count(value: object) -> int | None:
@@ -36,6 +41,8 @@ def probe_estimates(
 ) -> Result[tuple[object, ...], ThriftError]:
     """Call each retrievable's own ``estimate_tokens(encoding)`` once; ``None`` when it has none,
     or when it is a `Retrievable` whose estimate is a plain count of its text (`Batchable`)."""
+    if _Bulk.none_to_call(retrievables):
+        return Success((None,) * len(retrievables))
     raw: list[object] = []
     batchable = Batchable.text
     for item, key in zip(retrievables, keys, strict=True):
@@ -68,8 +75,58 @@ def settle_sync(raw: Sequence[object]) -> tuple[int | None, ...]:
     >>> settle_sync((3, None, "x"))
     (3, None, None)
     """
+    if _Bulk.plain_counts(raw):
+        return cast(tuple[int | None, ...], tuple(raw))  # each is None or an int >= 0 (checked)
     _close_all(raw)
     return tuple(None if value is None else as_count(value) for value in raw)
+
+
+@no_type_check
+class _Bulk:
+    """The common cases of a fit, decided for the whole bucket in C-level passes (``map``, ``set``)
+    instead of a Python-level step per retrievable; unchecked at run time, like the per-item code
+    of `_measure` (its docstring says why). Each answers only yes or no: no means the per-item loop
+    runs, exactly as before."""
+
+    @staticmethod
+    def none_to_call(items: Sequence[RetrievableLike]) -> bool:
+        """No item's estimator would be called: every item is an exact `Retrievable` with ``str``
+        content (`Batchable`: counted in the fit's batch), or none has an ``estimate_tokens``.
+
+        >>> from thrift_fp.thrift._shapes import WorkingRetrievable
+        >>> class Priced:
+        ...     content = "x"
+        ...     def estimate_tokens(self, encoding: str) -> int:
+        ...         return 1
+        >>> _Bulk.none_to_call([WorkingRetrievable("x")]), _Bulk.none_to_call([WorkingRetrievable("x"), Priced()])
+        (True, False)
+        """
+        count = len(items)
+        kinds = set(map(type, items))
+        if kinds == {Retrievable}:
+            return set(map(type, map(_content, items))) == {str}
+        if Retrievable in kinds:
+            return False
+        try:
+            found = set(map(type, map(getattr, items, repeat("estimate_tokens", count), repeat(None, count))))
+        except Exception:  # noqa: BLE001 - an attribute that raises: the loop meets it in input order
+            return False
+        return found <= {type(None)}
+
+    @staticmethod
+    def plain_counts(raw: Sequence[object]) -> bool:
+        """Every estimate is ``None``, or every one is an ``int >= 0``: each is then its own count
+        (`as_count`) and none needs closing.
+
+        >>> _Bulk.plain_counts((None, None)), _Bulk.plain_counts((3, 0)), _Bulk.plain_counts((3, -1))
+        (True, True, False)
+        >>> _Bulk.plain_counts((True,)), _Bulk.plain_counts((None, 3))  # the per-item loop decides these
+        (False, False)
+        """
+        kinds = set(map(type, raw))
+        if kinds == {int}:
+            return min(cast(Sequence[int], raw)) >= 0  # every value is an int (kinds)
+        return kinds <= {type(None)}
 
 
 # Module level, not nested: beartype's claw re-decorates a nested annotated function on every call.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from operator import attrgetter
 
 from returns.result import Failure, Result, Success
@@ -253,8 +254,9 @@ def _check_ids(ws: WorkingSet) -> Result[None, ThriftError]:
         if duplicate is not None:
             return Failure(DuplicateId(bucket, duplicate))
     for bucket, prefix, items in (("memories", "memory", ws.memories), ("retrievables", "retrievable", ws.retrievables)):
-        for index, item in enumerate(items):
-            ident = getattr(item, "id", None)
+        # One C-level pass over the ids; the per-item loop runs only to name an offending one.
+        idents = list(map(getattr, items, repeat("id"), repeat(None)))
+        for index, ident in enumerate(idents if set(map(type, idents)) - {str, type(None)} else ()):
             if ident is not None and not isinstance(ident, str):
                 return Failure(InvalidItemField(bucket, f"{prefix}[{index}]", "id", ident, "expected a str or None"))
     duplicate = _first_duplicate(

@@ -17,7 +17,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Generic, TypeVar, no_type_check
+from itertools import repeat
+from operator import attrgetter, is_
+from typing import Final, Generic, TypeVar, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
@@ -37,6 +39,12 @@ from thrift_fp.thrift._working_set import WorkingSet
 from thrift_fp.tokens import TokenCounts, TokenEncoding, Tokenizable
 
 _Item = TypeVar("_Item")
+_created_at: Final = attrgetter("created_at")
+_content: Final = attrgetter("content")
+_id: Final = attrgetter("id")
+_tzinfo: Final = attrgetter("tzinfo")
+_DATETIME: Final = {datetime}
+_STR: Final = {str}
 
 
 @no_type_check
@@ -210,6 +218,8 @@ class _Collector:
         return len(self.pending) - 1
 
     def _messages(self, items: Sequence[MessageLike]) -> ThriftError | None:
+        if self._bulk_messages(items):
+            return None
         # Hot for long histories: the common case (aware UTC datetime, str content, flags that are
         # bools or missing) is inlined; anything else takes the checked helpers.
         out, pending, utc = self.messages, self.pending, timezone.utc
@@ -249,6 +259,42 @@ class _Collector:
             out.append(Entry(item, key, 0, index, age, False, summary, ephemeral, pair, len(pending) - 1))
         return None
 
+    def _bulk_messages(self, items: Sequence[MessageLike]) -> bool:
+        """The common case of every message at once, in C-level passes: UTC datetimes, ``str``
+        content, flags that are bools or missing, pair ids that are str or missing. Queues them
+        and answers True; otherwise queues nothing and answers False (the loop then runs)."""
+        count = len(items)
+        try:
+            created = list(map(_created_at, items))
+            contents = list(map(_content, items))
+            keys = list(map(_id, items))
+            summaries = list(map(getattr, items, repeat("summary", count), repeat(None, count)))
+            ephemerals = list(map(getattr, items, repeat("ephemeral", count), repeat(None, count)))
+            pairs = list(map(getattr, items, repeat("pair_id", count), repeat(None, count)))
+        except Exception:  # noqa: BLE001 - an attribute that raises: the loop meets it in input order
+            return False
+        flags, none = {bool, type(None)}, type(None)
+        if (
+            set(map(type, created)) != _DATETIME
+            or not all(map(is_, map(_tzinfo, created), repeat(timezone.utc, count)))
+            or set(map(type, contents)) - _STR
+            or set(map(type, summaries)) - flags
+            or set(map(type, ephemerals)) - flags
+            or set(map(type, pairs)) - {str, none}
+        ):
+            return False
+        pending = self.pending
+        start = len(pending)
+        pending.extend(contents)
+        self.messages.extend(
+            map(
+                Entry, items, keys, repeat(0, count), range(count), map(datetime.timestamp, created),
+                repeat(False, count), map(is_, summaries, repeat(True, count)),
+                map(is_, ephemerals, repeat(True, count)), pairs, range(start, start + count),
+            )
+        )
+        return True
+
     def _memories(self, items: Sequence[MemoryLike]) -> ThriftError | None:
         out = self.memories
         for index, item in enumerate(items):
@@ -266,6 +312,8 @@ class _Collector:
     def _retrievables(
         self, items: Sequence[RetrievableLike], keys: Sequence[str], estimates: Sequence[int | None]
     ) -> ThriftError | None:
+        if self._bulk_retrievables(items, keys, estimates):
+            return None
         # The hottest loop of a large fit: the common case (str content, float or missing score)
         # is inlined; anything else takes the checked helpers.
         out, pending, isfinite = self.retrievables, self.pending, math.isfinite
@@ -295,6 +343,44 @@ class _Collector:
             pending.append(text)
             out.append(Entry(item, key, 0, index, score, False, False, False, None, len(pending) - 1))
         return None
+
+    def _bulk_retrievables(
+        self, items: Sequence[RetrievableLike], keys: Sequence[str], estimates: Sequence[int | None]
+    ) -> bool:
+        """The common cases of every retrievable at once, in C-level passes: finite float or
+        missing scores, and either no own estimate and ``str`` content, or every one priced by its
+        own estimate (a count, `settle_sync`). Queues them and answers True; otherwise queues
+        nothing and answers False (the loop then runs)."""
+        count = len(items)
+        estimated = set(map(type, estimates))
+        if estimated - {type(None)} and estimated != {int}:
+            return False
+        try:
+            scores = list(map(getattr, items, repeat("score", count), repeat(None, count)))
+            contents = [] if estimated == {int} else list(map(_content, items))
+        except Exception:  # noqa: BLE001 - an attribute that raises: the loop meets it in input order
+            return False
+        kinds = set(map(type, scores))
+        if type(None) in kinds:
+            scores = [0.0 if score is None else score for score in scores]
+            kinds.discard(type(None))
+        if kinds - {float} or not all(map(math.isfinite, cast(list[float], scores))) or set(map(type, contents)) - _STR:
+            return False
+        if estimated == {int}:
+            # Each item's own count stands; no text is queued (slot -1, as in the loop).
+            ranks = cast(list[float], scores)
+            self.retrievables.extend(map(Entry, items, keys, cast(list[int], estimates), range(count), ranks))
+            return True
+        pending = self.pending
+        start = len(pending)
+        pending.extend(contents)
+        self.retrievables.extend(
+            map(
+                Entry, items, keys, repeat(0, count), range(count), scores, repeat(False, count),
+                repeat(False, count), repeat(False, count), repeat(None, count), range(start, start + count),
+            )
+        )
+        return True
 
     def _thoughts(self, items: Sequence[ThoughtLike]) -> ThriftError | None:
         out = self.thoughts

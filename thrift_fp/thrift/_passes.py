@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from operator import attrgetter
+from bisect import bisect_left
+from itertools import accumulate, compress, repeat
+from operator import attrgetter, is_not, not_
 from types import MappingProxyType
-from typing import Any, Final, TypeVar, no_type_check
+from typing import Any, Final, TypeVar, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
@@ -49,10 +51,17 @@ class Unmeasured:
     retrievables: tuple[RetrievableLike, ...]
 
 
+_SIZE_UNKNOWN_NOTE: Final = "size unknown: excluded unmeasured, whatever the score or budget"
+
+
 def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
     """Pass 0: drop every ``size_unknown`` retrievable before anything is measured (never calls
     its estimator); they have no measured size, so the bucket's tokens are 0 before and after.
     Also rejects duplicate retrievable ids (anonymous ones are named by input position)."""
+    keys_if_clean = _Bulk.clean_keys(ws.retrievables)
+    if keys_if_clean is not None:
+        trace = BucketTrace("retrievables-size-unknown", 0, 0, 0, 0, _SIZE_UNKNOWN_NOTE, ())
+        return Success(Unmeasured(ws, trace, keys_if_clean, ws.retrievables))
     kept: list[RetrievableLike] = []
     keys: list[str] = []
     dropped: list[str] = []
@@ -72,11 +81,39 @@ def exclude_size_unknown(ws: WorkingSet) -> Result[Unmeasured, ThriftError]:
         else:
             kept.append(item)
             keys.append(key)
-    trace = BucketTrace(
-        "retrievables-size-unknown", 0, 0, len(dropped), 0,
-        "size unknown: excluded unmeasured, whatever the score or budget", tuple(dropped),
-    )
+    trace = BucketTrace("retrievables-size-unknown", 0, 0, len(dropped), 0, _SIZE_UNKNOWN_NOTE, tuple(dropped))
     return Success(Unmeasured(ws, trace, tuple(keys), tuple(kept)))
+
+
+@no_type_check
+class _Bulk:
+    """Pass 0's common case in C-level passes over the whole bucket (``map``, ``set``), instead
+    of a Python-level loop per retrievable; unchecked at run time like `_Hot`."""
+
+    @staticmethod
+    def clean_keys(items: tuple[RetrievableLike, ...]) -> tuple[str, ...] | None:
+        """The ids of ``items`` when every one is a ``str``, all are distinct and no item is
+        size-unknown (``size_unknown`` False or missing); otherwise ``None``, and the per-item
+        loop above runs, which names the first offending item exactly as before.
+
+        >>> from thrift_fp.thrift._shapes import WorkingRetrievable as R
+        >>> _Bulk.clean_keys((R("x", id="a"), R("y", id="b"))), _Bulk.clean_keys((R("x", id="a"), R("y", id="a")))
+        (('a', 'b'), None)
+        >>> _Bulk.clean_keys((R("x", id="a", size_unknown=True),)), _Bulk.clean_keys((R("x"),))
+        (None, None)
+        """
+        count = len(items)
+        try:
+            ids = tuple(map(getattr, items, repeat("id", count), repeat(None, count)))
+            flags = list(map(getattr, items, repeat("size_unknown", count), repeat(None, count)))
+        except Exception:  # noqa: BLE001 - an attribute that raises: the loop meets it in input order
+            return None
+        if set(map(type, ids)) - {str} or len(set(ids)) != count:
+            return None
+        # Exact types first: 0 == False, so only a bool (or None) may be compared by value.
+        if set(map(type, flags)) - {bool, type(None)} or True in flags:
+            return None
+        return cast(tuple[str, ...], ids)  # every id is a str (checked above)
 
 
 Pass = Callable[[Sized, Plan], tuple[Sized, BucketTrace]]
@@ -89,7 +126,7 @@ class _Hot:
 
     @staticmethod
     def tokens(entries: Sequence[Entry[_Item]]) -> int:
-        return sum(entry.tokens for entry in entries)
+        return sum(map(_entry_tokens, entries))
 
     @staticmethod
     def prefix_end(
@@ -107,6 +144,12 @@ class _Hot:
         return end
 
 
+_entry_tokens: Final = attrgetter("tokens")
+_entry_key: Final = attrgetter("key")
+_entry_index: Final = attrgetter("index")
+_entry_summary: Final = attrgetter("summary")
+_entry_ephemeral: Final = attrgetter("ephemeral")
+_entry_pair: Final = attrgetter("pair")
 _tokens: Final = _Hot.tokens
 
 
@@ -125,7 +168,7 @@ def _shed(
     before_tokens = _tokens(before)
     trace = BucketTrace(
         bucket, before_tokens, before_tokens - gone, len(before), len(kept), note,
-        tuple(entry.key for entry in removed),
+        tuple(map(_entry_key, removed)),
     )
     # The field name picks the bucket; the value keeps that bucket's entry type.
     entries: dict[str, Any] = {field: tuple(kept)}
@@ -147,25 +190,28 @@ def _within(state: Sized, plan: Plan, field: str, bucket: Bucket, note: str) -> 
 def _shed_while_over(
     total: int, budget: int, candidates: Sequence[Entry[_Item]]
 ) -> list[Entry[_Item]]:
-    removed: list[Entry[_Item]] = []
-    for entry in candidates:
-        if total <= budget:
-            break
-        removed.append(entry)
-        total -= entry.tokens
-    return removed
+    """The shortest prefix of ``candidates`` whose removal brings ``total`` within ``budget`` (all
+    of them when none does; none when already within). Tokens are never negative, so the running
+    sums rise and the prefix ends at the first sum that covers the excess (C-level: accumulate
+    and bisect, not a Python step per shed entry)."""
+    if total <= budget:
+        return []
+    sums = list(accumulate(map(_entry_tokens, candidates)))
+    return list(candidates[: bisect_left(sums, total - budget) + 1])
 
 
 def _without(entries: Sequence[Entry[_Item]], removed: Sequence[Entry[_Item]]) -> Sequence[Entry[_Item]]:
     if not removed:
         return entries
-    gone = {entry.index for entry in removed}
-    return [entry for entry in entries if entry.index not in gone]
+    gone = set(map(_entry_index, removed))
+    return list(compress(entries, map(not_, map(gone.__contains__, map(_entry_index, entries)))))
 
 
 # Oldest first: age, then input position. Entries always stay in input order, so a stable sort on
 # the age alone breaks ties by position (and costs no key tuple per entry).
 _age: Final = attrgetter("rank")
+# Score or importance (finite floats): ranking is by this, descending.
+_rank: Final = attrgetter("rank")
 
 
 def strip_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
@@ -238,7 +284,8 @@ def shed_tool_calls(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
 def _shed_ranked(state: Sized, plan: Plan, field: str, bucket: Bucket, note: str) -> tuple[Sized, BucketTrace]:
     entries: Sequence[Entry[object]] = getattr(state, field)
     # Sorted even when nothing sheds: survivors come back in ranking order. Stable sort: among equal ranks the later input sits nearer the tail, so it sheds first.
-    ranked = sorted(entries, key=lambda entry: -entry.rank)
+    # (A reverse sort is stable too, and keeps equal ranks in input order, like a key of -rank.)
+    ranked = sorted(entries, key=_rank, reverse=True)
     removed = _shed_while_over(state.total, plan.budget, ranked[::-1])
     return _shed(state, field, ranked[: len(ranked) - len(removed)], removed, bucket, note)
 
@@ -266,7 +313,7 @@ def shed_ephemeral(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     ephemeral one; a message whose group holds a summary, the newest non-summary message or the
     latest ephemeral message is skipped."""
     note = "ephemeral messages oldest first (with pair partners), keeping the latest"
-    if state.total <= plan.budget or not any(entry.ephemeral for entry in state.messages):
+    if state.total <= plan.budget or not any(map(_entry_ephemeral, state.messages)):
         return _unchanged(state, "messages", "messages", note)
     ordered = sorted(state.messages, key=_age)
     non_summary = [entry for entry in ordered if not entry.summary]
@@ -298,12 +345,16 @@ def shed_oldest_messages(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     done = _within(state, plan, "messages", "messages", note)
     if done is not None:
         return done
-    ordered = [entry for entry in sorted(state.messages, key=_age) if not entry.summary]
-    summary_pairs = {entry.pair for entry in state.messages if entry.summary and entry.pair is not None}
-    reach: dict[str, int] = {}
-    if any(entry.pair is not None for entry in ordered):
-        position = {entry.index: at for at, entry in enumerate(ordered)}
-        reach = {pair: max(position[member.index] for member in group) for pair, group in _groups(ordered).items()}
+    by_age = sorted(state.messages, key=_age)
+    ordered = list(compress(by_age, map(not_, map(_entry_summary, by_age))))
+    if not any(map(is_not, map(_entry_pair, ordered), repeat(None))):
+        # No pairs: every unit is one message, so the loop below would remove the shortest oldest
+        # prefix (never the newest) that brings the total within budget.
+        prefix = _shed_while_over(state.total, plan.budget, ordered[:-1])
+        return _shed(state, "messages", _without(state.messages, prefix), prefix, "messages", note)
+    summary_pairs = set(map(_entry_pair, compress(state.messages, map(_entry_summary, state.messages)))) - {None}
+    position = {entry.index: at for at, entry in enumerate(ordered)}
+    reach = {pair: max(position[member.index] for member in group) for pair, group in _groups(ordered).items()}
     removed: list[Entry[MessageLike]] = []
     total = state.total
     start, newest = 0, len(ordered) - 1
@@ -390,7 +441,7 @@ def refill(measured: Sized, state: Sized, plan: Plan) -> tuple[Sized, tuple[Refi
     for field in fields:
         before: Sequence[Entry[object]] = getattr(state, field)
         kept = {entry.index for entry in before}
-        ranked = sorted(getattr(measured, field), key=lambda entry: -entry.rank)
+        ranked = sorted(getattr(measured, field), key=_rank, reverse=True)
         leftover = plan.budget - state.total
         admitted: list[Entry[object]] = []
         for entry in ranked:

@@ -102,7 +102,7 @@ class TokenCounts:
                 else:
                     keys[at] = _digest(text)
         if memo:
-            found = [memo.get(key) for key in keys]
+            found = list(map(memo.get, keys))
             # A re-fit misses few texts: find them with C-level scans, not a Python-level loop.
             misses: list[int] = []
             for _ in range(found.count(None)):

@@ -1,0 +1,171 @@
+"""The bulk paths of a fit (issue 19: the common case of a whole bucket decided in C-level passes
+instead of a Python-level step per item) give exactly what the per-item loops give: the same kept
+set, trace and counts, or the same error value, for clean sets and for sets with one item that
+leaves the common case (valid or not)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import timedelta, timezone
+from typing import Any
+
+from hypothesis import given, settings, strategies as st
+from returns.result import Failure, Result
+
+from properties.thrift_model import AT, REAL_ENCODINGS, WORDS, Case, cases
+from thrift_fp.records import Retrievable
+from thrift_fp.thrift import Fitted, ThriftError, WorkingRetrievable, WorkingSet, subtract_to_fit
+from thrift_fp.thrift import _estimate, _measure, _passes
+from thrift_fp.tokens import TokenCounts
+
+
+@contextmanager
+def per_item_only() -> Iterator[None]:
+    """Every bulk path answers "not the common case", so the per-item loops do all the work."""
+    swaps: list[tuple[Any, str, Any]] = [
+        (_passes._Bulk, "clean_keys", staticmethod(lambda items: None)),
+        (_estimate._Bulk, "none_to_call", staticmethod(lambda items: False)),
+        (_estimate._Bulk, "plain_counts", staticmethod(lambda raw: False)),
+        (_measure._Collector, "_bulk_messages", lambda self, items: False),
+        (_measure._Collector, "_bulk_retrievables", lambda self, items, keys, estimates: False),
+    ]
+    saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in swaps]
+    for owner, name, value in swaps:
+        setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        for owner, name, value in saved:
+            setattr(owner, name, value)
+
+
+# One item that leaves the common case: valid (the loops' checked helpers accept it) or invalid.
+ODD_ONES = (
+    "none", "utc-lookalike", "int-score", "nan-score", "int-size-unknown", "size-unknown",
+    "anonymous", "duplicate-id", "str-summary", "int-pair", "naive", "priced",
+)
+
+
+class _Priced:
+    """A retrievable with its own synchronous estimate (a plain int)."""
+
+    def __init__(self, content: str, ident: str, estimate: object = None, score: float | None = None) -> None:
+        self.content, self.id, self.estimate, self.score = content, ident, estimate, score
+
+    def estimate_tokens(self, encoding: str) -> object:
+        return len(self.content) // 3 if self.estimate is None else self.estimate
+
+
+def _as(kind: str, item: Any) -> Any:
+    if kind == "plain":
+        return WorkingRetrievable(str(item.content), id=item.id, score=item.score)
+    return Retrievable(str(item.id), str(item.content), "first-party", AT, AT, score=item.score)
+
+
+@dataclass(frozen=True)
+class _Loose:
+    """An item of any field values: the package's own dataclasses are type-checked under the
+    suite, and these fields are deliberately of the wrong type."""
+
+    fields: dict[str, Any]
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.fields[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _loose(item: Any, **changes: Any) -> _Loose:
+    return _Loose({**{name: getattr(item, name) for name in item.__dataclass_fields__}, **changes})
+
+
+def _odd_message(message: Any, odd: str) -> Any:
+    if odd == "utc-lookalike":
+        return replace(message, created_at=message.created_at.astimezone(timezone(timedelta(0))))
+    if odd == "naive":
+        return _loose(message, created_at=message.created_at.replace(tzinfo=None))
+    if odd == "str-summary":
+        return _loose(message, summary="yes")
+    if odd == "int-pair":
+        return _loose(message, pair_id=3)
+    return message
+
+
+def _odd_retrievable(item: Any, odd: str, spot: int, previous: Any) -> Any:
+    plain = isinstance(item, WorkingRetrievable)
+    if odd == "int-score":
+        return _loose(item, score=1)
+    if odd == "nan-score":
+        return replace(item, score=float("nan"))
+    if odd in ("int-size-unknown", "size-unknown") and plain:
+        return _loose(item, size_unknown=1) if odd == "int-size-unknown" else replace(item, size_unknown=True)
+    if odd == "anonymous" and plain:
+        return replace(item, id=None)
+    if odd == "duplicate-id" and previous is not None:
+        return replace(item, id=previous.id)
+    if odd == "priced":
+        return _Priced(str(item.content), f"priced{spot}")
+    return item
+
+
+def _working_set(case: Case, kind: str, odd: str, at: int) -> WorkingSet:
+    messages = list(case.ws.messages)
+    items = [_as(kind, item) for item in case.ws.retrievables]
+    if messages:
+        spot = at % len(messages)
+        messages[spot] = _odd_message(messages[spot], odd)
+    if items:
+        spot = at % len(items)
+        items[spot] = _odd_retrievable(items[spot], odd, spot, items[spot - 1] if spot else None)
+    return replace(case.ws, messages=tuple(messages), retrievables=tuple(items))
+
+
+def _outcome(result: Result[Fitted, ThriftError]) -> object:
+    if isinstance(result, Failure):
+        error = result.failure()
+        return type(error), error.message
+    fitted = result.unwrap()
+    return fitted.working_set, fitted.trace, len(fitted.counts), fitted.counts.reused
+
+
+@settings(max_examples=80)
+@given(
+    st.sampled_from((WORDS, *REAL_ENCODINGS)).flatmap(lambda encoding: cases(encoding=encoding, most=15)),
+    st.sampled_from(("plain", "records")),
+    st.sampled_from(ODD_ONES),
+    st.integers(0, 1_000),
+    st.booleans(),
+)
+def test_bulk_paths_give_the_per_item_result(case: Case, kind: str, odd: str, at: int, warm: bool) -> None:
+    ws = _working_set(case, kind, odd, at)
+    prior = subtract_to_fit(ws, case.window, case.relevant, case.options)
+    counts = prior.unwrap().counts if warm and not isinstance(prior, Failure) else TokenCounts()
+    bulk = subtract_to_fit(ws, case.window, case.relevant, case.options, counts=counts)
+    with per_item_only():
+        loops = subtract_to_fit(ws, case.window, case.relevant, case.options, counts=counts)
+    assert _outcome(bulk) == _outcome(loops)
+
+
+@settings(max_examples=40)
+@given(
+    cases(most=15),
+    st.sampled_from((None, -1, True, 2.5, "3", 0)),
+    st.integers(0, 1_000),
+)
+def test_self_priced_buckets_give_the_per_item_result(case: Case, wrong: object, at: int) -> None:
+    """Every retrievable prices itself with a plain int, except (maybe) one whose estimate does
+    not count (then its text is measured)."""
+    items = case.ws.retrievables or (WorkingRetrievable("w w w", id="r"),)
+    spot = at % len(items)
+    priced = tuple(
+        _Priced(str(item.content), str(getattr(item, "id", i)), wrong if i == spot else None, getattr(item, "score", None))
+        for i, item in enumerate(items)
+    )
+    ws = replace(case.ws, retrievables=priced)
+    bulk = subtract_to_fit(ws, case.window, case.relevant, case.options)
+    with per_item_only():
+        loops = subtract_to_fit(ws, case.window, case.relevant, case.options)
+    assert _outcome(bulk) == _outcome(loops)
