@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import cast
 
 import pytest
@@ -18,6 +18,8 @@ from thrift_fp.thrift import (
     RefillTrace,
     Thought,
     ToolCall,
+    ToolLike,
+    UnmeasurableContent,
     WorkingSet,
     subtract_to_fit,
     turn_tokens,
@@ -126,3 +128,31 @@ def test_every_pass_of_the_trace_says_what_it_does(window: int) -> None:
     assert [(bucket.bucket, bucket.note) for bucket in trace.buckets] == _NOTES
     shed = {bucket.bucket: bucket.ids for bucket in trace.buckets if bucket.ids}
     assert shed == ({"thoughts": ("t1",)} if window == 1000 else {"thoughts": ("t1",), "tool-calls": ("call-1",)})
+
+
+def test_with_pairs_in_the_history_an_unpaired_oldest_message_is_shed_alone_when_that_suffices() -> None:
+    def message(id: str, minute: int, pair: str | None = None) -> Message:
+        return Message(id, "word " * 20 + id, AT + timedelta(minutes=minute), pair_id=pair)
+
+    history = (message("m1", 0), message("m2", 1), message("q", 2, "p"), message("a", 3, "p"), message("m3", 4))
+    fitted = subtract_to_fit(WorkingSet(messages=history), 140).unwrap()
+    oldest = [bucket for bucket in fitted.trace.buckets if bucket.bucket == "messages"][1]
+    assert oldest.note == "oldest non-summary messages while over budget, pairs together"
+    assert oldest.ids == ("m1",)
+    assert [m.id for m in fitted.working_set.messages] == ["m2", "q", "a", "m3"]
+    assert oldest.after_tokens == oldest.before_tokens - 22
+
+
+@dataclass(frozen=True)
+class _LooseTool:
+    """A caller's tool whose description comes from untyped data."""
+
+    name: str
+    description: object
+
+
+def test_a_tool_description_with_no_string_form_names_the_tool() -> None:
+    tool = cast(ToolLike, _LooseTool("search", object()))
+    error = subtract_to_fit(WorkingSet(tools=(tool,)), 1000).failure()
+    assert error == UnmeasurableContent("tools", "search", "object has no string form but object.__str__")
+    assert error.message == "cannot measure tools item 'search': object has no string form but object.__str__"
