@@ -54,17 +54,13 @@ else:
 PathArg = str | os.PathLike[str]
 """What a public function accepts where it needs one path."""
 
-StringsArg = str | Iterable[str]
-"""What a public function accepts where it needs strings: one ``str`` is one item."""
-
 CheckedStringsArg = str | Each[str]
-"""`StringsArg` for a function that checks every element itself (an error value for a non-str)."""
-
-PathsArg = PathArg | Iterable[PathArg]
-"""What a public function accepts where it needs paths: one path is one item."""
+"""What a public function accepts where it needs strings: one ``str`` is one item; the function
+checks every element itself (an error value for a non-str)."""
 
 CheckedPathsArg = PathArg | Each[PathArg]
-"""`PathsArg` for a function that checks every element itself (`first_not_path`)."""
+"""What a public function accepts where it needs paths: one path is one item; the function
+checks every element itself (`first_not_path`)."""
 
 _T = TypeVar("_T")
 

@@ -13,6 +13,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Final
 
+from thrift_fp._shown import shown
+
 # What Python itself assigns on an exception (contextlib sets ``__traceback__`` and
 # ``add_note`` sets ``__notes__`` through ``setattr``); a frozen dataclass would refuse them.
 _EXCEPTION_ATTRIBUTES: Final = frozenset(
@@ -82,8 +84,6 @@ def _bounded_repr(self: object) -> str:
     >>> InvalidChunkBound(10**5000, 8)
     InvalidChunkBound(max_tokens=an int of 16610 bits (too long to print), minimum=8)
     """
-    from thrift_fp._shown import shown  # noqa: PLC0415 - _shown imports nothing of ours; kept local for import order
-
     parts = []
     for field in dataclasses.fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
         if not field.repr:

@@ -102,11 +102,17 @@ def _spec(parameter: str, patterns: EachTuple[str]) -> Result[Any, InvalidArgume
     for index, pattern in enumerate(elements):
         if not isinstance(pattern, str):
             return Failure(InvalidArgument(parameter, index, pattern, "a str (a gitignore-style pattern)"))
+    try:
+        return Success(pathspec.GitIgnoreSpec.from_lines(patterns))
+    except Exception:  # noqa: BLE001 - pathspec's refusal of a user's pattern is a value
+        pass
+    # Compiled one by one only to name the pattern pathspec refused.
+    for index, pattern in enumerate(patterns):
         try:
             pathspec.GitIgnoreSpec.from_lines([pattern])
-        except Exception as exc:  # noqa: BLE001 - pathspec's refusal of a user's pattern is a value
+        except Exception as exc:  # noqa: BLE001 - as above
             return Failure(InvalidArgument(parameter, index, pattern, f"a gitignore-style pattern ({exc})"))
-    return Success(pathspec.GitIgnoreSpec.from_lines(patterns))
+    return Failure(InvalidArgument(parameter, 0, patterns, "gitignore-style patterns pathspec accepts together"))
 
 
 def select_checked(
