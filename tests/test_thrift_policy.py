@@ -242,7 +242,8 @@ def test_the_public_boundary_stays_checked_while_the_hot_path_is_not() -> None:
     # public entry point is still checked by beartype.
     from beartype.roar import BeartypeCallHintParamViolation
 
-    from thrift_fp.thrift._measure import Entry, _Collector
+    from thrift_fp.thrift._entry import Entry
+    from thrift_fp.thrift._measure import _Collector
 
     with pytest.raises(BeartypeCallHintParamViolation):
         subtract_to_fit("not a working set", 10)  # type: ignore[arg-type]  # misuse on purpose

@@ -13,7 +13,8 @@ from thrift_fp._args import CheckedStringsArg
 from thrift_fp.thrift._budget import Budget, resolve_budget
 from thrift_fp.thrift._errors import CountingFailed, DuplicateId, InvalidItemField, InvalidOption, ThriftError
 from thrift_fp.thrift._estimate import probe_estimates, settle_async, settle_sync
-from thrift_fp.thrift._measure import Sized, fitted_set, measure
+from thrift_fp.thrift._entry import Sized
+from thrift_fp.thrift._measure import fitted_set, measure
 from thrift_fp.thrift._options import SHED_PASSES, ThriftOptions
 from thrift_fp.thrift._passes import SHEDDING, UNCONDITIONAL, Plan, Unmeasured, exclude_size_unknown, refill
 from thrift_fp.thrift._shape_check import check_shapes

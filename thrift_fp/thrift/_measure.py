@@ -14,12 +14,12 @@ honours; on a module-level function the claw's decorator would already be applie
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
-from itertools import repeat
-from operator import attrgetter, is_
-from typing import Final, Generic, TypeVar, cast, no_type_check
+from itertools import islice, repeat
+from operator import attrgetter, is_, le
+from typing import Any, Final, TypeVar, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
@@ -35,6 +35,7 @@ from thrift_fp.thrift._shapes import (
     ToolCallLike,
     ToolLike,
 )
+from thrift_fp.thrift._entry import Entry, Sized
 from thrift_fp.thrift._working_set import WorkingSet
 from thrift_fp.tokens import TokenCounts, TokenEncoding, Tokenizable
 
@@ -43,52 +44,17 @@ _created_at: Final = attrgetter("created_at")
 _content: Final = attrgetter("content")
 _id: Final = attrgetter("id")
 _tzinfo: Final = attrgetter("tzinfo")
+_entry_item: Final = attrgetter("item")
 _DATETIME: Final = {datetime}
 _STR: Final = {str}
 
 
-@no_type_check
-@dataclass(slots=True, eq=False)
-class Entry(Generic[_Item]):
-    """An item with its measured tokens and the attributes the passes sort on.
-
-    Not frozen: a frozen dataclass costs ~1.9 us a construction against ~0.3 us, per item per fit.
-    `measure` fills ``tokens`` once after the batch count; nothing writes an entry after that.
-    """
-
-    item: _Item
-    key: str
-    tokens: int
-    index: int
-    # Age (messages, thoughts, tool calls), score, importance or shed_rank, by bucket.
-    rank: float
-    this_turn: bool = False
-    summary: bool = False
-    ephemeral: bool = False
-    pair: str | None = None
-    # Position of the item's text in the fit's batch; -1 when ``tokens`` is known already.
-    slot: int = -1
+# C-level construction of a bucket's entries from rows (``zip`` of its columns); unchecked.
+_new: Final = tuple.__new__
 
 
-@no_type_check
-@dataclass(frozen=True, slots=True)
-class Sized:
-    """The input working set and the measured entries still in; ``visible`` the visible tool
-    names (``None``: all); ``total`` the tokens of everything visible. The passes replace entries,
-    never the working set, which `fitted_set` builds once at the end (unchecked at run time: it is
-    internal, built from data `measure` validated)."""
-
-    working_set: WorkingSet
-    visible: frozenset[str] | None
-    fixed_tokens: int
-    messages: tuple[Entry[MessageLike], ...]
-    memories: tuple[Entry[MemoryLike], ...]
-    retrievables: tuple[Entry[RetrievableLike], ...]
-    thoughts: tuple[Entry[ThoughtLike], ...]
-    tools: tuple[Entry[ToolLike], ...]
-    tool_calls: tuple[Entry[ToolCallLike], ...]
-    image: Entry[ImageLike] | None
-    total: int
+def _built(rows: Iterable[tuple[Any, ...]]) -> list[Entry]:
+    return cast(list[Entry], list(map(_new, repeat(Entry), rows)))
 
 
 @no_type_check
@@ -151,18 +117,21 @@ class _Collector:
     at run time on purpose; see the module docstring)."""
 
     __slots__ = ("pending", "fixed", "messages", "memories", "retrievables", "thoughts", "tools",
-                 "tool_calls", "image")
+                 "tool_calls", "image", "bulk_messages", "bulk_retrievables")
 
     def __init__(self, fixed: list[str]) -> None:
         self.pending = fixed
         self.fixed = len(fixed)
-        self.messages: list[Entry[MessageLike]] = []
-        self.memories: list[Entry[MemoryLike]] = []
-        self.retrievables: list[Entry[RetrievableLike]] = []
-        self.thoughts: list[Entry[ThoughtLike]] = []
-        self.tools: list[Entry[ToolLike]] = []
-        self.tool_calls: list[Entry[ToolCallLike]] = []
-        self.image: Entry[ImageLike] | None = None
+        self.messages: list[Entry] = []
+        self.memories: list[Entry] = []
+        self.retrievables: list[Entry] = []
+        self.thoughts: list[Entry] = []
+        self.tools: list[Entry] = []
+        self.tool_calls: list[Entry] = []
+        self.image: Entry | None = None
+        # A bucket decided by its bulk path: its columns, zipped into entries once counted.
+        self.bulk_messages: tuple[Any, ...] | None = None
+        self.bulk_retrievables: tuple[Any, ...] | None = None
 
     def collect(
         self,
@@ -286,12 +255,15 @@ class _Collector:
         pending = self.pending
         start = len(pending)
         pending.extend(contents)
-        self.messages.extend(
-            map(
-                Entry, items, keys, repeat(0, count), range(count), map(datetime.timestamp, created),
-                repeat(False, count), map(is_, summaries, repeat(True, count)),
-                map(is_, ephemerals, repeat(True, count)), pairs, range(start, start + count),
-            )
+        # Messages' ranks are compared only with each other (oldest first, ties by input order).
+        # A history already in time order, the usual case, sorts as its input positions do, so
+        # the positions serve as the ranks and no timestamp is computed; otherwise the epoch
+        # seconds, as the loop computes them.
+        in_order = all(map(le, created, islice(created, 1, None)))
+        ranks = range(count) if in_order else list(map(datetime.timestamp, created))
+        self.bulk_messages = (
+            items, keys, ranks, map(is_, summaries, repeat(True, count)),
+            map(is_, ephemerals, repeat(True, count)), pairs, start,
         )
         return True
 
@@ -368,18 +340,12 @@ class _Collector:
             return False
         if estimated == {int}:
             # Each item's own count stands; no text is queued (slot -1, as in the loop).
-            ranks = cast(list[float], scores)
-            self.retrievables.extend(map(Entry, items, keys, cast(list[int], estimates), range(count), ranks))
+            self.bulk_retrievables = (items, keys, estimates, scores, -1)
             return True
         pending = self.pending
         start = len(pending)
         pending.extend(contents)
-        self.retrievables.extend(
-            map(
-                Entry, items, keys, repeat(0, count), range(count), scores, repeat(False, count),
-                repeat(False, count), repeat(False, count), repeat(None, count), range(start, start + count),
-            )
-        )
+        self.bulk_retrievables = (items, keys, None, scores, start)
         return True
 
     def _thoughts(self, items: Sequence[ThoughtLike]) -> ThriftError | None:
@@ -440,31 +406,54 @@ class _Collector:
         return None
 
     def sized(self, ws: WorkingSet, counts: Sequence[int]) -> Sized:
-        for entries in (self.messages, self.memories, self.retrievables, self.thoughts, self.tools):
-            for entry in entries:
-                slot = entry.slot
-                if slot >= 0:
-                    entry.tokens = counts[slot]
+        messages = self._counted(self.messages, counts)
+        if self.bulk_messages is not None:
+            items, keys, ranks, summaries, ephemerals, pairs, start = self.bulk_messages
+            count = len(items)
+            messages = _built(zip(
+                items, keys, counts[start:start + count], range(count), ranks, repeat(False, count),
+                summaries, ephemerals, pairs, range(start, start + count),
+            ))
+        retrievables = self._counted(self.retrievables, counts)
+        if self.bulk_retrievables is not None:
+            items, keys, estimates, scores, start = self.bulk_retrievables
+            count = len(items)
+            known = estimates is not None
+            retrievables = _built(zip(
+                items, keys, estimates if known else counts[start:start + count], range(count), scores,
+                repeat(False, count), repeat(False, count), repeat(False, count), repeat(None, count),
+                repeat(-1, count) if known else range(start, start + count),
+            ))
+        memories = self._counted(self.memories, counts)
+        thoughts = self._counted(self.thoughts, counts)
+        tools = self._counted(self.tools, counts)
         fixed = sum(counts[: self.fixed])
         visible = ws.visible_tool_names
         image = self.image
         # Every counted text is visible except hidden tools; known costs are added on top.
         total = (
             sum(counts)
-            - sum(entry.tokens for entry in self.tools if visible is not None and entry.key not in visible)
-            + sum(entry.tokens for entry in self.retrievables if entry.slot < 0)
+            - sum(entry.tokens for entry in tools if visible is not None and entry.key not in visible)
+            + sum(entry.tokens for entry in retrievables if entry.slot < 0)
             + sum(entry.tokens for entry in self.tool_calls)
             + (image.tokens if image is not None else 0)
         )
         return Sized(
-            ws, visible, fixed, tuple(self.messages), tuple(self.memories), tuple(self.retrievables),
-            tuple(self.thoughts), tuple(self.tools), tuple(self.tool_calls), image, total,
+            ws, visible, fixed, tuple(messages), tuple(memories), tuple(retrievables),
+            tuple(thoughts), tuple(tools), tuple(self.tool_calls), image, total,
         )
 
+    @staticmethod
+    def _counted(entries: list[Entry], counts: Sequence[int]) -> list[Entry]:
+        """The loops' entries with their counted tokens filled in (slot -1: tokens known)."""
+        return [
+            entry if entry.slot < 0 else entry._replace(tokens=counts[entry.slot]) for entry in entries
+        ]
 
-def _kept(entries: tuple[Entry[_Item], ...], source: tuple[_Item, ...]) -> tuple[_Item, ...]:
+
+def _kept(entries: tuple[Entry, ...], source: tuple[_Item, ...]) -> tuple[_Item, ...]:
     # Module level, not nested in fitted_set: the claw would re-decorate a nested def every fit.
-    return source if len(entries) == len(source) else tuple(entry.item for entry in entries)
+    return source if len(entries) == len(source) else tuple(map(_entry_item, entries))
 
 
 def fitted_set(state: Sized) -> WorkingSet:
@@ -476,8 +465,8 @@ def fitted_set(state: Sized) -> WorkingSet:
     return replace(
         ws,
         messages=kept(state.messages, ws.messages),
-        memories=tuple(entry.item for entry in state.memories),
-        retrievables=tuple(entry.item for entry in state.retrievables),
+        memories=tuple(map(_entry_item, state.memories)),
+        retrievables=tuple(map(_entry_item, state.retrievables)),
         thoughts=kept(state.thoughts, ws.thoughts),
         tools=ws.tools,
         visible_tool_names=state.visible,

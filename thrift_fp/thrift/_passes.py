@@ -10,7 +10,7 @@ would check each call, once per item per sort.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from bisect import bisect_left
 from itertools import accumulate, compress, repeat
 from operator import attrgetter, is_not, not_
@@ -20,7 +20,7 @@ from typing import Any, Final, TypeVar, cast, no_type_check
 from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._errors import DuplicateId, InvalidItemField, ThriftError
-from thrift_fp.thrift._measure import Entry, Sized
+from thrift_fp.thrift._entry import Entry, Sized
 from thrift_fp.thrift._options import ShedPass, ThriftOptions
 from thrift_fp.thrift._shapes import MessageLike, RetrievableLike, ToolLike
 from thrift_fp.thrift._trace import Bucket, BucketTrace, RefillTrace
@@ -125,12 +125,12 @@ class _Hot:
     a checked call here would cost more than the arithmetic it does)."""
 
     @staticmethod
-    def tokens(entries: Sequence[Entry[_Item]]) -> int:
+    def tokens(entries: Sequence[Entry]) -> int:
         return sum(map(_entry_tokens, entries))
 
     @staticmethod
     def prefix_end(
-        ordered: Sequence[Entry[MessageLike]], start: int, reach: dict[str, int], summary_pairs: set[str]
+        ordered: Sequence[Entry], start: int, reach: dict[str, int], summary_pairs: set[str]
     ) -> int | None:
         """The last position of the shortest run from ``start`` that closes every pair it opens."""
         end = at = start
@@ -146,7 +146,7 @@ class _Hot:
 
 _entry_tokens: Final = attrgetter("tokens")
 _entry_key: Final = attrgetter("key")
-_entry_index: Final = attrgetter("index")
+_entry_position: Final = attrgetter("position")
 _entry_summary: Final = attrgetter("summary")
 _entry_ephemeral: Final = attrgetter("ephemeral")
 _entry_pair: Final = attrgetter("pair")
@@ -156,12 +156,12 @@ _tokens: Final = _Hot.tokens
 def _shed(
     state: Sized,
     field: str,
-    kept: Sequence[Entry[_Item]],
-    removed: Sequence[Entry[_Item]],
+    kept: Sequence[Entry],
+    removed: Sequence[Entry],
     bucket: Bucket,
     note: str,
 ) -> tuple[Sized, BucketTrace]:
-    before: Sequence[Entry[_Item]] = getattr(state, field)
+    before: Sequence[Entry] = getattr(state, field)
     if not removed and kept is before:
         return _unchanged(state, field, bucket, note)
     gone = _tokens(removed)
@@ -172,12 +172,12 @@ def _shed(
     )
     # The field name picks the bucket; the value keeps that bucket's entry type.
     entries: dict[str, Any] = {field: tuple(kept)}
-    return replace(state, total=state.total - gone, **entries), trace
+    return state._replace(total=state.total - gone, **entries), trace
 
 
 def _unchanged(state: Sized, field: str, bucket: Bucket, note: str) -> tuple[Sized, BucketTrace]:
     """The state as it is, and a trace of a pass that removed nothing."""
-    entries: Sequence[Entry[object]] = getattr(state, field)
+    entries: Sequence[Entry] = getattr(state, field)
     tokens = _tokens(entries)
     return state, BucketTrace(bucket, tokens, tokens, len(entries), len(entries), note, ())
 
@@ -188,8 +188,8 @@ def _within(state: Sized, plan: Plan, field: str, bucket: Bucket, note: str) -> 
 
 
 def _shed_while_over(
-    total: int, budget: int, candidates: Sequence[Entry[_Item]]
-) -> list[Entry[_Item]]:
+    total: int, budget: int, candidates: Sequence[Entry]
+) -> list[Entry]:
     """The shortest prefix of ``candidates`` whose removal brings ``total`` within ``budget`` (all
     of them when none does; none when already within). Tokens are never negative, so the running
     sums rise and the prefix ends at the first sum that covers the excess (C-level: accumulate
@@ -200,11 +200,11 @@ def _shed_while_over(
     return list(candidates[: bisect_left(sums, total - budget) + 1])
 
 
-def _without(entries: Sequence[Entry[_Item]], removed: Sequence[Entry[_Item]]) -> Sequence[Entry[_Item]]:
+def _without(entries: Sequence[Entry], removed: Sequence[Entry]) -> Sequence[Entry]:
     if not removed:
         return entries
-    gone = set(map(_entry_index, removed))
-    return list(compress(entries, map(not_, map(gone.__contains__, map(_entry_index, entries)))))
+    gone = set(map(_entry_position, removed))
+    return list(compress(entries, map(not_, map(gone.__contains__, map(_entry_position, entries)))))
 
 
 # Oldest first: age, then input position. Entries always stay in input order, so a stable sort on
@@ -230,7 +230,7 @@ def _visible(state: Sized) -> frozenset[str]:
     return frozenset(entry.key for entry in state.tools) if names is None else names
 
 
-def _hide(state: Sized, hidden: Sequence[Entry[ToolLike]], bucket: Bucket, note: str) -> tuple[Sized, BucketTrace]:
+def _hide(state: Sized, hidden: Sequence[Entry], bucket: Bucket, note: str) -> tuple[Sized, BucketTrace]:
     visible = _visible(state)
     shown = [entry for entry in state.tools if entry.key in visible]
     gone = {entry.key for entry in hidden}
@@ -241,7 +241,7 @@ def _hide(state: Sized, hidden: Sequence[Entry[ToolLike]], bucket: Bucket, note:
         bucket, before_tokens, before_tokens - removed_tokens, len(shown), len(after), note,
         tuple(entry.key for entry in hidden),
     )
-    return replace(state, visible=after, total=state.total - removed_tokens), trace
+    return state._replace(visible=after, total=state.total - removed_tokens), trace
 
 
 def shortlist_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
@@ -264,7 +264,7 @@ def drop_image(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     if image is None or state.total <= plan.budget or getattr(image.item, "kept", None) is False:
         return state, BucketTrace("image", tokens, tokens, count, count, note, ())
     trace = BucketTrace("image", tokens, 0, 1, 0, note, (image.key,))
-    return replace(state, image=None, total=state.total - tokens), trace
+    return state._replace(image=None, total=state.total - tokens), trace
 
 
 def shed_tool_calls(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
@@ -282,7 +282,7 @@ def shed_tool_calls(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
 
 
 def _shed_ranked(state: Sized, plan: Plan, field: str, bucket: Bucket, note: str) -> tuple[Sized, BucketTrace]:
-    entries: Sequence[Entry[object]] = getattr(state, field)
+    entries: Sequence[Entry] = getattr(state, field)
     # Sorted even when nothing sheds: survivors come back in ranking order. Stable sort: among equal ranks the later input sits nearer the tail, so it sheds first.
     # (A reverse sort is stable too, and keeps equal ranks in input order, like a key of -rank.)
     ranked = sorted(entries, key=_rank, reverse=True)
@@ -300,8 +300,8 @@ def shed_memories(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     return _shed_ranked(state, plan, "memories", "memories", "lowest importance first while over budget")
 
 
-def _groups(entries: Sequence[Entry[MessageLike]]) -> dict[str, list[Entry[MessageLike]]]:
-    groups: dict[str, list[Entry[MessageLike]]] = {}
+def _groups(entries: Sequence[Entry]) -> dict[str, list[Entry]]:
+    groups: dict[str, list[Entry]] = {}
     for entry in entries:
         if entry.pair is not None:
             groups.setdefault(entry.pair, []).append(entry)
@@ -318,20 +318,20 @@ def shed_ephemeral(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     ordered = sorted(state.messages, key=_age)
     non_summary = [entry for entry in ordered if not entry.summary]
     ephemeral = [entry for entry in ordered if entry.ephemeral]
-    protected = {entry.index for entry in ordered if entry.summary}
-    protected |= {group[-1].index for group in (non_summary, ephemeral) if group}
+    protected = {entry.position for entry in ordered if entry.summary}
+    protected |= {group[-1].position for group in (non_summary, ephemeral) if group}
     groups = _groups(ordered)
-    removed: list[Entry[MessageLike]] = []
+    removed: list[Entry] = []
     gone: set[int] = set()
     total = state.total
     for entry in ephemeral:
         if total <= plan.budget:
             break
         unit = groups[entry.pair] if entry.pair is not None else [entry]
-        if entry.index in gone or any(member.index in protected for member in unit):
+        if entry.position in gone or any(member.position in protected for member in unit):
             continue
         removed.extend(unit)
-        gone.update(member.index for member in unit)
+        gone.update(member.position for member in unit)
         total -= _tokens(unit)
     return _shed(state, "messages", _without(state.messages, removed), removed, "messages", note)
 
@@ -353,9 +353,9 @@ def shed_oldest_messages(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
         prefix = _shed_while_over(state.total, plan.budget, ordered[:-1])
         return _shed(state, "messages", _without(state.messages, prefix), prefix, "messages", note)
     summary_pairs = set(map(_entry_pair, compress(state.messages, map(_entry_summary, state.messages)))) - {None}
-    position = {entry.index: at for at, entry in enumerate(ordered)}
-    reach = {pair: max(position[member.index] for member in group) for pair, group in _groups(ordered).items()}
-    removed: list[Entry[MessageLike]] = []
+    position = {entry.position: at for at, entry in enumerate(ordered)}
+    reach = {pair: max(position[member.position] for member in group) for pair, group in _groups(ordered).items()}
+    removed: list[Entry] = []
     total = state.total
     start, newest = 0, len(ordered) - 1
     while total > plan.budget and start < newest:
@@ -404,7 +404,7 @@ def shed_tools(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
         key=lambda entry: (
             entry.key in plan.options.protected_tool_names,
             entry.rank,
-            relevance.get(entry.key, entry.index),
+            relevance.get(entry.key, entry.position),
         ),
     )
     hidden = _shed_while_over(state.total, plan.budget, candidates)
@@ -439,17 +439,17 @@ def refill(measured: Sized, state: Sized, plan: Plan) -> tuple[Sized, tuple[Refi
     fields = sorted(("retrievables", "memories"), key=lambda name: -order.index(name))
     traces: list[RefillTrace] = []
     for field in fields:
-        before: Sequence[Entry[object]] = getattr(state, field)
-        kept = {entry.index for entry in before}
+        before: Sequence[Entry] = getattr(state, field)
+        kept = {entry.position for entry in before}
         ranked = sorted(getattr(measured, field), key=_rank, reverse=True)
         leftover = plan.budget - state.total
-        admitted: list[Entry[object]] = []
+        admitted: list[Entry] = []
         for entry in ranked:
-            if entry.index not in kept and entry.tokens <= leftover:
+            if entry.position not in kept and entry.tokens <= leftover:
                 admitted.append(entry)
                 leftover -= entry.tokens
-        kept.update(entry.index for entry in admitted)
-        after = tuple(entry for entry in ranked if entry.index in kept)
+        kept.update(entry.position for entry in admitted)
+        after = tuple(entry for entry in ranked if entry.position in kept)
         gained = _tokens(admitted)
         traces.append(RefillTrace(
             "retrievables" if field == "retrievables" else "memories",
@@ -457,5 +457,5 @@ def refill(measured: Sized, state: Sized, plan: Plan) -> tuple[Sized, tuple[Refi
             tuple(entry.key for entry in admitted),
         ))
         entries: dict[str, Any] = {field: after}
-        state = replace(state, total=state.total + gained, **entries)
+        state = state._replace(total=state.total + gained, **entries)
     return state, tuple(traces)
