@@ -10,8 +10,10 @@ pass keeps a prefix of that ranking, so an overhead is charged exactly when its 
 nothing is charged when nothing renders. Every boundary between charged pieces is ``>``, ``.`` or a
 body's end + newlines + ``<``, which no tiktoken pre-tokenizer piece crosses, so for cl100k_base
 and o200k_base the rendered text's count is exactly the survivors' charges (the retrievables
-bucket of the trace). A custom estimator need not be additive: if the text counts more than it was
-charged, the result is a `ChargeExceeded` error value rather than an over-budget prompt.
+bucket of the trace); so for those two the rendered text is not tokenized again (the render
+properties count it afresh and compare). A custom estimator need not be additive: its rendered text
+is counted, and if it counts more than it was charged, the result is a `ChargeExceeded` error value
+rather than an over-budget prompt.
 
 Refill. Thrift's refill re-admits shed records beyond that prefix at their static charges, so a
 refilled record can open a block (or, when nothing else survives, the directive) whose carrier
@@ -33,7 +35,7 @@ from dataclasses import dataclass, replace
 from itertools import compress, repeat
 from operator import attrgetter, eq, not_
 from types import MappingProxyType
-from typing import cast
+from typing import Final, cast
 
 from returns.result import Failure, Result, Success
 
@@ -52,7 +54,14 @@ from thrift_fp.render._fields import DEFAULT_FIELDS, Field, checked_fields
 from thrift_fp.render._layout import Entry, attribute_columns
 from thrift_fp.render._nonce import NonceMode, RandomNonce
 from thrift_fp.render._priced import PricedRetrievable
-from thrift_fp.render._render import Rendered, checked_nonce_mode, entries_of, nonces_for, render_entries
+from thrift_fp.render._render import (
+    Rendered,
+    checked_nonce_mode,
+    entries_of,
+    nonces_for,
+    render_charged,
+    render_entries,
+)
 from thrift_fp.thrift import (
     Fitted,
     RefillTrace,
@@ -187,6 +196,11 @@ def _fit_and_render(
         return Failure(nonces.failure())
     priced = _Pricing(entries.unwrap(), nonces.unwrap(), fields, columns)
     return _priced_fit(working_set, context_window, relevant_tool_names, options, enc, known, priced)
+
+
+# The real tiktoken encodings whose pre-tokenizer no charged piece boundary crosses (module
+# docstring): for them the rendered text counts exactly what was charged.
+ADDITIVE: Final = frozenset({"cl100k_base", "o200k_base"})
 
 
 # Every candidate of every fit goes through the steps below, so they run in C-level passes
@@ -407,10 +421,17 @@ def _render_survivors(
     entries = pricing.entries
     survivors = tuple(compress(entries, map(kept_ids.__contains__, map(_record_id, entries))))
     charged = settled.tokens
-    rendered = render_entries(survivors, pricing.nonces, pricing.fields, enc.name)
-    if isinstance(rendered, Success) and rendered.unwrap().tokens > charged:
-        # Exact for tiktoken encodings (see the module docstring); a custom estimator may not be.
-        return Failure(ChargeExceeded(enc.name, charged, rendered.unwrap().tokens))
+    if enc.name in ADDITIVE and enc.precision == "exact":
+        # The text's count is exactly the charges (module docstring), so it is not tokenized a
+        # second time; the render properties count the text afresh and compare.
+        rendered: Result[Rendered, RenderError] = Success(
+            render_charged(survivors, pricing.nonces, pricing.fields, charged)
+        )
+    else:
+        rendered = render_entries(survivors, pricing.nonces, pricing.fields, enc.name)
+        if isinstance(rendered, Success) and rendered.unwrap().tokens > charged:
+            # A custom estimator need not be additive: refuse rather than exceed the budget.
+            return Failure(ChargeExceeded(enc.name, charged, rendered.unwrap().tokens))
     fixed = charged - sum(costs[record_id] for record_id in kept_ids)
     overhead = sum(piece.tokens for piece in overheads)
     return rendered.map(

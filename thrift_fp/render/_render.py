@@ -147,6 +147,20 @@ def render_entries(
     return counted.map(lambda tokens: Rendered(text, tokens, per_record))
 
 
+def render_charged(
+    entries: Sequence[Entry], nonces: MappingProxyType[Tier, str], fields: Sequence[Field], tokens: int
+) -> Rendered:
+    """Compose ``entries`` as `render_entries` does, with ``tokens`` already known exactly (the
+    caller's charges for an additive encoding; see `fit_and_render`), so the text is not counted.
+
+    >>> render_charged((), MappingProxyType({}), (), 0)
+    Rendered(text='', tokens=0, nonces=mappingproxy({}))
+    """
+    text = compose(entries, nonces, fields)
+    per_record = MappingProxyType({entry.record_id: nonces[entry.trust_tier] for entry in entries})
+    return Rendered(text, tokens, per_record)
+
+
 def render_retrievables(
     records: Each[Retrievable],
     *,
