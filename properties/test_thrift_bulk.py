@@ -28,6 +28,7 @@ def per_item_only() -> Iterator[None]:
         (_passes._Bulk, "clean_keys", staticmethod(lambda items: None)),
         (_estimate._Bulk, "none_to_call", staticmethod(lambda items: False)),
         (_estimate._Bulk, "plain_counts", staticmethod(lambda raw: False)),
+        (_estimate._Bulk, "one_method", staticmethod(lambda items: False)),
         (_measure._Collector, "_bulk_messages", lambda self, items: False),
         (_measure._Collector, "_bulk_retrievables", lambda self, items, keys, estimates: False),
     ]
@@ -49,12 +50,18 @@ ODD_ONES = (
 
 
 class _Priced:
-    """A retrievable with its own synchronous estimate (a plain int)."""
+    """A retrievable with its own synchronous estimate (a plain int, or ``estimate`` itself; an
+    exception is raised). Slotted, as a record type of its own usually is: the whole bucket then
+    takes the one-pass estimator call (`_estimate._Bulk.one_method`)."""
+
+    __slots__ = ("content", "id", "estimate", "score")
 
     def __init__(self, content: str, ident: str, estimate: object = None, score: float | None = None) -> None:
         self.content, self.id, self.estimate, self.score = content, ident, estimate, score
 
     def estimate_tokens(self, encoding: str) -> object:
+        if isinstance(self.estimate, Exception):
+            raise self.estimate
         return len(self.content) // 3 if self.estimate is None else self.estimate
 
 
@@ -152,13 +159,15 @@ def test_bulk_paths_give_the_per_item_result(case: Case, kind: str, odd: str, at
 @settings(max_examples=40)
 @given(
     cases(most=15),
-    st.sampled_from((None, -1, True, 2.5, "3", 0)),
+    st.sampled_from((None, -1, True, 2.5, "3", 0, ValueError("estimator down"))),
     st.integers(0, 1_000),
 )
 def test_self_priced_buckets_give_the_per_item_result(case: Case, wrong: object, at: int) -> None:
     """Every retrievable prices itself with a plain int, except (maybe) one whose estimate does
-    not count (then its text is measured)."""
-    items = case.ws.retrievables or (WorkingRetrievable("w w w", id="r"),)
+    not count (then its text is measured) or whose estimator raises (the error names it)."""
+    # At least three, so the odd one is often not the first (its position is in the error).
+    pads = tuple(WorkingRetrievable("w " * n, id=f"pad{n}") for n in range(1, 4))
+    items = (*case.ws.retrievables, *pads[len(case.ws.retrievables):])
     spot = at % len(items)
     priced = tuple(
         _Priced(str(item.content), str(getattr(item, "id", i)), wrong if i == spot else None, getattr(item, "score", None))

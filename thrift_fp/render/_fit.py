@@ -53,7 +53,7 @@ from thrift_fp.render._errors import (
 from thrift_fp.render._fields import DEFAULT_FIELDS, Field, checked_fields
 from thrift_fp.render._layout import Entry, attribute_columns
 from thrift_fp.render._nonce import NonceMode, RandomNonce
-from thrift_fp.render._priced import PricedRetrievable
+from thrift_fp.render._priced import PricedRetrievable, priced_many
 from thrift_fp.render._render import (
     Rendered,
     checked_nonce_mode,
@@ -263,7 +263,7 @@ def _priced_fit(
         top = _top_ranked(ranks, block)
         texts[top], charges[top] = piece + texts[top], charges[top] + tokens
         carried.append(_Overhead(ids[top], frozenset(map(ids.__getitem__, block)), tokens))
-    priced_items = list(map(PricedRetrievable, known, texts, charges))
+    priced_items = priced_many(known, texts, charges)
     priced = dict(zip(ids, priced_items))
     budget = resolve_budget(context_window, options.output_reserve, options.reserve_fraction)
     if isinstance(budget, Failure):

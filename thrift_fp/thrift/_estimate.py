@@ -6,7 +6,8 @@ import asyncio
 import inspect
 from collections.abc import Sequence
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, methodcaller
+from types import FunctionType
 from typing import Final, cast, no_type_check
 
 from returns.result import Failure, Result, Success
@@ -44,6 +45,15 @@ def probe_estimates(
     if _Bulk.none_to_call(retrievables):
         return Success((None,) * len(retrievables))
     raw: list[object] = []
+    if _Bulk.one_method(retrievables):
+        # Every estimator called in input order in one C-level pass; ``list.extend`` keeps what
+        # it took before a raise, so ``len(raw)`` is the position of the estimator that raised.
+        try:
+            raw.extend(map(methodcaller("estimate_tokens", encoding), retrievables))
+        except Exception as exc:  # noqa: BLE001 - user estimator boundary; keep the cause
+            _close_all(raw)
+            return Failure(EstimatorRaised(keys[len(raw)], exc))
+        return Success(tuple(raw))
     batchable = Batchable.text
     for item, key in zip(retrievables, keys, strict=True):
         # A record whose estimate is a plain count of its text is counted in the fit's batch.
@@ -81,6 +91,10 @@ def settle_sync(raw: Sequence[object]) -> tuple[int | None, ...]:
     return tuple(None if value is None else as_count(value) for value in raw)
 
 
+# Classes whose ``__getattribute__`` is the default one (no user lookup of its own).
+_GENERIC_LOOKUP: Final = (object, tuple)
+
+
 @no_type_check
 class _Bulk:
     """The common cases of a fit, decided for the whole bucket in C-level passes (``map``, ``set``)
@@ -112,6 +126,35 @@ class _Bulk:
         except Exception:  # noqa: BLE001 - an attribute that raises: the loop meets it in input order
             return False
         return found <= {type(None)}
+
+    @staticmethod
+    def one_method(items: Sequence[RetrievableLike]) -> bool:
+        """Every item is of one type, not `Retrievable`, whose instances have no ``__dict__`` and
+        whose class defines ``estimate_tokens`` as a plain function, with the default attribute
+        lookup: then ``item.estimate_tokens`` is that method for every item, as the loop would find.
+
+        >>> from typing import NamedTuple
+        >>> class Priced(NamedTuple):
+        ...     content: str
+        ...     def estimate_tokens(self, encoding: str) -> int:
+        ...         return 1
+        >>> class Loose:
+        ...     def estimate_tokens(self, encoding: str) -> int:
+        ...         return 1
+        >>> _Bulk.one_method([Priced("a"), Priced("b")]), _Bulk.one_method([Loose()]), _Bulk.one_method([])
+        (True, False, False)
+        """
+        kinds = set(map(type, items))
+        if len(kinds) != 1:
+            return False
+        kind = kinds.pop()
+        lookup = next(owner for owner in kind.__mro__ if "__getattribute__" in vars(owner))
+        return (
+            kind is not Retrievable
+            and kind.__dictoffset__ == 0
+            and lookup in _GENERIC_LOOKUP
+            and isinstance(inspect.getattr_static(kind, "estimate_tokens", None), FunctionType)
+        )
 
     @staticmethod
     def plain_counts(raw: Sequence[object]) -> bool:
