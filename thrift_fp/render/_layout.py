@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from itertools import repeat
 from operator import attrgetter, methodcaller
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open, section
 from thrift_fp.render._escape import attribute
@@ -123,44 +123,57 @@ def attribute_columns(
     shown: list[str] = []
     columns: list[list[str]] = []
     for field in fields:
-        pairs = _field_pairs(entries, field)
-        present = [pair for pair in pairs if pair is not None]
-        shown += [value for _, value in present]
-        rendered: dict[tuple[str, str] | None, str] = {pair: attribute(*pair) for pair in set(present)}
-        rendered[None] = ""
-        columns.append(list(map(rendered.__getitem__, pairs)))
+        values = _field_values(entries, field)
+        present = [value for value in values if value is not None]
+        shown += present
+        if field == "source":
+            # The one field whose attribute name varies (by tier): each distinct value rendered
+            # once per name.
+            names = ["src" if tier == "first-party" else "tool" for tier in map(_trust_tier, entries)]
+            rendered = {
+                (name, value): attribute(name, value) for name, value in set(zip(names, values)) if value is not None
+            }
+            columns.append([
+                "" if value is None else rendered[name, value] for name, value in zip(names, values, strict=True)
+            ])
+            continue
+        # No (name, value) tuple per entry: the name is the field's own, so a distinct value
+        # (a day, a score) is rendered once and looked up by the value string.
+        name = _ATTRIBUTE_NAME.get(field, field)
+        by_value: dict[str | None, str] = {value: attribute(name, value) for value in set(present)}
+        by_value[None] = ""
+        columns.append(list(map(by_value.__getitem__, values)))
     return shown, columns
 
 
-def _field_pairs(entries: Sequence[Entry], field: Field) -> list[tuple[str, str] | None]:
-    """Each entry's ``(name, value)`` for ``field``, or ``None`` when it lacks it (`Entry.attributes`)."""
+# The attribute name each field renders under (`Entry.attributes`); ``source`` varies by tier.
+_ATTRIBUTE_NAME: Final = {"score": "score", "date": "date", "kind": "kind", "id": "id"}
+
+
+def _field_values(entries: Sequence[Entry], field: Field) -> list[str | None]:
+    """Each entry's attribute value for ``field``, or ``None`` when it lacks it (`Entry.attributes`)."""
     if field == "source":
-        return [
-            None if entry.source is None else ("src" if entry.trust_tier == "first-party" else "tool", entry.source)
-            for entry in entries
-        ]
+        return list(map(_source, entries))
     if field == "score":
         scores = list(map(_score, entries))
         # `score_text` is the two-decimal format, then a trim: formatted in C (``format``), trimmed
         # once per distinct formatted text (a few hundred at most).
         formatted = list(map(format, (0.0 if score is None else score for score in scores), repeat(".2f")))
         trimmed = {text: _trim_score(text) for text in set(formatted)}
-        return [
-            None if score is None else ("score", trimmed[text]) for score, text in zip(scores, formatted, strict=True)
-        ]
+        return [None if score is None else trimmed[text] for score, text in zip(scores, formatted, strict=True)]
     if field == "kind":
-        return [None if entry.kind is None else ("kind", entry.kind) for entry in entries]
+        return list(map(_kind, entries))
     if field == "id":
-        return list(zip(repeat("id"), map(_record_id, entries)))
+        return list(map(_record_id, entries))
     # Formatted per entry, not per distinct value: equal datetimes can differ in zone or fold.
     if field == "date":
         # `date_text` in C-level steps: the (local) calendar day, then its ISO form.
-        return list(zip(repeat("date"), map(_isoformat, map(_date, map(_created_at, entries)))))
-    stamps = map(_updated_at if field == "updated_at" else _created_at, entries)
-    return list(zip(repeat(field), map(_isoformat, stamps)))
+        return list(map(_isoformat, map(_date, map(_created_at, entries))))
+    return list(map(_isoformat, map(_updated_at if field == "updated_at" else _created_at, entries)))
 
 
 _record_id = attrgetter("record_id")
+_source, _kind, _trust_tier = attrgetter("source"), attrgetter("kind"), attrgetter("trust_tier")
 _score = attrgetter("score")
 _date, _isoformat = methodcaller("date"), methodcaller("isoformat")
 _created_at = attrgetter("created_at")

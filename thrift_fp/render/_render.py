@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from operator import attrgetter
 from types import MappingProxyType
 from typing import cast
@@ -100,10 +101,13 @@ def _plain_entries(records: Sequence[Retrievable]) -> tuple[Entry, ...] | None:
     ids = list(map(_id, records))
     if set(map(type, contents)) - {str} or len(set(ids)) != len(ids):
         return None
-    return tuple(map(
-        Entry, ids, map(_trust_tier, records), contents, map(_source, records), map(_kind, records),
+    # C-level construction (``tuple.__new__`` over ``zip``): the named tuple's own ``__new__`` is
+    # a Python call per record, and every field here was read from a checked `Retrievable`.
+    rows = zip(
+        ids, map(_trust_tier, records), contents, map(_source, records), map(_kind, records),
         map(_score, records), map(_created_at, records), map(_updated_at, records),
-    ))
+    )
+    return cast(tuple[Entry, ...], tuple(map(tuple.__new__, repeat(Entry), rows)))
 
 
 _content, _id, _trust_tier = attrgetter("content"), attrgetter("id"), attrgetter("trust_tier")
