@@ -1,5 +1,6 @@
 """Render behaviour that sampled mutants showed no test observed (issue 18): the fields of error
-values on failure paths, values passed through `fit_and_render`, and the cut-off in `_shown`."""
+values on failure paths, values passed through `fit_and_render`, the cut-off in `_shown`, and the
+exact refill's walk."""
 
 from __future__ import annotations
 
@@ -8,10 +9,16 @@ from datetime import datetime, timezone
 
 import pytest
 
-from thrift_fp.records import Retrievable
-from thrift_fp.render import FitFailed, InvalidFields, RenderCountFailed, fit_and_render
-from thrift_fp.thrift import DuplicateId, Message, ThriftOptions, Tool, WorkingSet
-from thrift_fp.tokens import EstimatorFailed, UnknownEncoding, register_token_estimator, unregister_token_estimator
+from thrift_fp.records import Retrievable, TrustTier
+from thrift_fp.render import FitFailed, FitRendered, InvalidFields, KeyedNonce, RenderCountFailed, fit_and_render
+from thrift_fp.thrift import DuplicateId, Message, RefillTrace, ThriftOptions, Tool, WorkingSet
+from thrift_fp.tokens import (
+    EstimatorFailed,
+    UnknownEncoding,
+    count_tokens,
+    register_token_estimator,
+    unregister_token_estimator,
+)
 
 WHEN = datetime(2026, 2, 1, tzinfo=timezone.utc)
 RECORD = Retrievable("a", "refund policy", "first-party", WHEN, WHEN, source="src/a", score=0.5)
@@ -106,3 +113,45 @@ def test_a_fit_that_fails_after_pricing_is_fit_failed_carrying_the_thrift_error(
     error = fit_and_render(WorkingSet(messages=(message, message), retrievables=(RECORD,)), 1000).failure()
     assert error == FitFailed(DuplicateId("messages", "m"))
     assert error.message == "fit failed: duplicate id 'm' in messages"
+
+
+# The exact refill (`_refill_exactly`): a public record re-admitted statically without its
+# block's carrier (b) is under-charged, so the retrievables' refill is redone at exact prices.
+# Input order (a, b, c, d) is not the ranking (a .9, b .8, d .5, c .1).
+def _exact_refill_case(a_words: int, b_words: int) -> WorkingSet:
+    def record(ident: str, words: int, score: float, tier: TrustTier) -> Retrievable:
+        return Retrievable(ident, "refund policy " * words, tier, WHEN, WHEN, source=f"src/{ident}", score=score)
+
+    return WorkingSet(retrievables=(
+        record("a", a_words, 0.9, "first-party"),
+        record("b", b_words, 0.8, "third-party-public"),
+        record("c", 10, 0.1, "third-party-public"),
+        record("d", 20, 0.5, "third-party-public"),
+    ))
+
+
+def _exact_refill(ws: WorkingSet, window: int) -> FitRendered:
+    options = ThriftOptions(output_reserve=0, refill=True)
+    return fit_and_render(ws, window, None, options, nonce=KeyedNonce(bytes(range(32)))).unwrap()
+
+
+def _retrievables_step(done: FitRendered) -> RefillTrace:
+    return next(step for step in done.trace.refilled if step.bucket == "retrievables")
+
+
+def test_the_exact_refill_walks_the_ranking_not_the_input_order() -> None:
+    # Nothing survives shedding (a costs 825). d (.5) comes back at its exact 149 (own 65 +
+    # directive + public tags); c (.1), first in input order after b, would take them instead.
+    done = _exact_refill(_exact_refill_case(400, 60), 149)
+    assert [record.id for record in done.records] == ["d"]
+    assert _retrievables_step(done) == RefillTrace("retrievables", 0, 149, 0, 1, ("d",))
+    assert done.tokens == count_tokens(done.text).unwrap().tokens == 149
+
+
+def test_the_exact_refill_walks_past_the_records_that_survived_shedding() -> None:
+    # a survives shedding (184 with the directive and corpus tags); b (425) does not fit, and d
+    # comes back after a in the ranking at its own 65 + the public tags: 276 in all.
+    done = _exact_refill(_exact_refill_case(40, 200), 282)
+    assert [record.id for record in done.records] == ["a", "d"]
+    assert _retrievables_step(done) == RefillTrace("retrievables", 184, 276, 1, 2, ("d",))
+    assert done.tokens == count_tokens(done.text).unwrap().tokens == done.trace.total_after == 276

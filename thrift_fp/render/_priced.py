@@ -29,7 +29,7 @@ class PricedRetrievable(_Priced):
     is the record's section (with its separator), plus any block overhead this record carries, so
     even a text measure of it is exact. A named tuple rather than a frozen dataclass: one is built
     per candidate record per fit, and a frozen dataclass costs about four times as much to
-    construct. Build one with `priced` (which copies the id and score from the record).
+    construct. `fit_and_render` builds them (`priced_many`); they are never built by hand.
 
     >>> from datetime import datetime, timezone
     >>> when = datetime(2026, 1, 2, tzinfo=timezone.utc)
