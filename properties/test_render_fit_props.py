@@ -1,5 +1,6 @@
 """fit_and_render properties: costs are exact, and the rendered block fits the retrievables' share,
-with refill off and on (on keeps a superset of off)."""
+with refill off and on (on keeps a superset of off); nothing breaks out, and no survivor shows a
+nonce of the render."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from datetime import datetime, timezone
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from properties.render_strategies import KEY, RecordSpec, build, nonce_modes, TIERS, record_specs, scores
+from properties.render_parser import bodies_open_or_close_nothing, parse_rendered
+from properties.render_strategies import KEY, RecordSpec, build, disguises, nonce_modes, TIERS, record_specs, scores
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import SAFETY_DIRECTIVE, FitRendered, KeyedNonce, NonceMode, fit_and_render, render_retrievables
 from thrift_fp.thrift import ThriftOptions, WorkingSet
@@ -216,3 +218,25 @@ def test_refill_keeps_a_superset_and_readmits_at_exact_marginal_prices(
     assert step.ids == tuple(admitted)
     assert kept_on == kept_off | set(admitted)
     assert done.trace.total_after == off.trace.total_after + _share(done) - _share(off)
+
+
+@settings(max_examples=60)
+@given(record_specs(), nonce_modes, encodings, fractions, st.booleans())
+def test_no_breakout_and_no_survivor_shows_a_nonce(
+    specs: tuple[RecordSpec, ...], mode: NonceMode, encoding: str, fraction: float, refill: bool
+) -> None:
+    """Whatever the fit sheds, the rendered text parses strictly (no body opens, closes or
+    forges a tag) and no survivor's body or attribute shows a nonce of the render, disguised or
+    not. The bodies plant the keyed nonces' first draws and their look-alikes, so both the first
+    draw and the redo against every candidate (module docstring of `render._fit`) are run."""
+    records = build(specs)
+    everything = render_retrievables(records, encoding=encoding, nonce=mode).unwrap().tokens
+    options = ThriftOptions(output_reserve=0, encoding=encoding, refill=refill)
+    done = fit_and_render(WorkingSet(retrievables=records), round(everything * fraction), None, options,
+                          nonce=mode).unwrap()
+    sections = parse_rendered(done.text)  # strict: raises on any tag a body opened, closed or forged
+    assert len(sections) == len(done.records)
+    assert bodies_open_or_close_nothing(sections)
+    shown = [section.body for section in sections] + [value for s in sections for _, value in s.attributes]
+    for nonce in set(done.rendered.nonces.values()):
+        assert not any(disguise in text for disguise in [nonce, *disguises(nonce)] for text in shown)
