@@ -1,5 +1,7 @@
 """Thrift behaviour that sampled mutants showed no test observed (issue 18): a naive timestamp's
-error value, an image's invalid fields, counting failures of `turn_tokens`, and the keys of a refill trace's dict."""
+error value, an image's invalid fields, counting failures of `turn_tokens`, the keys of a refill
+trace's dict, the fields the per-item loops name, a pair chain of the oldest-turns pass, the
+thread option, and that a clean bucket takes its bulk path."""
 
 from __future__ import annotations
 
@@ -9,13 +11,16 @@ from datetime import datetime, timedelta, timezone
 from typing import cast
 
 import pytest
+from returns.result import Success
 
 from thrift_fp.thrift import (
     CountingFailed,
     ImageLike,
     InvalidItemField,
+    Memory,
     Message,
     RefillTrace,
+    ThriftOptions,
     Thought,
     ToolCall,
     ToolLike,
@@ -28,6 +33,13 @@ from thrift_fp.tokens import EstimatorFailed, UnknownEncoding, register_token_es
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 BOOM = RuntimeError("no counter today")
+
+
+class _Loose:
+    """A duck-typed item with exactly the attributes given (no dataclass defaults)."""
+
+    def __init__(self, **fields: object) -> None:
+        self.__dict__.update(fields)
 
 
 def _raises(text: str) -> int:
@@ -156,3 +168,97 @@ def test_a_tool_description_with_no_string_form_names_the_tool() -> None:
     error = subtract_to_fit(WorkingSet(tools=(tool,)), 1000).failure()
     assert error == UnmeasurableContent("tools", "search", "object has no string form but object.__str__")
     assert error.message == "cannot measure tools item 'search': object has no string form but object.__str__"
+
+
+# The second half of the 200-mutant sample (issue 18): values the loops check one by one, the
+# pair walk of the oldest-turns pass, the thread option, and the bulk paths themselves.
+
+
+_NO_RESERVE = ThriftOptions(output_reserve=0, reserve_fraction=0.0)
+
+
+def test_an_aware_non_utc_timestamp_is_accepted_and_ordered_by_its_instant() -> None:
+    # 10:00+02:00 is 08:00 UTC, older than 09:00 UTC: it is the oldest message, shed first.
+    plus_two = timezone(timedelta(hours=2))
+    early = Message("early", "word " * 50, datetime(2026, 1, 1, 10, tzinfo=plus_two))
+    later = Message("later", "word " * 50, datetime(2026, 1, 1, 9, tzinfo=timezone.utc))
+    newest = Message("newest", "hi", datetime(2026, 1, 1, 11, tzinfo=timezone.utc))
+    fitted = subtract_to_fit(WorkingSet(messages=(later, early, newest)), 80, None, _NO_RESERVE)
+    assert [message.id for message in fitted.unwrap().working_set.messages] == ["later", "newest"]
+
+
+def test_a_pair_chain_is_shed_whole_so_no_partner_is_orphaned() -> None:
+    # a pairs m0 with m2, b pairs m1 with m3: shedding m0 means shedding m0..m3 together (the walk
+    # visits every message of the run, not every other one).
+    def message(ident: str, pair: str | None, second: int) -> Message:
+        return Message(ident, "word " * 40, AT + timedelta(seconds=second), pair_id=pair)
+
+    history = (message("m0", "a", 0), message("m1", "b", 1), message("m2", "a", 2), message("m3", "b", 3),
+               message("m4", None, 4), message("m5", None, 5))
+    # 6 x 41 tokens; within 125 once the whole chain (164) is shed, but also once only m0..m2 are.
+    fitted = subtract_to_fit(WorkingSet(messages=history), 125, None, _NO_RESERVE).unwrap()
+    assert [message.id for message in fitted.working_set.messages] == ["m4", "m5"]
+    oldest = next(bucket for bucket in fitted.trace.buckets if bucket.note.startswith("oldest"))
+    assert oldest.ids == ("m0", "m1", "m2", "m3")
+
+
+def test_an_ephemeral_flag_that_is_not_a_bool_names_the_message() -> None:
+    odd = _Loose(id="m1", content="hi", created_at=AT, ephemeral="yes")
+    error = subtract_to_fit(WorkingSet(messages=(odd,)), 1000).failure()  # type: ignore[arg-type]  # misuse on purpose
+    assert error == InvalidItemField("messages", "m1", "ephemeral", "yes", "expected a bool")
+
+
+def test_a_memory_without_an_importance_attribute_ranks_as_zero() -> None:
+    plain = _Loose(content="the user prefers metric units", id="units")
+    ranked = Memory("likes tea", importance=0.5, id="tea")
+    fitted = subtract_to_fit(WorkingSet(memories=(plain, ranked)), 1000).unwrap()  # type: ignore[arg-type]  # a memory-like duck
+    assert [getattr(memory, "id") for memory in fitted.working_set.memories] == ["tea", "units"]
+
+
+def test_a_retrievable_score_of_the_wrong_type_names_the_score_field() -> None:
+    odd = _Loose(content="text", id="r1", score="high")
+    error = subtract_to_fit(WorkingSet(retrievables=(odd,)), 1000).failure()  # type: ignore[arg-type]  # misuse on purpose
+    assert error == InvalidItemField("retrievables", "r1", "score", "high", "expected a finite number")
+
+
+def test_a_naive_thought_timestamp_names_the_thought_and_its_field() -> None:
+    naive = datetime(2026, 1, 1)
+    error = subtract_to_fit(WorkingSet(thoughts=(Thought("t1", "hmm", naive),)), 1000).failure()
+    assert isinstance(error, InvalidItemField)
+    assert (error.bucket, error.item, error.field, error.value) == ("thoughts", "t1", "created_at", naive)
+
+
+def test_a_relevance_turn_with_unmeasurable_content_names_the_messages_bucket() -> None:
+    odd = _Loose(id="m1", content=object(), created_at=AT)
+    error = turn_tokens([(odd,)]).failure()  # type: ignore[list-item]  # misuse on purpose
+    assert isinstance(error, UnmeasurableContent)
+    assert (error.bucket, error.item) == ("messages", "m1")
+
+
+def test_one_counting_thread_never_starts_the_counting_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    from thrift_fp.tokens import _encoding
+
+    def no_pool() -> object:
+        raise AssertionError("counting_threads=1 must count on the calling thread")
+
+    monkeypatch.setattr(_encoding, "_pool", no_pool)
+    texts = tuple(Message(f"m{i}", f"message number {i}", AT + timedelta(seconds=i)) for i in range(200))
+    assert isinstance(subtract_to_fit(WorkingSet(messages=texts), 10_000, None, ThriftOptions(counting_threads=1)), Success)
+
+
+def test_a_clean_bucket_takes_the_bulk_path() -> None:
+    # The C-level passes (issue 19) are the common case's path: a fault in them would fall back to
+    # the per-item loops silently (same result, only slower), so their answer is pinned here.
+    from thrift_fp.records import Retrievable
+    from thrift_fp.thrift import WorkingRetrievable
+    from thrift_fp.thrift._measure import _Collector
+
+    history = tuple(Message(f"m{i}", "hi", AT + timedelta(seconds=i)) for i in range(3))
+    assert _Collector([])._bulk_messages(history) is True
+    plain = (WorkingRetrievable("a", id="a", score=0.5), WorkingRetrievable("b", id="b"))
+    assert _Collector([])._bulk_retrievables(plain, ("a", "b"), (None, None)) is True
+    records = (Retrievable("r", "body", "first-party", AT, AT),)
+    assert _Collector([])._bulk_retrievables(records, ("r",), (None,)) is True
+    # Not the common case: an aware but non-UTC timestamp goes to the loop.
+    shifted = Message("s", "hi", datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=1))))
+    assert _Collector([])._bulk_messages((*history, shifted)) is False
