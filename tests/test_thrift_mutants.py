@@ -15,6 +15,7 @@ from returns.result import Success
 
 from thrift_fp.thrift import (
     CountingFailed,
+    DuplicateId,
     ImageLike,
     InvalidItemField,
     Memory,
@@ -262,3 +263,14 @@ def test_a_clean_bucket_takes_the_bulk_path() -> None:
     # Not the common case: an aware but non-UTC timestamp goes to the loop.
     shifted = Message("s", "hi", datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=1))))
     assert _Collector([])._bulk_messages((*history, shifted)) is False
+
+
+def test_duplicate_tool_call_refs_name_the_tool_calls_bucket() -> None:
+    call = ToolCall("c1", 10, 1.0)
+    assert subtract_to_fit(WorkingSet(tool_calls=(call, call)), 1000).failure() == DuplicateId("tool-calls", "c1")
+
+
+def test_a_memory_id_that_is_not_a_str_names_the_memory_by_position() -> None:
+    odd = _Loose(content="likes tea", id=3, importance=0.5)
+    error = subtract_to_fit(WorkingSet(memories=(Memory("a"), odd)), 1000).failure()  # type: ignore[arg-type]  # misuse on purpose
+    assert error == InvalidItemField("memories", "memory[1]", "id", 3, "expected a str or None")
