@@ -274,3 +274,9 @@ def test_a_memory_id_that_is_not_a_str_names_the_memory_by_position() -> None:
     odd = _Loose(content="likes tea", id=3, importance=0.5)
     error = subtract_to_fit(WorkingSet(memories=(Memory("a"), odd)), 1000).failure()  # type: ignore[arg-type]  # misuse on purpose
     assert error == InvalidItemField("memories", "memory[1]", "id", 3, "expected a str or None")
+
+
+def test_a_size_unknown_flag_that_is_not_a_bool_names_the_retrievable() -> None:
+    odd = _Loose(content="text", id="r1", size_unknown=1)
+    error = subtract_to_fit(WorkingSet(retrievables=(odd,)), 1000).failure()  # type: ignore[arg-type]  # misuse on purpose
+    assert error == InvalidItemField("retrievables", "r1", "size_unknown", 1, "expected a bool")
