@@ -10,10 +10,21 @@ from datetime import datetime, timezone
 import pytest
 
 from thrift_fp.records import Retrievable, TrustTier
-from thrift_fp.render import FitFailed, FitRendered, InvalidFields, KeyedNonce, RenderCountFailed, fit_and_render
+from thrift_fp.render import (
+    MAX_NONCE_ATTEMPTS,
+    BodyUnavailable,
+    FitFailed,
+    FitRendered,
+    InvalidFields,
+    KeyedNonce,
+    NonceCollision,
+    RenderCountFailed,
+    fit_and_render,
+)
 from thrift_fp.thrift import DuplicateId, Message, RefillTrace, ThriftOptions, Tool, WorkingSet
 from thrift_fp.tokens import (
     EstimatorFailed,
+    Tokenizable,
     UnknownEncoding,
     count_tokens,
     register_token_estimator,
@@ -146,6 +157,8 @@ def test_the_exact_refill_walks_the_ranking_not_the_input_order() -> None:
     assert [record.id for record in done.records] == ["d"]
     assert _retrievables_step(done) == RefillTrace("retrievables", 0, 149, 0, 1, ("d",))
     assert done.tokens == count_tokens(done.text).unwrap().tokens == 149
+    # The redone refill fills the budget to the token, and that fits.
+    assert done.trace.total_after == done.budget == 149 and done.trace.fits
 
 
 def test_the_exact_refill_walks_past_the_records_that_survived_shedding() -> None:
@@ -155,3 +168,39 @@ def test_the_exact_refill_walks_past_the_records_that_survived_shedding() -> Non
     assert [record.id for record in done.records] == ["a", "d"]
     assert _retrievables_step(done) == RefillTrace("retrievables", 184, 276, 1, 2, ("d",))
     assert done.tokens == count_tokens(done.text).unwrap().tokens == done.trace.total_after == 276
+
+
+def test_a_body_that_cannot_be_rendered_is_body_unavailable_naming_the_record() -> None:
+    boom = ValueError("no context")
+
+    def evaluate(ctx: object) -> str:
+        raise boom
+
+    record = Retrievable("dyn", Tokenizable(evaluate), "first-party", WHEN, WHEN)
+    error = fit_and_render(WorkingSet(retrievables=(record,)), 1000).failure()
+    assert isinstance(error, BodyUnavailable)
+    assert (error.record_id, error.cause) == ("dyn", boom)
+
+
+def test_a_survivor_showing_every_nonce_attempt_is_a_nonce_collision() -> None:
+    # The first draw is refused because the survivor shows it; against every candidate then,
+    # every attempt is shown too.
+    mode = KeyedNonce(bytes(range(32)))
+    body = " ".join(mode.draw("corpus", attempt) for attempt in range(MAX_NONCE_ATTEMPTS))
+    record = Retrievable("p", body, "first-party", WHEN, WHEN)
+    error = fit_and_render(WorkingSet(retrievables=(record,)), 5000, nonce=mode).failure()
+    assert error == NonceCollision("corpus", MAX_NONCE_ATTEMPTS)
+
+
+def test_the_rendered_prompt_is_not_tokenized_again_for_a_tiktoken_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its count is exactly the charges (render._fit's module docstring); a custom estimator's
+    # text is counted (`ChargeExceeded` guards it), a real vocabulary's is not.
+    from thrift_fp.render import _fit
+
+    def counted_again(*args: object) -> object:
+        raise AssertionError("the rendered prompt was tokenized a second time")
+
+    monkeypatch.setattr(_fit, "render_entries", counted_again)
+    for encoding in ("cl100k_base", "o200k_base"):
+        done = fit_and_render(WorkingSet(retrievables=(RECORD,)), 1000, encoding=encoding).unwrap()
+        assert done.tokens == count_tokens(done.text, encoding).unwrap().tokens

@@ -18,6 +18,8 @@ from thrift_fp.thrift import (
     DuplicateId,
     ImageLike,
     InvalidItemField,
+    InvalidOption,
+    MalformedItem,
     Memory,
     Message,
     RefillTrace,
@@ -280,3 +282,20 @@ def test_a_size_unknown_flag_that_is_not_a_bool_names_the_retrievable() -> None:
     odd = _Loose(content="text", id="r1", size_unknown=1)
     error = subtract_to_fit(WorkingSet(retrievables=(odd,)), 1000).failure()  # type: ignore[arg-type]  # misuse on purpose
     assert error == InvalidItemField("retrievables", "r1", "size_unknown", 1, "expected a bool")
+
+
+def test_a_refill_option_that_is_not_a_bool_is_an_invalid_option_naming_it() -> None:
+    options = object.__new__(ThriftOptions)  # past the checked constructor, as unchecked callers are
+    for field in ThriftOptions.__dataclass_fields__:
+        object.__setattr__(options, field, getattr(ThriftOptions(), field))
+    object.__setattr__(options, "refill", "yes")
+    error = subtract_to_fit(WorkingSet(), 1000, None, options).failure()
+    assert error == InvalidOption("refill", "yes", "expected a bool")
+
+
+def test_an_image_without_a_token_cost_is_malformed_in_the_image_bucket() -> None:
+    ws = WorkingSet()
+    object.__setattr__(ws, "image", _Loose(label="chart"))  # past the checked constructor
+    error = subtract_to_fit(ws, 1000).failure()
+    assert isinstance(error, MalformedItem)
+    assert (error.bucket, error.index, error.attribute) == ("image", 0, "token_cost")
