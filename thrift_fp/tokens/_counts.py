@@ -95,10 +95,9 @@ class TokenCounts:
         # The per-text work of every fit: C-level passes (len, map, dict.get) in the common case
         # of short texts; only a long text, or texts past the retained bound, is digested.
         keys: list[str | bytes] = list(texts)
-        total_chars = sum(map(len, texts))
-        if total_chars > INLINE_CHARS and (
-            total_chars > MAX_RETAINED_CHARS or max(map(len, texts)) > INLINE_CHARS
-        ):
+        lengths = list(map(len, texts))  # one pass of len for both bounds below
+        total_chars = sum(lengths)
+        if total_chars > INLINE_CHARS and (total_chars > MAX_RETAINED_CHARS or max(lengths) > INLINE_CHARS):
             retained = 0
             for at, text in enumerate(texts):
                 size = len(text)
@@ -125,5 +124,6 @@ class TokenCounts:
             counts = cast(tuple[int, ...], tuple(found))
         else:
             counts = counted.unwrap()
-        entries = dict(zip(keys[:MAX_ENTRIES], counts[:MAX_ENTRIES]))
+        # At most MAX_ENTRIES: zip stops at the shorter side, so only the keys need bounding.
+        entries = dict(zip(keys if len(keys) <= MAX_ENTRIES else keys[:MAX_ENTRIES], counts))
         return Success((counts, TokenCounts(encoding, entries, len(texts) - len(missing))))
