@@ -11,10 +11,11 @@ third of the overhead over tokenizing). Otherwise, which only text built to coll
 the fit is redone with the nonces chosen against every candidate (`nonces_for`), so whatever
 survives is safe. So a candidate that is shed can never force another nonce.
 
-Pricing. The nonces fixed, each record's text is fixed before the fit. A record is charged the tokens of its own section (header, body and
-separator; `_envelope`). The *render overhead* is charged once, to the record thrift sheds last
-among those it covers: the directive to the top-ranked record (highest score, earliest among ties),
-each block's opening and closing tags to the top-ranked record of that block. Thrift's retrievables
+Pricing. With the nonces fixed, each record's text is fixed before the fit. A record is charged
+the tokens of its own section (header, body and separator; `_envelope`). The *render overhead*
+is charged once, to the record thrift sheds last among those it covers: the directive to the
+top-ranked record (highest score, earliest among ties), each block's opening and closing tags to
+the top-ranked record of that block. Thrift's retrievables
 pass keeps a prefix of that ranking, so an overhead is charged exactly when its block renders, and
 nothing is charged when nothing renders. Every boundary between charged pieces is ``>``, ``.`` or a
 body's end + newlines + ``<``, which no tiktoken pre-tokenizer piece crosses, so for cl100k_base
