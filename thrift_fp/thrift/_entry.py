@@ -1,11 +1,12 @@
-"""The fit's internal per-item values: `Entry` (an item and what the passes sort on) and `Sized`
-(the entries still in, and their total).
+"""The fit's internal per-item values: `Entry` (an item and what the passes sort on), `Sized`
+(the entries still in, and their total) and `MessageColumns` (the bulk path's messages).
 
 No ``from __future__ import annotations`` here: a NamedTuple's generated ``__new__`` carries the
 field annotations, which beartype (under the test suite) must resolve. Both are built from data
 `_measure` validated, so the passes run on them unchecked (see `_measure`'s docstring).
 """
 
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, no_type_check
 
 from thrift_fp.thrift._working_set import WorkingSet
@@ -55,3 +56,20 @@ class Sized(NamedTuple):
     tool_calls: tuple[Entry, ...]
     image: Entry | None
     total: int
+
+
+@no_type_check
+class MessageColumns(NamedTuple):
+    """The bulk path's messages (``items``, from input position ``offset`` on) and their columns,
+    zipped into entries once counted; ``start``: their first text's place in the batch."""
+
+    items: Sequence[Any]
+    keys: list[str]
+    ranks: range | list[float]
+    summaries: Iterator[bool]
+    ephemerals: Iterator[bool]
+    pairs: list[str | None]
+    start: int
+    offset: int
+    contents: list[str]
+    by_position: bool

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter
 
 from returns.result import Failure, Result, Success
@@ -14,6 +14,7 @@ from thrift_fp.thrift._budget import Budget, resolve_budget
 from thrift_fp.thrift._errors import CountingFailed, DuplicateId, InvalidItemField, InvalidOption, ThriftError
 from thrift_fp.thrift._estimate import probe_estimates, settle_async, settle_sync
 from thrift_fp.thrift._entry import Sized
+from thrift_fp.thrift._history import Reuse, reuse_of
 from thrift_fp.thrift._measure import fitted_set, measure
 from thrift_fp.thrift._options import SHED_PASSES, ThriftOptions
 from thrift_fp.thrift._passes import SHEDDING, UNCONDITIONAL, Plan, Unmeasured, exclude_size_unknown, refill
@@ -51,6 +52,8 @@ class _Prepared:
     encoding: TokenEncoding
     unmeasured: Unmeasured
     counts: TokenCounts
+    # The leading messages the previous fit measured with this very encoding, if any.
+    reuse: Reuse | None
 
 
 def subtract_to_fit(
@@ -71,8 +74,10 @@ def subtract_to_fit(
     name counts once, at its first position.
 
     ``counts`` (from the previous fit's `Fitted.counts`) lets texts already counted with the same
-    encoding skip tokenization; the result is identical with or without them (a custom estimator
-    must be a pure function of the text for that to hold).
+    encoding skip tokenization, and the leading messages that are the previous fit's very
+    `Message` objects skip validation too (an agent's history that grew by appends); the result is
+    identical with or without them (a custom estimator must be a pure function of the text for
+    that to hold).
 
     With ``options.refill`` on, after the shedding passes the shed retrievables and memories are
     offered back while they fit in what is left of the budget (see `ThriftOptions`); the trace's
@@ -154,8 +159,10 @@ def _prepare(
     relevant = _relevant_names(names)
     if isinstance(relevant, Failure):
         return Failure(relevant.failure())
+    # Identity only (no item is read): the previous fit's leading messages, if the counts carry them.
+    reuse = reuse_of(counts, working_set.messages)
     checked = _check_options(options).bind(lambda _: check_shapes(working_set)).bind(
-        lambda _: _check_ids(working_set)
+        lambda _: _check_ids(working_set, reuse)
     )
     if isinstance(checked, Failure):
         return Failure(checked.failure())
@@ -166,7 +173,10 @@ def _prepare(
     if isinstance(unmeasured, Failure):
         return Failure(unmeasured.failure())
     plan = Plan(budget.unwrap().budget, options, relevant.unwrap())
-    return Success(_Prepared(budget.unwrap(), plan, resolved.unwrap(), unmeasured.unwrap(), counts))
+    enc = resolved.unwrap()
+    # Counts are reused only with the very encoding object that made them.
+    same = reuse if reuse is not None and reuse.history.encoding is enc else None
+    return Success(_Prepared(budget.unwrap(), plan, enc, unmeasured.unwrap(), counts, same))
 
 
 def _finish(ready: _Prepared, estimates: Sequence[int | None]) -> Result[Fitted, ThriftError]:
@@ -175,6 +185,7 @@ def _finish(ready: _Prepared, estimates: Sequence[int | None]) -> Result[Fitted,
         unmeasured.working_set, unmeasured.retrievables, unmeasured.retrievable_keys, estimates, ready.encoding,
         ready.counts,
         ready.plan.options.counting_threads,
+        ready.reuse,
     )
     return measured.map(lambda done: _run(done[0], ready.plan, ready.budget, unmeasured.trace, done[1]))
 
@@ -239,21 +250,26 @@ def _first_duplicate(keys: Iterable[str]) -> str | None:
     return None
 
 
-def _check_ids(ws: WorkingSet) -> Result[None, ThriftError]:
+def _check_ids(ws: WorkingSet, reuse: Reuse | None = None) -> Result[None, ThriftError]:
     """Ids must be str and unique within their bucket (anonymous memories/retrievables are named
-    by input position)."""
-    named: tuple[tuple[str, str, Sequence[object]], ...] = (
-        ("messages", "id", ws.messages),
-        ("thoughts", "id", ws.thoughts),
-        ("tool-calls", "ref", ws.tool_calls),
-        ("tools", "name", ws.tools),
+    by input position). The messages ``reuse`` shares with the previous fit were checked there:
+    only the rest is read, against the shared ids."""
+    shared = 0 if reuse is None else reuse.shared
+    known: frozenset[str] = frozenset() if reuse is None else reuse.keys
+    named: tuple[tuple[str, str, Sequence[object], int, frozenset[str]], ...] = (
+        ("messages", "id", ws.messages[shared:], shared, known),
+        ("thoughts", "id", ws.thoughts, 0, frozenset()),
+        ("tool-calls", "ref", ws.tool_calls, 0, frozenset()),
+        ("tools", "name", ws.tools, 0, frozenset()),
     )
-    for bucket, field, items in named:
+    for bucket, field, items, offset, before in named:
         keys = list(map(attrgetter(field), items))
-        for index, key in enumerate(keys if set(map(type, keys)) - {str} else ()):
+        for index, key in enumerate(keys if set(map(type, keys)) - {str} else (), offset):
             if not isinstance(key, str):
                 return Failure(InvalidItemField(bucket, f"{bucket}[{index}]", field, key, "expected a str"))
-        duplicate = None if len(set(keys)) == len(keys) else _first_duplicate(keys)
+        # The ids before ``offset`` are distinct, so the first repeat in input order is among the rest.
+        clean = len(set(keys)) == len(keys) and before.isdisjoint(keys)
+        duplicate = None if clean else _first_duplicate(chain(before, keys))
         if duplicate is not None:
             return Failure(DuplicateId(bucket, duplicate))
     for bucket, prefix, items in (("memories", "memory", ws.memories), ("retrievables", "retrievable", ws.retrievables)):

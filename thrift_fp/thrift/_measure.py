@@ -35,9 +35,12 @@ from thrift_fp.thrift._shapes import (
     ToolCallLike,
     ToolLike,
 )
-from thrift_fp.thrift._entry import Entry, Sized
+from thrift_fp.thrift._entry import Entry, MessageColumns, Sized
+from thrift_fp.thrift._history import History, Reuse
+from thrift_fp.thrift._shapes import Message
 from thrift_fp.thrift._working_set import WorkingSet
 from thrift_fp.tokens import TokenCounts, TokenEncoding, Tokenizable
+from thrift_fp.tokens._counts import INLINE_CHARS, MAX_RETAINED_CHARS, Known, carrying, count_known
 
 _Item = TypeVar("_Item")
 _created_at: Final = attrgetter("created_at")
@@ -47,6 +50,7 @@ _tzinfo: Final = attrgetter("tzinfo")
 _entry_item: Final = attrgetter("item")
 _DATETIME: Final = {datetime}
 _STR: Final = {str}
+_MESSAGE: Final = {Message}
 
 
 # C-level construction of a bucket's entries from rows (``zip`` of its columns); unchecked.
@@ -92,23 +96,30 @@ def measure(
     encoding: TokenEncoding,
     counts: TokenCounts,
     threads: int | None,
+    reuse: Reuse | None = None,
 ) -> Result[tuple[Sized, TokenCounts], ThriftError]:
     """Measure every item of ``ws`` (its ``retrievables`` without the size-unknown ones) in one batch,
-    reusing ``counts`` for texts it already holds; also returns the counts of this fit's texts.
+    reusing ``counts`` for texts it already holds and ``reuse`` (measured by ``encoding``) for the
+    leading messages it shares with the previous fit; also returns the counts of this fit's texts,
+    carrying its message `History` when it has one.
 
     Text: the system prompt and each standing instruction; message, memory and thought content;
     a retrievable's ``estimate`` when it counts, else its content text; ``name + "\\n" +
     description`` per tool. Tool calls and the image cost their ``token_cost``.
     """
     collector = _Collector([ws.system_prompt, *ws.standing_instructions])
-    error = collector.collect(ws, retrievables, retrievable_keys, estimates)
+    error = collector.collect(ws, retrievables, retrievable_keys, estimates, reuse)
     if error is not None:
         return Failure(error)
-    counted = counts.count_many(encoding, collector.pending, threads=threads)
+    carried = collector.carried
+    known = Known((), (), 0) if carried is None else Known(carried.texts(), carried.counts(), collector.shared_chars)
+    counted = count_known(counts, encoding, tuple(collector.pending), threads=threads, known=known)
     if isinstance(counted, Failure):
         return Failure(CountingFailed(counted.failure()))
     values, next_counts = counted.unwrap()
-    return Success((collector.sized(ws, values), next_counts))
+    sized = collector.sized(ws, values)
+    history = collector.history(encoding, ws.messages, sized.messages, values)
+    return Success((sized, next_counts if history is None else carrying(next_counts, history)))
 
 
 @no_type_check
@@ -117,7 +128,7 @@ class _Collector:
     at run time on purpose; see the module docstring)."""
 
     __slots__ = ("pending", "fixed", "messages", "memories", "retrievables", "thoughts", "tools",
-                 "tool_calls", "image", "bulk_messages", "bulk_retrievables")
+                 "tool_calls", "image", "bulk_messages", "bulk_retrievables", "carried", "shared_chars")
 
     def __init__(self, fixed: list[str]) -> None:
         self.pending = fixed
@@ -130,8 +141,11 @@ class _Collector:
         self.tool_calls: list[Entry] = []
         self.image: Entry | None = None
         # A bucket decided by its bulk path: its columns, zipped into entries once counted.
-        self.bulk_messages: tuple[Any, ...] | None = None
+        self.bulk_messages: MessageColumns | None = None
         self.bulk_retrievables: tuple[Any, ...] | None = None
+        # The leading messages measured by the previous fit (their entries stand), when used.
+        self.carried: Reuse | None = None
+        self.shared_chars = 0
 
     def collect(
         self,
@@ -139,9 +153,10 @@ class _Collector:
         retrievables: Sequence[RetrievableLike],
         keys: Sequence[str],
         estimates: Sequence[int | None],
+        reuse: Reuse | None,
     ) -> ThriftError | None:
         return (
-            self._messages(ws.messages)
+            self._messages(ws.messages, reuse)
             or self._memories(ws.memories)
             or self._retrievables(retrievables, keys, estimates)
             or self._thoughts(ws.thoughts)
@@ -186,7 +201,9 @@ class _Collector:
         self.pending.append(text)
         return len(self.pending) - 1
 
-    def _messages(self, items: Sequence[MessageLike]) -> ThriftError | None:
+    def _messages(self, items: Sequence[MessageLike], reuse: Reuse | None) -> ThriftError | None:
+        if reuse is not None and self._carried_messages(items, reuse):
+            return None
         if self._bulk_messages(items):
             return None
         # Hot for long histories: the common case (aware UTC datetime, str content, flags that are
@@ -228,10 +245,11 @@ class _Collector:
             out.append(Entry(item, key, 0, index, age, False, summary, ephemeral, pair, len(pending) - 1))
         return None
 
-    def _bulk_messages(self, items: Sequence[MessageLike]) -> bool:
-        """The common case of every message at once, in C-level passes: UTC datetimes, ``str``
-        content, flags that are bools or missing, pair ids that are str or missing. Queues them
-        and answers True; otherwise queues nothing and answers False (the loop then runs)."""
+    @staticmethod
+    def _message_columns(items: Sequence[MessageLike]) -> tuple[list[Any], ...] | None:
+        """Every message's attributes, column by column, in C-level passes, when all are the
+        common case: UTC datetimes, ``str`` content, flags that are bools or missing, pair ids
+        that are str or missing; otherwise ``None`` (the loop then meets the odd one in order)."""
         count = len(items)
         try:
             created = list(map(_created_at, items))
@@ -241,31 +259,74 @@ class _Collector:
             ephemerals = list(map(getattr, items, repeat("ephemeral", count), repeat(None, count)))
             pairs = list(map(getattr, items, repeat("pair_id", count), repeat(None, count)))
         except Exception:  # noqa: BLE001 - an attribute that raises: the loop meets it in input order
-            return False
+            return None
         flags, none = {bool, type(None)}, type(None)
         if (
-            set(map(type, created)) != _DATETIME
+            set(map(type, created)) - _DATETIME
             or not all(map(is_, map(_tzinfo, created), repeat(timezone.utc, count)))
             or set(map(type, contents)) - _STR
             or set(map(type, summaries)) - flags
             or set(map(type, ephemerals)) - flags
             or set(map(type, pairs)) - {str, none}
         ):
+            return None
+        return created, contents, keys, summaries, ephemerals, pairs
+
+    def _bulk_messages(self, items: Sequence[MessageLike]) -> bool:
+        """The common case of every message at once (`_message_columns`): queues them and answers
+        True; otherwise queues nothing and answers False (the loop then runs)."""
+        columns = self._message_columns(items)
+        if columns is None:
             return False
-        pending = self.pending
-        start = len(pending)
-        pending.extend(contents)
+        created = columns[0]
         # Messages' ranks are compared only with each other (oldest first, ties by input order).
         # A history already in time order, the usual case, sorts as its input positions do, so
         # the positions serve as the ranks and no timestamp is computed; otherwise the epoch
         # seconds, as the loop computes them.
         in_order = all(map(le, created, islice(created, 1, None)))
-        ranks = range(count) if in_order else list(map(datetime.timestamp, created))
-        self.bulk_messages = (
-            items, keys, ranks, map(is_, summaries, repeat(True, count)),
-            map(is_, ephemerals, repeat(True, count)), pairs, start,
-        )
+        ranks = range(len(items)) if in_order else list(map(datetime.timestamp, created))
+        self._queue_messages(items, columns, ranks, in_order, 0)
         return True
+
+    def _carried_messages(self, items: Sequence[MessageLike], reuse: Reuse) -> bool:
+        """The leading ``reuse.shared`` messages as the previous fit measured them, and the rest
+        in the bulk path's common case; answers False, queueing nothing, when the rest is not the
+        common case or breaks the time order the history's position ranks rely on."""
+        history, shared = reuse.history, reuse.shared
+        rest = items[shared:]
+        columns = self._message_columns(rest)
+        if columns is None:
+            return False
+        created = columns[0]
+        if history.by_position:
+            # The shared messages are in time order; the whole history is iff the rest goes on
+            # from the last shared one in order (else every rank must be recomputed: bulk path).
+            if rest and not (
+                history.items[shared - 1].created_at <= created[0]
+                and all(map(le, created, islice(created, 1, None)))
+            ):
+                return False
+            ranks: range | list[float] = range(shared, len(items))
+        else:
+            ranks = list(map(datetime.timestamp, created))
+        self.carried = reuse
+        self.shared_chars = history.chars if reuse.whole() else sum(map(len, reuse.texts()))
+        self._queue_messages(rest, columns, ranks, history.by_position, shared)
+        return True
+
+    def _queue_messages(
+        self, items: Sequence[MessageLike], columns: tuple[list[Any], ...], ranks: range | list[float],
+        by_position: bool, offset: int,
+    ) -> None:
+        created, contents, keys, summaries, ephemerals, pairs = columns
+        count = len(items)
+        pending = self.pending
+        start = len(pending)
+        pending.extend(contents)
+        self.bulk_messages = MessageColumns(
+            items, keys, ranks, map(is_, summaries, repeat(True, count)),
+            map(is_, ephemerals, repeat(True, count)), pairs, start, offset, contents, by_position,
+        )
 
     def _memories(self, items: Sequence[MemoryLike]) -> ThriftError | None:
         out = self.memories
@@ -406,14 +467,18 @@ class _Collector:
         return None
 
     def sized(self, ws: WorkingSet, counts: Sequence[int]) -> Sized:
-        messages = self._counted(self.messages, counts)
-        if self.bulk_messages is not None:
-            items, keys, ranks, summaries, ephemerals, pairs, start = self.bulk_messages
-            count = len(items)
-            messages = _built(zip(
-                items, keys, counts[start:start + count], range(count), ranks, repeat(False, count),
-                summaries, ephemerals, pairs, range(start, start + count),
+        messages: Sequence[Entry] = self._counted(self.messages, counts)
+        bulk = self.bulk_messages
+        if bulk is not None:
+            count = len(bulk.items)
+            start, offset = bulk.start, bulk.offset
+            # Slot -1: a bulk message's tokens are final here, so its entry can be carried as is.
+            built = _built(zip(
+                bulk.items, bulk.keys, counts[start:start + count], range(offset, offset + count), bulk.ranks,
+                repeat(False, count), bulk.summaries, bulk.ephemerals, bulk.pairs, repeat(-1, count),
             ))
+            carried = self.carried
+            messages = built if carried is None else (*carried.entries(), *built)
         retrievables = self._counted(self.retrievables, counts)
         if self.bulk_retrievables is not None:
             items, keys, estimates, scores, start = self.bulk_retrievables
@@ -431,8 +496,10 @@ class _Collector:
         visible = ws.visible_tool_names
         image = self.image
         # Every counted text is visible except hidden tools; known costs are added on top.
+        carried = self.carried
         total = (
             sum(counts)
+            + (0 if carried is None else carried.history.tokens if carried.whole() else sum(carried.counts()))
             - sum(entry.tokens for entry in tools if visible is not None and entry.key not in visible)
             + sum(entry.tokens for entry in retrievables if entry.slot < 0)
             + sum(entry.tokens for entry in self.tool_calls)
@@ -442,6 +509,31 @@ class _Collector:
             ws, visible, fixed, tuple(messages), tuple(memories), tuple(retrievables),
             tuple(thoughts), tuple(tools), tuple(self.tool_calls), image, total,
         )
+
+    def history(
+        self, encoding: TokenEncoding, items: Sequence[MessageLike], entries: tuple[Entry, ...], counts: Sequence[int]
+    ) -> History | None:
+        """What this fit measured of its messages, for the next fit (see `_history`): only when
+        the bulk path took every message, every one is an exact `Message`, and the texts are
+        within the counts' bounds."""
+        bulk = self.bulk_messages
+        if bulk is None or type(items) is not tuple or not items:
+            return None
+        if set(map(type, bulk.items)) - _MESSAGE:
+            return None
+        lengths = list(map(len, bulk.contents))
+        if max(lengths, default=0) > INLINE_CHARS:
+            return None
+        start, carried = bulk.start, self.carried
+        chars = sum(lengths) + self.shared_chars
+        if chars > MAX_RETAINED_CHARS:
+            return None
+        texts = tuple(bulk.contents)
+        own = tuple(counts[start:start + len(texts)])
+        keys = frozenset(bulk.keys)
+        if carried is not None:
+            texts, own, keys = carried.texts() + texts, carried.counts() + own, carried.keys | keys
+        return History(encoding, items, entries, texts, own, keys, bulk.by_position, chars, sum(own))
 
     @staticmethod
     def _counted(entries: list[Entry], counts: Sequence[int]) -> list[Entry]:

@@ -13,6 +13,10 @@ counts are explicit state, like every other state in thrift_fp: a fit takes the 
 Memory is bounded: the new value holds only the texts of the call that made it (at most
 `MAX_ENTRIES`), and keeps at most `MAX_RETAINED_CHARS` characters of text referenced (the same
 ``str`` objects the caller's items hold, never copies); past that, entries are digests.
+
+A caller may also carry its own validated state in the value (`carrying`, `carried`): thrift's fit
+carries the message history it measured (`thrift_fp.thrift._history`), and hands `count_known` the
+texts whose counts that state already holds. The counts never read the carried value.
 """
 
 from __future__ import annotations
@@ -21,11 +25,11 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Final, cast
+from typing import Final, NamedTuple, cast
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp._args import Each, as_tuple
+from thrift_fp._args import Each, EachTuple, as_tuple
 from thrift_fp.tokens._encoding import TokenEncoding, not_text
 from thrift_fp.tokens._errors import EstimatorFailed, NotText
 
@@ -47,6 +51,18 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+class Known(NamedTuple):
+    """Texts whose counts (under the very encoding of the call) the caller holds already: each at
+    most `INLINE_CHARS` characters, ``chars`` characters in all (at most `MAX_RETAINED_CHARS`)."""
+
+    texts: tuple[str, ...]
+    counts: tuple[int, ...]
+    chars: int
+
+
+_NOTHING_KNOWN: Final = Known((), (), 0)
+
+
 @dataclass(frozen=True, slots=True)
 class TokenCounts:
     """Counts of the texts one call measured, reusable by the next call with the same encoding.
@@ -66,6 +82,8 @@ class TokenCounts:
     _encoding: TokenEncoding | None = field(default=None, repr=False)
     _memo: Mapping[str | bytes, int] = field(default_factory=_empty, repr=False)
     reused: int = 0
+    # A caller's own state about the texts of this call (see the module docstring); never compared.
+    _carry: object = field(default=None, repr=False, compare=False)
 
     @property
     def encoding(self) -> str | None:
@@ -87,43 +105,86 @@ class TokenCounts:
         >>> memo.count_many(o200k, ["x"]).unwrap()[1].reused  # another encoding: nothing reused
         0
         """
-        texts = as_tuple(texts)
-        stray = not_text(texts)
-        if stray is not None:
-            return Failure(stray)
-        memo = self._memo if self._encoding is encoding else _EMPTY
-        # The per-text work of every fit: C-level passes (len, map, dict.get) in the common case
-        # of short texts; only a long text, or texts past the retained bound, is digested.
-        keys: list[str | bytes] = list(texts)
-        lengths = list(map(len, texts))  # one pass of len for both bounds below
-        total_chars = sum(lengths)
-        if total_chars > INLINE_CHARS and (total_chars > MAX_RETAINED_CHARS or max(lengths) > INLINE_CHARS):
-            retained = 0
-            for at, text in enumerate(texts):
-                size = len(text)
-                if size <= INLINE_CHARS and retained + size <= MAX_RETAINED_CHARS:
-                    retained += size
-                else:
-                    keys[at] = _digest(text)
-        if memo:
-            found = list(map(memo.get, keys))
-            # A re-fit misses few texts: find them with C-level scans, not a Python-level loop.
-            misses: list[int] = []
-            for _ in range(found.count(None)):
-                misses.append(found.index(None, misses[-1] + 1 if misses else 0))
-            missing: Sequence[str] = [texts[at] for at in misses]
-        else:
-            found, misses, missing = [], [], texts
-        counted = encoding.count_many(missing, threads=threads)
-        if isinstance(counted, Failure):
-            return Failure(counted.failure())
-        if memo:
-            for at, value in zip(misses, counted.unwrap(), strict=True):
-                found[at] = value
-            # Every None was filled just above.
-            counts = cast(tuple[int, ...], tuple(found))
-        else:
-            counts = counted.unwrap()
-        # At most MAX_ENTRIES: zip stops at the shorter side, so only the keys need bounding.
-        entries = dict(zip(keys if len(keys) <= MAX_ENTRIES else keys[:MAX_ENTRIES], counts))
-        return Success((counts, TokenCounts(encoding, entries, len(texts) - len(missing))))
+        return count_known(self, encoding, as_tuple(texts), threads=threads)
+
+
+def count_known(
+    counts: TokenCounts,
+    encoding: TokenEncoding,
+    texts: EachTuple[str],
+    *,
+    threads: int | None = None,
+    known: Known = _NOTHING_KNOWN,
+) -> Result[tuple[tuple[int, ...], TokenCounts], EstimatorFailed | NotText]:
+    """`TokenCounts.count_many` of ``texts``, for a caller that also holds the counts of the
+    ``known`` texts of the same call: the next value holds both, and counts them as reused.
+
+    >>> from thrift_fp.tokens import get_encoding
+    >>> enc = get_encoding("cl100k_base").unwrap()
+    >>> counted, memo = count_known(TokenCounts(), enc, ("hi",), known=Known(("hello world",), (2,), 11)).unwrap()
+    >>> counted, len(memo), memo.reused, memo.count_many(enc, ["hello world"]).unwrap()[0]
+    ((1,), 2, 1, (2,))
+    """
+    stray = not_text(texts)
+    if stray is not None:
+        return Failure(stray)
+    memo = counts._memo if counts._encoding is encoding else _EMPTY
+    # The per-text work of every fit: C-level passes (len, map, dict.get) in the common case
+    # of short texts; only a long text, or texts past the retained bound, is digested.
+    keys: list[str | bytes] = list(texts)
+    lengths = list(map(len, texts))  # one pass of len for both bounds below
+    total_chars = sum(lengths) + known.chars
+    if total_chars > INLINE_CHARS and (
+        total_chars > MAX_RETAINED_CHARS or max(lengths, default=0) > INLINE_CHARS
+    ):
+        # The known texts are referenced first (they are short and within the bound).
+        retained = known.chars
+        for at, text in enumerate(texts):
+            size = len(text)
+            if size <= INLINE_CHARS and retained + size <= MAX_RETAINED_CHARS:
+                retained += size
+            else:
+                keys[at] = _digest(text)
+    if memo:
+        found = list(map(memo.get, keys))
+        # A re-fit misses few texts: find them with C-level scans, not a Python-level loop.
+        misses: list[int] = []
+        for _ in range(found.count(None)):
+            misses.append(found.index(None, misses[-1] + 1 if misses else 0))
+        missing: Sequence[str] = [texts[at] for at in misses]
+    else:
+        found, misses, missing = [], [], texts
+    counted = encoding.count_many(missing, threads=threads)
+    if isinstance(counted, Failure):
+        return Failure(counted.failure())
+    if memo:
+        for at, value in zip(misses, counted.unwrap(), strict=True):
+            found[at] = value
+        # Every None was filled just above.
+        values = cast(tuple[int, ...], tuple(found))
+    else:
+        values = counted.unwrap()
+    # At most MAX_ENTRIES: zip stops at the shorter side, so only the keys need bounding.
+    entries: dict[str | bytes, int]
+    if known.texts:
+        entries = dict(zip(known.texts[:MAX_ENTRIES], known.counts))
+        room = MAX_ENTRIES - len(entries)
+        entries.update(zip(keys if len(keys) <= room else keys[:room], values))
+    else:
+        entries = dict(zip(keys if len(keys) <= MAX_ENTRIES else keys[:MAX_ENTRIES], values))
+    reused = len(known.texts) + len(texts) - len(missing)
+    return Success((values, TokenCounts(encoding, entries, reused)))
+
+
+def carrying(counts: TokenCounts, carry: object) -> TokenCounts:
+    """``counts`` carrying the caller's ``carry`` (see the module docstring).
+
+    >>> carried(carrying(TokenCounts(), "state")), carried(TokenCounts())
+    ('state', None)
+    """
+    return TokenCounts(counts._encoding, counts._memo, counts.reused, carry)
+
+
+def carried(counts: TokenCounts) -> object:
+    """What the call that made ``counts`` carried in it (``None``: nothing)."""
+    return counts._carry
