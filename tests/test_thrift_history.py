@@ -187,3 +187,58 @@ def test_count_known_keeps_the_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "abcd" in keys and "x" in keys and "y" not in keys and len(keys) == 3
     # No texts at all, only known ones past INLINE_CHARS in total: nothing to digest, no error.
     assert count_known(TokenCounts(), enc, (), known=Known(("abcd",), (2,), 4)).unwrap()[0] == ()
+
+
+# Pinned by mutation testing of the carried history (VERIFICATION.md, "thrift: the carried history").
+
+
+def test_a_message_between_the_last_two_shared_ones_ranks_by_its_time() -> None:
+    """Appended older than the newest shared message but newer than the one before it: the
+    history is out of order, so ranks are times, and the newest message is still the newest."""
+    messages = tuple(Message(f"m{i}", "w " * 10, AT + timedelta(seconds=10 * i)) for i in range(3))
+    first = _fit(messages).unwrap()
+    grown = (*messages, Message("x", "w " * 10, AT + timedelta(seconds=15)))
+    for window in (5, 12, 25):
+        warm, cold = _fit(grown, window, first.counts).unwrap(), _fit(grown, window).unwrap()
+        assert [m.id for m in warm.working_set.messages] == [m.id for m in cold.working_set.messages]
+    assert [m.id for m in _fit(grown, 12, first.counts).unwrap().working_set.messages] == ["m2"]
+
+
+def test_a_shared_prefix_takes_the_carried_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shared messages' texts reach the count as known ones, not as texts to look up."""
+    seen: list[Known] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs["known"])
+        return count_known(*args, **kwargs)
+
+    messages = _history(4)
+    first = _fit(messages).unwrap()
+    monkeypatch.setattr(_measure, "count_known", spy)
+    _fit((*messages, Message("new", "x", AT + timedelta(seconds=9))), counts=first.counts)
+    assert seen[-1].texts == tuple(m.content for m in messages)
+    history = carried(first.counts)
+    assert isinstance(history, History) and seen[-1].counts == history.counts
+    assert seen[-1].chars == sum(len(m.content) for m in messages)
+
+
+def test_the_carried_history_counts_every_message_once() -> None:
+    messages = _history(4)
+    first = _fit(messages).unwrap()
+    grown = (*messages, Message("new", "one two", AT + timedelta(seconds=9)))
+    history = carried(_fit(grown, counts=first.counts).unwrap().counts)
+    assert isinstance(history, History)
+    assert history.chars == sum(len(m.content) for m in grown)
+    assert history.texts == tuple(m.content for m in grown)
+    assert history.keys == {m.id for m in grown}
+    assert history.counts == get_encoding("cl100k_base").unwrap().count_many([m.content for m in grown]).unwrap()
+    assert history.tokens == sum(history.counts)
+
+
+def test_texts_at_the_counts_bounds_are_carried(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At most INLINE_CHARS per text and MAX_RETAINED_CHARS in all: the bounds themselves are in."""
+    exactly = (Message("edge", "w" * _counts.INLINE_CHARS, AT),)
+    assert isinstance(carried(_fit(exactly).unwrap().counts), History)
+    messages = _history(3)
+    monkeypatch.setattr(_measure, "MAX_RETAINED_CHARS", sum(len(m.content) for m in messages))
+    assert isinstance(carried(_fit(messages).unwrap().counts), History)

@@ -186,5 +186,9 @@ def carrying(counts: TokenCounts, carry: object) -> TokenCounts:
 
 
 def carried(counts: TokenCounts) -> object:
-    """What the call that made ``counts`` carried in it (``None``: nothing)."""
+    """What the call that made ``counts`` carried in it (``None``: nothing).
+
+    >>> carried(carrying(TokenCounts(), ("any", "value")))
+    ('any', 'value')
+    """
     return counts._carry
