@@ -148,6 +148,17 @@ def test_only_exact_messages_are_carried_and_a_mutated_one_is_measured_again() -
     assert carried(_fit(mixed, counts=second.counts).unwrap().counts) is None
 
 
+class _Id(str):
+    """A str subclass may compute its hash and equality: never carried."""
+
+
+def test_a_message_with_a_str_subclass_id_is_not_carried() -> None:
+    messages = (*_history(2), Message(_Id("odd"), "w", AT + timedelta(seconds=5)))
+    first = _fit(messages).unwrap()
+    assert carried(first.counts) is None
+    assert _fit(messages, 20, first.counts).unwrap().trace == _fit(messages, 20).unwrap().trace
+
+
 def test_a_history_past_the_counts_bounds_is_not_carried(monkeypatch: pytest.MonkeyPatch) -> None:
     long = (Message("long", "w " * (_counts.INLINE_CHARS // 2 + 1), AT),)
     assert carried(_fit(long).unwrap().counts) is None

@@ -514,12 +514,13 @@ class _Collector:
         self, encoding: TokenEncoding, items: Sequence[MessageLike], entries: tuple[Entry, ...], counts: Sequence[int]
     ) -> History | None:
         """What this fit measured of its messages, for the next fit (see `_history`): only when
-        the bulk path took every message, every one is an exact `Message`, and the texts are
-        within the counts' bounds."""
+        the bulk path took every message, every one is an exact `Message` with an exact ``str``
+        id, and the texts are within the counts' bounds."""
         bulk = self.bulk_messages
         if bulk is None or type(items) is not tuple or not items:
             return None
-        if set(map(type, bulk.items)) - _MESSAGE:
+        # Exact types only: a subclass (of Message, or a str id's) could compute what it returns.
+        if set(map(type, bulk.items)) - _MESSAGE or set(map(type, bulk.keys)) - _STR:
             return None
         lengths = list(map(len, bulk.contents))
         if max(lengths, default=0) > INLINE_CHARS:
