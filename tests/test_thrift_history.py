@@ -121,7 +121,7 @@ def test_errors_in_the_new_messages_are_the_cold_fits() -> None:
 
     stray = (*messages, Numbered(7, "x", AT))
     error = _fit(stray, counts=first.counts).failure()
-    assert isinstance(error, InvalidItemField) and error.item == "messages[4]"
+    assert error == InvalidItemField("messages", "messages[4]", "id", 7, "expected a str")
     assert _fit(stray, counts=first.counts) == _fit(stray)
 
 
@@ -253,3 +253,22 @@ def test_texts_at_the_counts_bounds_are_carried(monkeypatch: pytest.MonkeyPatch)
     messages = _history(3)
     monkeypatch.setattr(_measure, "MAX_RETAINED_CHARS", sum(len(m.content) for m in messages))
     assert isinstance(carried(_fit(messages).unwrap().counts), History)
+
+
+@dataclass(frozen=True)
+class _Bare:
+    """A message-like with only the required attributes (no summary, ephemeral or pair_id)."""
+
+    id: str
+    content: str
+    created_at: datetime
+
+
+def test_message_likes_without_the_optional_attributes_take_the_bulk_path() -> None:
+    """A missing flag or pair id reads as its default in the C-level pass, not as a fault that
+    sends the bucket to the per-item loop (the same result, only slower)."""
+    bare = tuple(_Bare(f"b{i}", "hi", AT + timedelta(seconds=i)) for i in range(3))
+    assert _measure._Collector([])._bulk_messages(bare) is True
+    assert _measure._Collector([])._message_columns(bare) == (
+        [m.created_at for m in bare], ["hi"] * 3, ["b0", "b1", "b2"], [None] * 3, [None] * 3, [None] * 3,
+    )
