@@ -5,8 +5,8 @@ A `Message` is frozen and holds only immutable values, so what one fit validated
 about it (its entry: id, age rank, flags, pair, tokens) still holds in the next fit. The fit
 carries its history in the `TokenCounts` it hands back (`thrift_fp.tokens._counts.carrying`),
 and the next fit reuses the entries of the leading messages that are the same objects (``is``,
-never ``==``), only for exact `Message` instances and only with the very encoding object that
-counted them. Everything after the shared prefix is validated and counted as usual.
+never ``==``), only for exact `Message` instances with exact ``str`` ids, and only with the very
+encoding object that counted them. Everything after the shared prefix is validated and counted as usual.
 
 Bounded like the counts: a history is carried only when every message text is at most
 `INLINE_CHARS` characters and all of them at most `MAX_RETAINED_CHARS`; it references the
