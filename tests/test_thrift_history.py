@@ -45,6 +45,15 @@ def _recording(name: str) -> _Seen:
     return seen
 
 
+@dataclass(frozen=True)
+class _Bare:
+    """A message-like with only the required attributes (no summary, ephemeral or pair_id)."""
+
+    id: str
+    content: str
+    created_at: datetime
+
+
 def test_an_appended_turn_counts_only_the_new_message() -> None:
     seen = _recording("history-seen")
     first = _fit(_history(5), encoding="history-seen").unwrap()
@@ -113,13 +122,7 @@ def test_errors_in_the_new_messages_are_the_cold_fits() -> None:
     assert _fit(duplicate, counts=first.counts).failure() == DuplicateId("messages", "m1")
     assert _fit(duplicate, counts=first.counts) == _fit(duplicate)
 
-    @dataclass(frozen=True)
-    class Numbered:
-        id: object
-        content: str
-        created_at: datetime
-
-    stray = (*messages, Numbered(7, "x", AT))
+    stray = (*messages, _Bare(7, "x", AT))  # type: ignore[arg-type]  # a non-str id on purpose
     error = _fit(stray, counts=first.counts).failure()
     assert error == InvalidItemField("messages", "messages[4]", "id", 7, "expected a str")
     assert _fit(stray, counts=first.counts) == _fit(stray)
@@ -253,15 +256,6 @@ def test_texts_at_the_counts_bounds_are_carried(monkeypatch: pytest.MonkeyPatch)
     messages = _history(3)
     monkeypatch.setattr(_measure, "MAX_RETAINED_CHARS", sum(len(m.content) for m in messages))
     assert isinstance(carried(_fit(messages).unwrap().counts), History)
-
-
-@dataclass(frozen=True)
-class _Bare:
-    """A message-like with only the required attributes (no summary, ephemeral or pair_id)."""
-
-    id: str
-    content: str
-    created_at: datetime
 
 
 def test_message_likes_without_the_optional_attributes_take_the_bulk_path() -> None:

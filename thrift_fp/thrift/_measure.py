@@ -40,7 +40,7 @@ from thrift_fp.thrift._history import History, Reuse
 from thrift_fp.thrift._shapes import Message
 from thrift_fp.thrift._working_set import WorkingSet
 from thrift_fp.tokens import TokenCounts, TokenEncoding, Tokenizable
-from thrift_fp.tokens._counts import INLINE_CHARS, MAX_RETAINED_CHARS, Known, carrying, count_known
+from thrift_fp.tokens._counts import INLINE_CHARS, MAX_RETAINED_CHARS, NOTHING_KNOWN, Known, carrying, count_known
 
 _Item = TypeVar("_Item")
 _created_at: Final = attrgetter("created_at")
@@ -112,7 +112,7 @@ def measure(
     if error is not None:
         return Failure(error)
     carried = collector.carried
-    known = Known((), (), 0) if carried is None else Known(carried.texts(), carried.counts(), collector.shared_chars)
+    known = NOTHING_KNOWN if carried is None else Known(carried.texts(), carried.counts(), collector.shared_chars)
     counted = count_known(counts, encoding, tuple(collector.pending), threads=threads, known=known)
     if isinstance(counted, Failure):
         return Failure(CountingFailed(counted.failure()))

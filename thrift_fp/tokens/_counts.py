@@ -60,7 +60,8 @@ class Known(NamedTuple):
     chars: int
 
 
-_NOTHING_KNOWN: Final = Known((), (), 0)
+# No known texts: what a plain `TokenCounts.count_many` passes.
+NOTHING_KNOWN: Final = Known((), (), 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +115,7 @@ def count_known(
     texts: EachTuple[str],
     *,
     threads: int | None = None,
-    known: Known = _NOTHING_KNOWN,
+    known: Known = NOTHING_KNOWN,
 ) -> Result[tuple[tuple[int, ...], TokenCounts], EstimatorFailed | NotText]:
     """`TokenCounts.count_many` of ``texts``, for a caller that also holds the counts of the
     ``known`` texts of the same call: the next value holds both, and counts them as reused.
