@@ -1,0 +1,82 @@
+"""The held-out evaluation set for answer quality: questions, labels, corpora and the split.
+
+The set lives in ``benchmarks/eval/`` (see its README.md): per corpus, ``<corpus>.tune.jsonl``
+and ``<corpus>.report.jsonl`` (one ``{"id", "question", "files"}`` record a line, ``files``
+relative to the corpus root) and ``corpora.json`` (root folder, include/exclude patterns,
+Debian package and version). The questions were written before the corpus was browsed and
+labelled before any ranking ran; ``questions/<corpus>.txt`` keeps the list as first written
+(a record's id is ``<corpus>-<line number>`` in that list).
+
+The split is a pure function of the question texts, so anyone can check it: within a corpus,
+order the questions by the SHA-256 of their UTF-8 text; the first half (rounded up) is
+``tune``, the rest ``report``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+EVAL = Path(__file__).resolve().parent / "eval"
+CORPORA = ("cmake", "node", "postgresql", "python", "git")
+HALVES = ("tune", "report")
+Half = Literal["tune", "report"]
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One labelled question: ``files`` (relative to the corpus root) each answer it."""
+
+    id: str
+    question: str
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """A documentation folder from a Debian package and the files of it that are indexed.
+
+    ``include``/``exclude`` are gitignore-style patterns relative to ``root`` (the same
+    patterns ``thrift_fp.sources.index_paths`` takes).
+    """
+
+    name: str
+    root: Path
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    package: str
+    version: str
+
+
+def split(questions: list[str]) -> dict[str, Half]:
+    """Each question's half: by SHA-256 order of the text, the first half (rounded up) tunes.
+
+    >>> split(["a", "b", "c"]) == {"a": "report", "b": "tune", "c": "tune"}
+    True
+    """
+    ordered = sorted(questions, key=lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest())
+    cut = (len(ordered) + 1) // 2
+    return {text: ("tune" if i < cut else "report") for i, text in enumerate(ordered)}
+
+
+def corpora(folder: Path = EVAL) -> dict[str, Corpus]:
+    """The corpora of ``corpora.json`` by name."""
+    raw = json.loads((folder / "corpora.json").read_text(encoding="utf-8"))
+    return {
+        name: Corpus(name, Path(spec["root"]), tuple(spec["include"]), tuple(spec.get("exclude", [])),
+                     spec["package"], spec["version"])
+        for name, spec in raw["corpora"].items()
+    }
+
+
+def load(corpus: str, half: Half, folder: Path = EVAL) -> list[Question]:
+    """The questions of one half of one corpus, in file order."""
+    records = []
+    for line in (folder / f"{corpus}.{half}.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            raw = json.loads(line)
+            records.append(Question(raw["id"], raw["question"], tuple(raw["files"])))
+    return records
