@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from benchmarks import algorithm, cold_start, counting, envelope, memory, peer, refit, scale
+from benchmarks import algorithm, answer_quality, cold_start, counting, envelope, memory, peer, refit, scale
 from benchmarks._harness import Report, figure, machine, run_and_print, seconds, versions
 
 WORKLOADS: dict[str, Callable[[], Report]] = {
@@ -24,6 +24,7 @@ WORKLOADS: dict[str, Callable[[], Report]] = {
     "scale": scale.run,
     "cold_start": cold_start.run,
     "envelope": envelope.run,
+    "answer_quality": answer_quality.run,
 }
 
 
