@@ -93,3 +93,18 @@ def test_every_labelled_file_exists_and_is_in_the_corpus_selection(name: str) ->
             for file in record.files:
                 assert (corpus.root / file).is_file(), f"{record.id}: {corpus.root / file} is missing"
                 assert file in selected, f"{record.id}: {file} is outside the selection {corpus.include}"
+
+
+def test_the_frozen_set_matches_its_recorded_digests() -> None:
+    # The set is frozen: a change to a question, a label or the split must also change
+    # SHA256SUMS, in the same commit, where a reviewer sees it.
+    import hashlib
+
+    recorded = {}
+    for line in (EVAL / "SHA256SUMS").read_text(encoding="utf-8").splitlines():
+        digest, name = line.split(maxsplit=1)
+        recorded[name] = digest
+    expected = {f"{corpus}.{half}.jsonl" for corpus in CORPORA for half in HALVES} | {"corpora.json"}
+    assert set(recorded) == expected
+    for name, digest in recorded.items():
+        assert hashlib.sha256((EVAL / name).read_bytes()).hexdigest() == digest, f"{name} changed"
