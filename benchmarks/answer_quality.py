@@ -63,7 +63,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from benchmarks._eval_set import CORPORA, Corpus, Half, Question, corpora, load
+from benchmarks._eval_set import CORPORA, EVAL, Corpus, Half, Question, corpora, load
 from benchmarks._harness import Report, Row, load_average, machine, run_and_print, versions
 
 LIMIT = 10
@@ -363,9 +363,10 @@ def _bm25(corpus: Corpus, questions: Sequence[str], context: RunContext) -> Rank
 
     def query(question: str) -> list[str]:
         scores = model.get_scores(words(question))
-        # nlargest is sorted(..., reverse=True)[:LIMIT]: ties keep file order.
+        # nlargest is sorted(..., reverse=True)[:LIMIT]: ties keep file order. Like a search, it
+        # returns only paragraphs that match (a positive score), not the best of the rest.
         best = heapq.nlargest(LIMIT, range(len(scores)), key=scores.__getitem__)
-        return [str(table[i][0]) for i in best]
+        return [str(table[i][0]) for i in best if scores[i] > 0]
 
     ranked, latencies = _timed_queries(questions, query)
     return Ranked(tuple(map(tuple, ranked)), tuple(latencies), len(table), wall, cpu)
@@ -420,11 +421,11 @@ def default_cache() -> Path:
 
 
 def evaluate(half: Half, corpus_names: Sequence[str], system_names: Sequence[str], cache: Path,
-             progress: Callable[[str], None] = lambda line: None) -> list[Result]:
-    """Run the named systems on the named corpora's ``half``; corpora not installed and systems
-    unavailable here are reported through ``progress`` and skipped."""
+             progress: Callable[[str], None] = lambda line: None, folder: Path = EVAL) -> list[Result]:
+    """Run the named systems on the named corpora's ``half`` (of the set in ``folder``); corpora
+    not installed and systems unavailable here are reported through ``progress`` and skipped."""
     cache.mkdir(parents=True, exist_ok=True)
-    known = corpora()
+    known = corpora(folder)
     results = []
     with ExitStack() as stack:
         context = RunContext(cache, stack)
@@ -433,7 +434,7 @@ def evaluate(half: Half, corpus_names: Sequence[str], system_names: Sequence[str
             if not corpus.root.is_dir():
                 progress(f"{name}: {corpus.root} is missing (apt-get install {corpus.package}); skipped")
                 continue
-            questions = load(name, half)
+            questions = load(name, half, folder)
             texts = [question.question for question in questions]
             for system_name in system_names:
                 system = SYSTEMS[system_name]
