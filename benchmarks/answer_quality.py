@@ -474,11 +474,14 @@ def _mean(results: Sequence[Result], system: str, key: str) -> float | None:
     return statistics.fmean(values) if values else None
 
 
-def run() -> Report:
-    """The suite's workload: every baseline (and any dense system available) on the tune half of
-    every installed corpus. Headline: thrift_fp on SQLite against BM25, mean hit@5 over corpora."""
-    systems = [name for name in SYSTEMS if SYSTEMS[name].unavailable() is None]
-    results = evaluate("tune", CORPORA, systems, default_cache(), progress=lambda line: print(line, flush=True))
+def run(folder: Path = EVAL, corpus_names: Sequence[str] = CORPORA, system_names: Sequence[str] | None = None,
+        cache: Path | None = None) -> Report:
+    """The suite's workload: every system that can run here (all of them unless named) on the
+    tune half of every installed corpus. Headline: thrift_fp on SQLite against BM25, mean hit@5
+    over corpora; rows: MRR@10 likewise, the two stores' worst hit@5 gap, SQLite's worst p95."""
+    systems = [name for name in (system_names or SYSTEMS) if SYSTEMS[name].unavailable() is None]
+    results = evaluate("tune", corpus_names, systems, cache or default_cache(),
+                       progress=lambda line: print(line, flush=True), folder=folder)
     sqlite, bm25 = _mean(results, "sqlite", "hit@5"), _mean(results, "bm25", "hit@5")
     gap = (sqlite - bm25) if sqlite is not None and bm25 is not None else float("nan")
     rows = []
@@ -486,10 +489,12 @@ def run() -> Report:
     if sqlite_mrr is not None and bm25_mrr is not None:
         rows.append(Row("sqlite MRR@10 - bm25 MRR@10 (mean over corpora, tune half)", sqlite_mrr - bm25_mrr,
                         ">= 0", sqlite_mrr >= bm25_mrr))
-    postgres = _mean(results, "postgres", "hit@5")
-    if postgres is not None and sqlite is not None:
-        rows.append(Row("|postgres hit@5 - sqlite hit@5| (mean over corpora, tune half)", abs(postgres - sqlite),
-                        "<= 0.02", abs(postgres - sqlite) <= 0.02))
+    by_store = {(result.corpus, result.system): result.scores["hit@5"] for result in results}
+    gaps = [abs(by_store[(corpus, "postgres")] - by_store[(corpus, "sqlite")])
+            for corpus, system in by_store if system == "sqlite" and (corpus, "postgres") in by_store]
+    if gaps:
+        rows.append(Row("|postgres hit@5 - sqlite hit@5| (worst corpus, tune half)", max(gaps), "<= 0.02",
+                        max(gaps) <= 0.02))
     p95 = [result.p95_ms for result in results if result.system == "sqlite"]
     if p95:
         rows.append(Row("sqlite query p95 ms (worst corpus)", max(p95), "<= 50", max(p95) <= 50))

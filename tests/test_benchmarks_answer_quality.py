@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks._eval_set import Question
-from benchmarks.answer_quality import SYSTEMS, evaluate, first_answer, metrics
+from benchmarks.answer_quality import SYSTEMS, evaluate, first_answer, metrics, run
 
 _DOCS = {
     "guide/cache.md": "# Caching\n\nRemember the results of an expensive call so the next call is free.\n",
@@ -81,3 +81,12 @@ def test_every_registered_system_names_itself_and_says_whether_it_can_run() -> N
         reason = system.unavailable()
         assert reason is None or reason.strip()
     assert SYSTEMS["sqlite"].unavailable() is None
+
+
+def test_the_suite_workload_reports_each_system_and_the_stores_and_latency_rows(tmp_path: Path) -> None:
+    folder = _tiny_set(tmp_path, tmp_path / "docs")
+    report = run(folder, ["tiny"], ["sqlite"], tmp_path / "cache")
+    assert report.workload == "answer_quality"
+    assert [name for name, _ in report.figures] == ["tiny sqlite"]
+    assert [row.headline for row in report.rows] == ["sqlite query p95 ms (worst corpus)"]
+    assert not report.met  # no BM25 row to compare with: the headline is not a number
