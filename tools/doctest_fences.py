@@ -15,15 +15,8 @@ from typing import Any
 def fence_doctests(text: str) -> str:
     """``text`` with each doctest example inside a ```` ```pycon ```` fence, at its own indent.
 
-    >>> print(fence_doctests("Counts words.\\n\\n>>> len('a b'.split())\\n2\\n\\nMore prose."))
-    Counts words.
-    <BLANKLINE>
-    ```pycon
-    >>> len('a b'.split())
-    2
-    ```
-    <BLANKLINE>
-    More prose.
+    >>> fence_doctests("Adds.\\n\\n>>> 1 + 1\\n2\\n\\nMore prose.").split("\\n")
+    ['Adds.', '', '```pycon', '>>> 1 + 1', '2', '```', '', 'More prose.']
     """
     out: list[str] = []
     indent: str | None = None
