@@ -56,7 +56,7 @@ def assembled(tmp_path_factory: pytest.TempPathFactory) -> Assembled:
     root = tmp_path_factory.mktemp("report")
     notes = root / "notes"
     shutil.copytree(embedded_corpus(), notes)
-    (notes / HOSTILE_NAME).write_text("# Shedding first\n\nShedding order: what goes first, shed, budget.\n")
+    (notes / HOSTILE_NAME).write_text("# Queues\n\n" + "Trains and ferries leave on time. " * 12 + "Who came first goes first.\n")
     index_paths(root / "index.db", [notes]).unwrap()
     at = datetime(2026, 12, 1, tzinfo=UTC)
     history = tuple(
