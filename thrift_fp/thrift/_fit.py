@@ -46,7 +46,11 @@ class Fitted:
 
     def _repr_html_(self) -> str:
         """The fit as one self-contained HTML page, shown inline by a notebook (the window bar,
-        what was shed and why, the kept passages, the trace); see `thrift_fp.render.fit_report_html`."""
+        what was shed and why, the kept passages, the trace); see `thrift_fp.render.fit_report_html`.
+
+        >>> subtract_to_fit(WorkingSet(system_prompt="Be brief."), 100).unwrap()._repr_html_()[:15]
+        '<!DOCTYPE html>'
+        """
         # Imported here, not at module level: the HTML picture is presentation, which lives in
         # render, a layer to thrift's right (render imports thrift). A notebook asking for the
         # picture is the only caller, so importing thrift never loads render.
