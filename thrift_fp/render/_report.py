@@ -134,7 +134,7 @@ def _cut(segments: list[BarSegment], window: int | float) -> list[BarSegment]:
     for segment in segments:
         inside = min(segment.tokens, max(room, 0))
         outside = segment.tokens - inside
-        if inside > 0 or outside == 0:
+        if inside > 0:
             laid.append(BarSegment(segment.kind, segment.label, inside, False))
         if outside > 0:
             laid.append(BarSegment(segment.kind, segment.label, outside, True))
@@ -164,9 +164,8 @@ def fit_report_bar(trace: ThriftTrace) -> tuple[BarSegment, ...]:
     inside: list[BarSegment] = [BarSegment("kept", name, kept[name], False) for name in order if kept.get(name)]
     inside.append(BarSegment("free", "free", max(0, window - trace.reserve - held), False))
     inside.append(BarSegment("reserve", "reserve", trace.reserve, False))
-    laid = [segment for segment in _cut(inside, window) if segment.tokens > 0 or segment.kind == "free"]
-    laid.extend(BarSegment("shed", name, shed[name], True) for name in order if shed.get(name))
-    return tuple(segment for segment in laid if segment.tokens > 0)
+    shed_beyond = [BarSegment("shed", name, shed[name], True) for name in order if shed.get(name)]
+    return (*_cut(inside, window), *shed_beyond)
 
 
 def report_shed(trace: ThriftTrace, costs: Mapping[str, int] | None = None) -> tuple[ReportShed, ...]:
