@@ -363,6 +363,10 @@ def _ask_command(
     max_results: Annotated[int, typer.Option(metavar="N", help="Passages retrieved per query.")] = 8,
     max_queries: Annotated[int, typer.Option(metavar="N", help="Quota: queries accepted per request.")] = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")] = False,
+    report: Annotated[
+        Path | None,
+        typer.Option(metavar="FILE", help="Also write the fit as one self-contained HTML page (no network)."),
+    ] = None,
 ) -> None:
     """Retrieve, fit and render: print the context, and what was kept and shed."""
     from returns.result import Failure  # noqa: PLC0415 - the library loads on use
@@ -396,11 +400,24 @@ def _ask_command(
         )
     if isinstance(done, Failure):
         _fail(done.failure())
+    if report is not None:
+        _write_report(report, done.unwrap())
     if as_json:
         typer.echo(json.dumps(_ask_json(done.unwrap(), encoding), indent=2))
     else:
         typer.echo(done.unwrap().text)
         Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
+
+
+def _write_report(path: Path, done: Assembled) -> None:
+    """The fit's picture (`thrift_fp.render.fit_report_html`) in ``path``; a path that cannot be
+    written is an error naming it, before anything is printed."""
+    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
+
+    try:
+        path.write_text(done._repr_html_(), encoding="utf-8")
+    except OSError as error:
+        _fail(InvalidArgument("--report", str(path), f"cannot be written: {error.strerror or error}"))
 
 
 def _window(window: int | None, budget: int | None, encoding: str) -> tuple[int, ThriftOptions]:

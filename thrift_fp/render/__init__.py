@@ -17,6 +17,10 @@ position.
 section; the directive and each block's tags ride on the record each block keeps longest, so they
 cost nothing when their block does not render), then renders the survivors with the same nonces:
 the text's exact token count is within the budget.
+
+``fit_report_html`` draws a fit as one self-contained HTML page (the window bar, what was shed and
+why, the kept passages, the trace); ``Fitted``, ``FitRendered`` and ``Assembled`` show it as their
+``_repr_html_`` in a notebook.
 """
 
 from thrift_fp._beartype import check_public
@@ -40,6 +44,16 @@ from thrift_fp.render._fit import FitRendered, fit_and_render
 from thrift_fp.render._nonce import MIN_KEY_BYTES, NONCE_DIGITS, KeyedNonce, NonceMode, RandomNonce
 from thrift_fp.render._priced import PricedRetrievable
 from thrift_fp.render._render import Rendered, render_retrievables
+from thrift_fp.render._report import (
+    BarSegment,
+    ReportPassage,
+    ReportShed,
+    SegmentKind,
+    fit_report_bar,
+    fit_report_html,
+    report_passages,
+    report_shed,
+)
 
 __all__ = [
     "DEFAULT_FIELDS",
@@ -48,6 +62,7 @@ __all__ = [
     "MIN_KEY_BYTES",
     "NONCE_DIGITS",
     "SAFETY_DIRECTIVE",
+    "BarSegment",
     "BodyUnavailable",
     "ChargeExceeded",
     "DuplicateRecordId",
@@ -64,10 +79,17 @@ __all__ = [
     "RenderCountFailed",
     "RenderError",
     "Rendered",
+    "ReportPassage",
+    "ReportShed",
+    "SegmentKind",
     "WeakNonceKey",
     "escape_attribute",
     "fit_and_render",
+    "fit_report_bar",
+    "fit_report_html",
     "render_retrievables",
+    "report_passages",
+    "report_shed",
 ]
 
 # Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).

@@ -115,6 +115,19 @@ class FitRendered:
     def tokens(self) -> int:
         return self.rendered.tokens
 
+    def _repr_html_(self) -> str:
+        """The fit as one self-contained HTML page (a notebook shows it inline): the window bar,
+        what was shed and why, the surviving records with their exact costs, the trace.
+
+        >>> "Nothing was shed." in fit_and_render(WorkingSet(), 100).unwrap()._repr_html_()
+        True
+        """
+        from thrift_fp.render._report import fit_report_html, report_passages, report_shed  # noqa: PLC0415 - loads when drawn
+
+        refilled = (key for step in self.trace.refilled for key in step.ids)
+        kept = report_passages(self.records, self.costs, refilled=refilled)
+        return fit_report_html(self.trace, kept, report_shed(self.trace, self.costs))
+
 
 def fit_and_render(
     working_set: WorkingSet,

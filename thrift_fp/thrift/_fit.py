@@ -44,6 +44,21 @@ class Fitted:
     trace: ThriftTrace
     counts: TokenCounts = TokenCounts()
 
+    def _repr_html_(self) -> str:
+        """The fit as one self-contained HTML page, shown inline by a notebook (the window bar,
+        what was shed and why, the kept passages, the trace); see `thrift_fp.render.fit_report_html`.
+
+        >>> subtract_to_fit(WorkingSet(system_prompt="Be brief."), 100).unwrap()._repr_html_()[:15]
+        '<!DOCTYPE html>'
+        """
+        # Imported here, not at module level: the HTML picture is presentation, which lives in
+        # render, a layer to thrift's right (render imports thrift). A notebook asking for the
+        # picture is the only caller, so importing thrift never loads render.
+        from thrift_fp.render import fit_report_html, report_passages  # noqa: PLC0415
+
+        refilled = (key for step in self.trace.refilled for key in step.ids)
+        return fit_report_html(self.trace, report_passages(self.working_set.retrievables, refilled=refilled))
+
 
 @dataclass(frozen=True, slots=True)
 class _Prepared:
