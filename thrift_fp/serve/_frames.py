@@ -4,7 +4,7 @@ The SDK parses each JSON-RPC frame with pydantic-core, which rejects an integer 
 about 4300 digits ("number out of range") and nesting deeper than about 200 levels. Such a
 frame has no request left to answer: over stdio it is dropped (the client waits forever), over
 HTTP it is a 400. So before the SDK reads a frame, a number too long to be meant and a value
-nested too deep are replaced by a string that says what they were; the tool then refuses that
+nested too deep are replaced by a small object that says what they were; the tool then refuses that
 argument with a clear tool error, and the session goes on. Ordinary frames pass untouched (a
 quick scan decides; only suspicious frames are parsed here).
 """
@@ -30,14 +30,19 @@ Send = Callable[[Message], Awaitable[None]]
 Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def _number(text: str) -> int | str:
+def _refused(what: str) -> dict[str, str]:
+    # An object, not a string: no argument of either tool accepts one, whatever its type.
+    return {"refused": what}
+
+
+def _number(text: str) -> int | dict[str, str]:
     digits = len(text.lstrip("-"))
-    return int(text) if digits <= MAX_DIGITS else f"a number of {digits} digits"
+    return int(text) if digits <= MAX_DIGITS else _refused(f"a number of {digits} digits")
 
 
 def _bounded(value: object, depth: int) -> object:
     if isinstance(value, dict | list) and depth >= MAX_DEPTH:
-        return f"a value nested deeper than {MAX_DEPTH} levels"
+        return _refused(f"a value nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
         return {key: _bounded(item, depth + 1) for key, item in value.items()}
     if isinstance(value, list):
@@ -47,11 +52,11 @@ def _bounded(value: object, depth: int) -> object:
 
 def tame_frame(text: str) -> str:
     """``text`` with every integer of more than ``MAX_DIGITS`` digits and every value nested
-    deeper than ``MAX_DEPTH`` levels replaced by a string naming it (unchanged when it has
+    deeper than ``MAX_DEPTH`` levels replaced by ``{"refused": what it was}`` (unchanged when it has
     neither, or is not JSON Python can read).
 
     >>> tame_frame('{"budget": ' + "9" * 5000 + "}")
-    '{"budget": "a number of 5000 digits"}'
+    '{"budget": {"refused": "a number of 5000 digits"}}'
     >>> tame_frame('{"q": ' + "[" * 100 + "]" * 100 + "}")[:40]
     '{"q": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['
     >>> "a value nested deeper than 64 levels" in tame_frame('{"q": ' + "[" * 100 + "]" * 100 + "}")
@@ -78,7 +83,7 @@ class TamedLines(io.TextIOBase):
         """The next line, tamed (``''`` at the end).
 
         >>> TamedLines(io.StringIO('{"a": ' + "1" * 2000 + "}\\n")).readline()
-        '{"a": "a number of 2000 digits"}\\n'
+        '{"a": {"refused": "a number of 2000 digits"}}\\n'
         """
         line = self._source.readline()
         if not line:
