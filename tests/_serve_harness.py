@@ -82,7 +82,8 @@ class Client:
         return self.portal.call(self.session.list_tools).tools
 
     def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        return self.portal.call(self.session.call_tool, name, arguments)
+        result: types.CallToolResult = self.portal.call(self.session.call_tool, name, arguments)
+        return result
 
     def text(self, result: types.CallToolResult) -> str:
         block = result.content[0]

@@ -4,7 +4,8 @@ The SDK parses each JSON-RPC frame with pydantic-core, which rejects an integer 
 about 4300 digits ("number out of range") and nesting deeper than about 200 levels. Such a
 frame has no request left to answer: over stdio it is dropped (the client waits forever), over
 HTTP it is a 400. So before the SDK reads a frame, a number too long to be meant and a value
-nested too deep are replaced by a small object that says what they were; the tool then refuses that
+nested too deep, and text with a lone surrogate (which pydantic-core cannot read either), are
+replaced by a small object that says what they were; the tool then refuses that
 argument with a clear tool error, and the session goes on. Ordinary frames pass untouched (a
 quick scan decides; only suspicious frames are parsed here).
 """
@@ -21,6 +22,8 @@ from typing import Any, Final
 MAX_DIGITS: Final = 1000
 MAX_DEPTH: Final = 64
 _LONG_NUMBER: Final = re.compile(r"\d{%d}" % (MAX_DIGITS + 1))
+# pydantic-core refuses a surrogate escape that is not half of a pair; Python reads it.
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _MAX_FRAME: Final = 4 * 1024 * 1024
 
 Scope = MutableMapping[str, Any]
@@ -40,11 +43,24 @@ def _number(text: str) -> int | dict[str, str]:
     return int(text) if digits <= MAX_DIGITS else _refused(f"a number of {digits} digits")
 
 
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _bounded(value: object, depth: int) -> object:
+    if isinstance(value, str) and not _encodable(value):
+        return _refused("text with a lone surrogate")
     if isinstance(value, dict | list) and depth >= MAX_DEPTH:
         return _refused(f"a value nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        return {key: _bounded(item, depth + 1) for key, item in value.items()}
+        return {
+            (key if _encodable(key) else key.encode("utf-8", "backslashreplace").decode("ascii")): _bounded(item, depth + 1)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [_bounded(item, depth + 1) for item in value]
     return value
@@ -52,7 +68,8 @@ def _bounded(value: object, depth: int) -> object:
 
 def tame_frame(text: str) -> str:
     """``text`` with every integer of more than ``MAX_DIGITS`` digits and every value nested
-    deeper than ``MAX_DEPTH`` levels replaced by ``{"refused": what it was}`` (unchanged when it has
+    deeper than ``MAX_DEPTH`` levels, and every string holding a lone surrogate, replaced by
+    ``{"refused": what it was}`` (unchanged when it has
     neither, or is not JSON Python can read).
 
     >>> tame_frame('{"budget": ' + "9" * 5000 + "}")
@@ -61,10 +78,15 @@ def tame_frame(text: str) -> str:
     '{"q": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['
     >>> "a value nested deeper than 64 levels" in tame_frame('{"q": ' + "[" * 100 + "]" * 100 + "}")
     True
+    >>> tame_frame('{"q": "a \\\\ud800 b", "r": "\\\\ud83d\\\\ude00"}')
+    '{"q": {"refused": "text with a lone surrogate"}, "r": "😀"}'
     >>> tame_frame('{"id": 1}')
     '{"id": 1}'
     """
-    if len(text) > _MAX_FRAME or not (_LONG_NUMBER.search(text) or text.count("[") + text.count("{") > MAX_DEPTH):
+    suspicious = (
+        _LONG_NUMBER.search(text) or _SURROGATE_ESCAPE.search(text) or text.count("[") + text.count("{") > MAX_DEPTH
+    )
+    if len(text) > _MAX_FRAME or not suspicious:
         return text
     try:
         parsed = json.loads(text, parse_int=_number)
@@ -97,8 +119,8 @@ class TamedLines(io.TextIOBase):
 
 
 def tamed_asgi(app: Asgi) -> Asgi:
-    """``app`` with every HTTP request body `tame_frame`\\ d first (bodies over 4 MiB pass as
-    they are: the SDK refuses them by size)."""
+    """``app`` with every HTTP request body decoded (bytes that are not UTF-8 become U+FFFD) and
+    `tame_frame`\\ d first (bodies over 4 MiB pass as they are: the SDK refuses them by size)."""
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http" or scope.get("method") != "POST":
@@ -117,10 +139,8 @@ def tamed_asgi(app: Asgi) -> Asgi:
                 break
         raw = b"".join(chunks)
         if size <= _MAX_FRAME:
-            try:
-                raw = tame_frame(raw.decode("utf-8")).encode("utf-8")
-            except UnicodeDecodeError:
-                pass  # the SDK answers a body that is not UTF-8 itself
+            # Bytes that are not UTF-8 become U+FFFD, as the SDK's stdio reader makes them.
+            raw = tame_frame(raw.decode("utf-8", errors="replace")).encode("utf-8")
         delivered = False
 
         async def replay() -> Message:

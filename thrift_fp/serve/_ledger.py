@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Final
 
 from returns.result import Failure, Result, Success
 
@@ -16,6 +17,9 @@ from thrift_fp.retrieval import Receipt, RetrievalState
 from thrift_fp.serve._errors import QuotaExhausted
 from thrift_fp.serve._settings import ServeSettings
 from thrift_fp.sources import Hit
+
+# Fewer tokens than this cannot carry the directive and one passage: not worth a call.
+MIN_USEFUL_TOKENS: Final = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,21 +82,25 @@ class SessionLedger:
 
 def grant_budget(ledger: SessionLedger, requested: int, settings: ServeSettings) -> Result[int, QuotaExhausted]:
     """The budget a call may spend: ``requested``, cut to what the session's token quota has
-    left; a session with no call or no token left is refused.
+    left. A session with no call left is refused, and so is one with fewer tokens left than a
+    useful answer needs (`MIN_USEFUL_TOKENS`, or the call's own budget when that is smaller):
+    the safety directive alone costs about 60 tokens.
 
     >>> from thrift_fp.serve import serve_settings
     >>> settings = serve_settings(max_calls=2, max_session_tokens=1500).unwrap()
     >>> grant_budget(SessionLedger(tokens_used=1000), 800, settings)
     <Success: 500>
-    >>> grant_budget(SessionLedger(tokens_used=1500), 800, settings).failure().message
-    'quota exhausted: this session has used 1500 of its 1500 tokens; start a new session to go on'
+    >>> grant_budget(SessionLedger(tokens_used=1400), 800, settings).failure().message
+    'quota exhausted: this session has used 1400 of its 1500 tokens; start a new session to go on'
+    >>> grant_budget(SessionLedger(tokens_used=1400), 50, settings)
+    <Success: 50>
     >>> grant_budget(SessionLedger(RetrievalState(query_count=2)), 800, settings).failure().what
     'calls'
     """
     if ledger.retrieval.query_count >= settings.max_calls:
         return Failure(QuotaExhausted("calls", ledger.retrieval.query_count, settings.max_calls))
     left = settings.max_session_tokens - ledger.tokens_used
-    if left <= 0:
+    if left < min(requested, MIN_USEFUL_TOKENS):
         return Failure(QuotaExhausted("tokens", ledger.tokens_used, settings.max_session_tokens))
     return Success(min(requested, left))
 

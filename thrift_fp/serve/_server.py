@@ -177,6 +177,8 @@ async def serve_http(server: Server[Any], host: str, port: int, ready: Callable[
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, port))
+    # Listening before saying so: a client may connect as soon as it reads the address.
+    listener.listen(2048)
     bound = listener.getsockname()[1]
     shown_host = f"[{host}]" if family == socket.AF_INET6 else host
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
