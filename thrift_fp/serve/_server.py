@@ -25,11 +25,13 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from returns.result import Failure, Result
 
+from thrift_fp._shown import shown
 from thrift_fp.retrieval import CancellationController
 from thrift_fp.serve._arguments import SearchRequest, read_request, search_request
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._frames import TamedLines, tamed_asgi
 from thrift_fp.serve._errors import NoSession, ServeError, SourceFailed, UnknownTool
+from thrift_fp.serve._ledger import CallRecord, record_call
 from thrift_fp.serve._outcome import ToolAnswer
 from thrift_fp.serve._read import answer_read
 from thrift_fp.serve._receipts import receipts_json
@@ -133,7 +135,12 @@ async def _call(
     controller = CancellationController()
     parsed = search_request(arguments, settings) if name == "search" else read_request(arguments, settings)
     if isinstance(parsed, Failure):
-        return _error_result(parsed.failure())
+        refused = parsed.failure()
+        # Refused arguments are in the receipts too (bounded: they may be hostile), costing nothing.
+        session.step(
+            lambda ledger: (record_call(ledger, CallRecord(ledger.next_call, name, shown(arguments), refused.message)), None)
+        )
+        return _error_result(refused)
 
     request = parsed.unwrap()
 
