@@ -3,7 +3,7 @@ never passed, and no content is sent twice (a repeat is always named with its fi
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import datetime, timezone
 from types import MappingProxyType
 
@@ -19,9 +19,15 @@ _AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
 def _hit(content: int, copy: int) -> Hit:
-    # Two passage ids may hold the same content (copy): de-duplication goes by content.
-    return Hit(f"doc{content}.md#{copy}", f"doc{content}.md", "/x", "markdown", "first-party", _AT, _AT,
-               f"hash{content}", 10, f"text {content}", -1.0, 0.5, MappingProxyType({}))
+    # Two passage ids may hold the same content (copy): de-duplication goes by content. Built by
+    # field name, only the fields Hit has, so that a field it gains with a default changes nothing.
+    values: dict[str, object] = {
+        "passage_id": f"doc{content}.md#{copy}", "source": f"doc{content}.md", "path": "/x", "kind": "markdown",
+        "trust_tier": "first-party", "created_at": _AT, "updated_at": _AT, "content_hash": f"hash{content}",
+        "tokens": 10, "text": f"text {content}", "rank": -1.0, "score": 0.5, "metadata": MappingProxyType({}),
+        "heading_path": (),
+    }
+    return Hit(**{field.name: values[field.name] for field in fields(Hit) if field.name in values})  # type: ignore[arg-type]  # values by name, typed object
 
 
 _call = st.tuples(

@@ -111,13 +111,15 @@ def split_delivered(
     """The hits whose content this session was not sent yet, and the others with where they went
     (matched by content, so the same text under another passage id counts as sent).
 
-    >>> from datetime import datetime, timezone
-    >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    >>> hit = Hit("a.md#1", "a.md", "/a.md", "markdown", "first-party", at, at, "h1", 3, "x", -2.0, 0.5,
-    ...           MappingProxyType({}))
+    >>> import tempfile, pathlib
+    >>> from thrift_fp.sources import index_paths, search_index
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.md").write_text("Shedding drops the lowest score first.")
+    >>> _ = index_paths(root / "i.db", [root / "a.md"]).unwrap()
+    >>> [hit] = search_index(root / "i.db", "shedding").unwrap()
     >>> split_delivered(SessionLedger(), [hit])[0] == (hit,)
     True
-    >>> sent = SessionLedger(delivered=MappingProxyType({"h1": Delivery("b.md#4", 2)}))
+    >>> sent = SessionLedger(delivered=MappingProxyType({hit.content_hash: Delivery("b.md#4", 2)}))
     >>> split_delivered(sent, [hit])[1][0][1]
     Delivery(passage_id='b.md#4', answer=2)
     """

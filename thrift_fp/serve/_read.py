@@ -32,14 +32,14 @@ def answer_read(
     """Answer ``read`` for the session whose ledger is ``ledger``: the next ledger, and the
     passage (enveloped, within the budget) or the tool error.
 
-    >>> from datetime import datetime, timezone
-    >>> from types import MappingProxyType
+    >>> import tempfile, pathlib
     >>> from thrift_fp.retrieval import RetrievalState
     >>> from thrift_fp.serve import serve_settings
-    >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    >>> hit = Hit("a.md#1", "a.md", "/a.md", "markdown", "first-party", at, at, "h1", 40,
-    ...           "Shedding drops the lowest score first. " * 10, -2.0, 0.5, MappingProxyType({}))
-    >>> ledger = SessionLedger(RetrievalState(sources=(hit,)))
+    >>> from thrift_fp.sources import index_paths, search_index
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.md").write_text("Shedding drops the lowest score first. " * 10)
+    >>> _ = index_paths(root / "i.db", [root / "a.md"]).unwrap()
+    >>> ledger = SessionLedger(RetrievalState(sources=search_index(root / "i.db", "shedding").unwrap()))
     >>> _, whole = answer_read(ledger, ReadRequest("a.md#1", 400), serve_settings().unwrap())
     >>> whole.unwrap().structured["cut"], whole.unwrap().tokens <= 400
     (False, True)

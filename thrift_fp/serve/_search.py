@@ -141,11 +141,12 @@ def _reasons(done: FitRendered) -> dict[str, str]:
 def heading_path(hit: Hit) -> list[str]:
     """The headings a hit sits under, outermost first (none when its index has none).
 
-    >>> from datetime import datetime, timezone
-    >>> from types import MappingProxyType
-    >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    >>> heading_path(Hit("a.md#1", "a.md", "/a.md", "markdown", "first-party", at, at, "h", 3, "x", -2.0, 0.5,
-    ...                  MappingProxyType({"heading_path": ["fs", "readFile"]})))
+    >>> import tempfile, pathlib
+    >>> from thrift_fp.sources import index_paths, search_index
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "fs.md").write_text("# fs\\n\\n## readFile\\n\\nReads a whole file.")
+    >>> _ = index_paths(root / "i.db", [root / "fs.md"]).unwrap()
+    >>> heading_path(search_index(root / "i.db", "reads whole file").unwrap()[0])
     ['fs', 'readFile']
     """
     path = getattr(hit, "heading_path", ())
