@@ -39,6 +39,15 @@ DOCUMENTS: Final = {
     "quotas.md": "# Quotas\n\nEach session has a quota of calls and of tokens; shedding keeps answers in budget.\n",
     "receipts.md": "# Receipts\n\nA receipt names the query, its sources and when it ran; budgets are in it.\n",
     "handles.md": "# Handles\n\nHandles name spooled artifacts by length and lines, never by text.\n",
+    # Three sections, each too long to share a passage with another (the bound is 256 tokens).
+    "walk.md": "".join(
+        f"## {title}\n\n{first}" + " It proceeds in name order, one entry after another, below the root." * 14 + "\n\n"
+        for title, first in (
+            ("Walk", "First the walker lists folders."),
+            ("Filter", "Then gitignore patterns filter files."),
+            ("Parse", "Last each parser yields sections."),
+        )
+    ),
 }
 THIRD_PARTY: Final = {"forum.md": "# Forum post\n\nSomeone says shedding should drop the oldest first.\n"}
 

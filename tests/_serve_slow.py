@@ -46,6 +46,9 @@ class SlowBackend:
 
         return dataclasses.replace(definition, execute=slow)
 
+    def surroundings(self, hit: Hit) -> tuple[tuple[int, Hit], ...]:
+        return self.inner.surroundings(hit)
+
     def describe(self) -> str:
         return self.inner.describe()
 

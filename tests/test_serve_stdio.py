@@ -122,6 +122,20 @@ def test_read_returns_a_shed_passage_within_its_budget_then_names_it_as_sent(cli
     assert not again.is_error and client.text(again).startswith("Already sent in answer")
 
 
+def test_read_brings_the_passages_around_one_in_document_order(client: Client) -> None:
+    # Only walk.md's middle section speaks of gitignore patterns.
+    answer = client.call("search", {"question": "gitignore patterns", "budget": 1})
+    assert answer.structured_content is not None
+    [row] = answer.structured_content["passages"]
+    read = client.call("read", {"id": row["id"], "budget": 1000})
+    assert not read.is_error and read.structured_content is not None
+    assert counted(client.text(read)) <= 1000
+    bodies = [envelope.body for envelope in envelopes(client.text(read))]
+    firsts = ("First the walker lists folders.", "Then gitignore patterns filter files.", "Last each parser yields sections.")
+    assert len(bodies) == 3 and all(first in body for first, body in zip(firsts, bodies, strict=True))
+    assert len(read.structured_content["surroundings"]) == 2 and row["id"] not in read.structured_content["surroundings"]
+
+
 def test_the_receipts_resource_lists_every_call_of_the_session(client: Client) -> None:
     receipts = client.receipts()
     calls = receipts["calls"]

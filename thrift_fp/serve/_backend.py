@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from thrift_fp.sources import FtsDefinition, fts5_definition
+from thrift_fp.serve._surroundings import sqlite_surroundings
+from thrift_fp.sources import FtsDefinition, Hit, fts5_definition
 
 
 @runtime_checkable
@@ -17,6 +18,10 @@ class Backend(Protocol):
 
     def definition(self, tiers: tuple[str, ...], max_results: int, max_calls: int) -> FtsDefinition:
         """The retrieval definition over ``tiers``."""
+        ...
+
+    def surroundings(self, hit: Hit) -> tuple[tuple[int, Hit], ...]:
+        """The passages around ``hit`` in its document, with their distance (negative: before)."""
         ...
 
     def describe(self) -> str:
@@ -38,6 +43,10 @@ class SqliteBackend:
     def definition(self, tiers: tuple[str, ...], max_results: int, max_calls: int) -> FtsDefinition:
         """The FTS5 search over ``tiers``."""
         return fts5_definition(self.database, max_results=max_results, max_queries=max_calls, tiers=tiers)
+
+    def surroundings(self, hit: Hit) -> tuple[tuple[int, Hit], ...]:
+        """The passages around ``hit`` in its file (`sqlite_surroundings`)."""
+        return sqlite_surroundings(self.database, hit)
 
     def describe(self) -> str:
         """The index file's path."""

@@ -147,7 +147,7 @@ async def _call(
     def work() -> Result[ToolAnswer, ServeError]:
         if isinstance(request, SearchRequest):
             return session.step(lambda ledger: answer_search(ledger, request, backend, settings, controller.signal))
-        return session.step(lambda ledger: answer_read(ledger, request, settings, controller.signal))
+        return session.step(lambda ledger: answer_read(ledger, request, backend, settings, controller.signal))
 
     try:
         done = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)

@@ -58,7 +58,8 @@ def tool_list(settings: ServeSettings, source: str) -> list[types.Tool]:
             name="read",
             description=(
                 "Read one passage an earlier search answer of this session named (kept, shed or already"
-                " sent): whole when it fits the budget, else its opening cut to fit, enveloped."
+                " sent), enveloped: whole with the passages around it in its document when they fit the"
+                " budget, else its opening cut to fit."
             ),
             input_schema={
                 "type": "object",
