@@ -5,7 +5,6 @@ quota of calls, and the same passage at the same budget is read once per session
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 
 from returns.result import Failure, Result, Success
 
@@ -192,5 +191,6 @@ def _fit(hit: Hit, text: str, budget: int, encoding: str) -> Result[FitRendered,
     fitted = fit_and_render(
         WorkingSet(retrievables=(record.unwrap(),)), budget, None, ThriftOptions(output_reserve=0, encoding=encoding)
     )
-    to_error: Callable[[object], ServeError] = lambda error: SourceFailed("read", getattr(error, "message", "failed"))
-    return fitted.alt(to_error)
+    if isinstance(fitted, Failure):
+        return Failure(SourceFailed("read", fitted.failure().message))
+    return Success(fitted.unwrap())
