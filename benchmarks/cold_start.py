@@ -47,7 +47,7 @@ CONTENDERS: dict[str, list[str]] = {
     "import thrift_fp": [sys.executable, "-c", "import thrift_fp"],
     "from thrift_fp import * (every layer)": [sys.executable, "-c", "from thrift_fp import *"],
     "thrift-fp --help": _cli("--help"),
-    **{f"thrift-fp {command} --help": _cli(command, "--help") for command in ("index", "ask", "fit", "schema", "count")},
+    **{f"thrift-fp {command} --help": _cli(command, "--help") for command in ("index", "ask", "serve", "fit", "schema", "count")},
     "thrift-fp --version": _cli("--version"),
 }
 # Held to the --help bound: the top-level help (the target), each subcommand's, --version.

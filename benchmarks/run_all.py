@@ -25,7 +25,15 @@ WORKLOADS: dict[str, Callable[[], Report]] = {
     "cold_start": cold_start.run,
     "envelope": envelope.run,
     "answer_quality": answer_quality.run,
+    "serve_load": lambda: _serve_load(),
 }
+
+
+def _serve_load() -> Report:
+    # Imported on use: it needs the mcp extra, which the other workloads do not.
+    from benchmarks import serve_load  # noqa: PLC0415
+
+    return serve_load.run()
 
 
 def main(argv: Sequence[str]) -> int:

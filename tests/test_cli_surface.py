@@ -54,7 +54,7 @@ def test_an_80_column_help_lists_every_command_uncut(
     monkeypatch.setenv("COLUMNS", "80")
     assert run(["--help"]) == 0
     listing = capsys.readouterr().out.split("Commands:", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
-    assert [line.split()[0] for line in listing] == ["index", "ask", "fit", "schema", "count"]
+    assert [line.split()[0] for line in listing] == ["index", "ask", "serve", "fit", "schema", "count"]
     assert all(len(line) <= 80 and not line.endswith("...") for line in listing), listing
 
 

@@ -1,4 +1,4 @@
-"""The ``thrift-fp`` commands: index, ask, fit, count.
+"""The ``thrift-fp`` commands: index, ask, serve, fit, count.
 
 Every failure is an error value printed as one line on standard error, exit status 1
 (2 for command-line syntax, as usual). ``fit`` exits 3 when the working set does not fit
@@ -508,6 +508,56 @@ def _decision_table(done: Assembled, encoding: str) -> Table:
             f"{d.record.score or 0:.3f}", str(d.tokens), envelope, rendered, d.record.trust_tier, d.reason,
         )
     return table
+
+
+# thrift_fp.serve's defaults, repeated so that --help needs no library (nor SDK) import;
+# tests/test_serve_cli.py pins them to thrift_fp.serve.ServeSettings.
+_SERVE_DEFAULTS: Final = {"budget": 1024, "max_budget": 8192, "max_calls": 64, "max_session_tokens": 65536}
+
+
+@app.command("serve", short_help="Serve search and read to any agent over MCP (stdio, or --http).")
+def _serve_command(
+    db: Annotated[str | None, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=_DB_HELP)] = None,
+    http: Annotated[
+        str | None,
+        typer.Option(metavar="HOST:PORT", help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio "
+                     "(a loopback host; port 0 picks a free one)."),
+    ] = None,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Allow a non-loopback --http host (the server has no authentication).")
+    ] = False,
+    budget: Annotated[
+        int, typer.Option(metavar="N", help="A call's token budget when the client names none.")
+    ] = _SERVE_DEFAULTS["budget"],
+    max_budget: Annotated[
+        int, typer.Option(metavar="N", help="Ceiling on the budget a client may ask for.")
+    ] = _SERVE_DEFAULTS["max_budget"],
+    max_calls: Annotated[int, typer.Option(metavar="N", help="Quota: calls per session.")] = _SERVE_DEFAULTS["max_calls"],
+    max_session_tokens: Annotated[
+        int, typer.Option(metavar="N", help="Quota: answer tokens per session.")
+    ] = _SERVE_DEFAULTS["max_session_tokens"],
+    max_results: Annotated[int, typer.Option(metavar="N", help="Passages retrieved per question.")] = 8,
+    encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer budgets are counted in.")] = "cl100k_base",
+    tier: Annotated[
+        list[TierOption] | None, typer.Option(help="Serve only these trust tiers (repeatable).  [default: all]")
+    ] = None,
+) -> None:
+    """Serve `search` and `read` over MCP: budgeted, enveloped answers, a quota and de-duplication per session."""
+    try:
+        from thrift_fp.serve._command import serve_command  # noqa: PLC0415 - the SDK loads only for serve
+    except ImportError as exc:
+        typer.echo(f"thrift-fp: error: serve needs the mcp extra ({exc}): pip install 'thrift_fp[mcp]'", err=True)
+        raise typer.Exit(1) from None
+    from returns.result import Failure  # noqa: PLC0415
+
+    _check_encoding(encoding)
+    served = serve_command(
+        db, _embedded, http=http, allow_remote=allow_remote, default_budget=budget, max_budget=max_budget,
+        max_calls=max_calls, max_session_tokens=max_session_tokens, max_results=max_results, encoding=encoding,
+        tiers=_tiers(tier),
+    )
+    if isinstance(served, Failure):
+        _fail(served.failure())
 
 
 @app.command("fit", short_help="Fit a working set (JSON, see `schema`); print it and the trace.")

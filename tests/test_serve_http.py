@@ -1,0 +1,134 @@
+"""``thrift-fp serve --http 127.0.0.1:0``, driven by the SDK's streamable-HTTP client: sessions
+are separate (de-duplication and quotas are per session), a quota runs out as a tool error and
+the server keeps serving, frames no SDK client would send (a lone surrogate, bytes that are not
+UTF-8) are answered, and a non-loopback address is refused."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests._serve_harness import HttpSessions, build_index, counted, envelopes, http_server, serve_command
+from thrift_fp.serve import SqliteBackend, run_server, serve_settings
+
+MAX_CALLS = 4
+MAX_SESSION_TOKENS = 400
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    database = build_index(tmp_path_factory.mktemp("serve-http"))
+    options = ("--max-calls", str(MAX_CALLS), "--max-session-tokens", str(MAX_SESSION_TOKENS), "--budget", "400")
+    with http_server(serve_command(database, *options)) as found:
+        yield found
+
+
+@pytest.fixture
+def sessions(url: str) -> Iterator[HttpSessions]:
+    opened = HttpSessions(url)
+    yield opened
+    opened.close()
+
+
+def test_two_sessions_do_not_share_what_they_were_sent(sessions: HttpSessions) -> None:
+    first, second = sessions.open(), sessions.open()
+    question = {"question": "envelopes nonce", "budget": 300}
+    one, other = first.call("search", question), second.call("search", question)
+    assert not one.is_error and not other.is_error
+    assert one.structured_content is not None and other.structured_content is not None
+    sent = [row["id"] for row in one.structured_content["passages"] if row["kept"]]
+    assert sent and [row["id"] for row in other.structured_content["passages"] if row["kept"]] == sent
+    assert other.structured_content["repeated"] == []
+    for result, client in ((one, first), (other, second)):
+        assert counted(client.text(result)) <= 300 and envelopes(client.text(result))
+    # ...while within one session the passages are named, not sent again.
+    again = first.call("search", {"question": "nonce envelopes retrieved", "budget": 300})
+    assert again.structured_content is not None
+    assert {row["id"] for row in again.structured_content["repeated"]} >= set(sent)
+
+
+def test_the_call_quota_runs_out_as_a_tool_error_and_the_server_keeps_serving(sessions: HttpSessions) -> None:
+    client = sessions.open()
+    for question in ("shedding", "budgets", "envelopes", "receipts")[:MAX_CALLS]:
+        assert not client.call("search", {"question": question, "budget": 1}).is_error
+    refused = client.call("search", {"question": "quotas", "budget": 1})
+    assert refused.is_error
+    assert client.text(refused) == (
+        f"quota exhausted: this session has used {MAX_CALLS} of its {MAX_CALLS} calls; start a new session to go on"
+    )
+    assert client.receipts()["calls"][-1]["outcome"] == client.text(refused)
+    assert not sessions.open().call("search", {"question": "quotas", "budget": 1}).is_error
+
+
+def test_the_token_quota_runs_out_as_a_tool_error(sessions: HttpSessions) -> None:
+    client = sessions.open()
+    first = client.call("search", {"question": "shedding budgets envelopes quotas receipts handles", "budget": 400})
+    assert first.structured_content is not None
+    used = first.structured_content["tokens"]
+    assert MAX_SESSION_TOKENS - 128 < used <= MAX_SESSION_TOKENS
+    refused = client.call("search", {"question": "forum post", "budget": 400})
+    assert refused.is_error and "tokens" in client.text(refused)
+    assert client.receipts()["session"]["tokens_used"] == used
+
+
+def _post(url: str, body: bytes, session: str | None = None) -> tuple[dict[str, str], list[dict[str, object]]]:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if session is not None:
+        headers |= {"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"}
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            text = response.read().decode("utf-8")
+            answer_headers = {key.lower(): value for key, value in response.headers.items()}
+    except urllib.error.HTTPError as error:
+        text, answer_headers = error.read().decode("utf-8"), {}
+    lines = [line[len("data: "):] for line in text.splitlines() if line.startswith("data: ")]
+    messages = [json.loads(line) for line in lines] if lines else ([json.loads(text)] if text.strip() else [])
+    return answer_headers, messages
+
+
+def _raw_session(url: str) -> str:
+    initialize = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+    }
+    headers, _ = _post(url, json.dumps(initialize).encode())
+    session = headers["mcp-session-id"]
+    _post(url, b'{"jsonrpc": "2.0", "method": "notifications/initialized"}', session)
+    return session
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # A lone surrogate, as JSON escapes it (no SDK client can send one).
+        (b'{"question": "budgets \\ud800"}', "{'refused': 'text with a lone surrogate'}: must be a string"),
+        # Bytes that are not UTF-8 inside the question become U+FFFD: an ordinary question.
+        (b'{"question": "budgets \xff\xfe"}', ""),
+        (b'{"question": "budgets", "budget": 1' + b"0" * 5000 + b"}", "{'refused': 'a number of 5001 digits'}"),
+    ],
+)
+def test_frames_no_sdk_client_sends_are_answered_and_the_session_goes_on(url: str, body: bytes, expected: str) -> None:
+    session = _raw_session(url)
+    call = b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", "arguments": ' + body + b"}}"
+    _, messages = _post(url, call, session)
+    if expected:
+        [message] = messages
+        result = message["result"]
+        assert isinstance(result, dict) and result["isError"] is True, message
+        assert expected in result["content"][0]["text"]
+    else:
+        assert messages[0]["result"]["isError"] is False, messages  # type: ignore[index]
+    fine = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"question": "handles", "budget": 300}}}'
+    _, after = _post(url, fine, session)
+    assert after and after[0]["result"]["isError"] is False  # type: ignore[index]
+
+
+def test_a_host_off_the_loopback_interface_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    refused = run_server(SqliteBackend(tmp_path / "x.db"), serve_settings().unwrap(), http="0.0.0.0:0")
+    assert "not a loopback address" in refused.failure().message

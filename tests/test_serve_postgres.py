@@ -1,0 +1,41 @@
+"""The server's logic over PostgreSQL (in process): the same answers, de-duplication and
+surroundings as over an index file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests._serve_harness import DOCUMENTS, counted, envelopes
+from thrift_fp.serve import ReadRequest, SearchRequest, SessionLedger, answer_read, answer_search, serve_settings
+from thrift_fp.serve._postgres import PostgresBackend, open_postgres_backend
+from thrift_fp.sources import postgres
+
+
+@pytest.fixture
+def backend(pg_url: str, tmp_path: Path) -> Iterator[PostgresBackend]:
+    for name, text in DOCUMENTS.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    with postgres.open_database(pg_url, create=True).unwrap() as database:
+        postgres.index_paths(database, [tmp_path]).unwrap()
+    opened = open_postgres_backend(pg_url).unwrap()
+    yield opened
+    opened.database.close()
+
+
+def test_search_then_read_with_surroundings_over_postgres(backend: PostgresBackend) -> None:
+    settings = serve_settings().unwrap()
+    ledger, found = answer_search(SessionLedger(), SearchRequest("gitignore patterns", 1, settings.tiers), backend, settings)
+    passages = found.unwrap().structured["passages"]
+    assert isinstance(passages, list)
+    [row] = passages
+    ledger, read = answer_read(ledger, ReadRequest(str(row["id"]), 1000), backend, settings)
+    text = read.unwrap().text
+    assert counted(text) <= 1000 and len(envelopes(text)) == 3
+    surroundings = read.unwrap().structured["surroundings"]
+    assert isinstance(surroundings, list) and len(surroundings) == 2
+    ledger, again = answer_search(ledger, SearchRequest("walker lists folders", 2000, settings.tiers), backend, settings)
+    assert again.unwrap().text.startswith("Already sent earlier in this session, not repeated: ")
+    assert "walk.md#1 (answer 2)" in again.unwrap().text

@@ -1,0 +1,81 @@
+"""``thrift-fp serve``: budgeted, enveloped retrieval for any agent over MCP (the ``mcp`` extra).
+
+Two tools, ``search`` and ``read``, and a ``receipts://session`` resource, over stdio or
+streamable HTTP. Each MCP session owns its retrieval state: a quota of calls and tokens,
+de-duplication of what it was sent, cancellation through the lifecycle's signal, receipts.
+``import thrift_fp`` never imports this package (nor the SDK).
+"""
+
+from thrift_fp._beartype import check_public
+from thrift_fp.serve._address import http_address, is_loopback
+from thrift_fp.serve._arguments import ReadRequest, SearchRequest, read_request, search_request
+from thrift_fp.serve._backend import Backend, SqliteBackend
+from thrift_fp.serve._errors import (
+    Cancelled,
+    InvalidSetting,
+    InvalidToolArgument,
+    NoSession,
+    QuotaExhausted,
+    RepeatedCall,
+    ServeError,
+    SourceFailed,
+    UnknownPassage,
+    UnknownTool,
+)
+from thrift_fp.serve._ledger import CallRecord, Delivery, SessionLedger, grant_budget, record_call, split_delivered
+from thrift_fp.serve._outcome import ToolAnswer
+from thrift_fp.serve._read import answer_read
+from thrift_fp.serve._receipts import receipts_json
+from thrift_fp.serve._run import run_server
+from thrift_fp.serve._search import answer_search
+from thrift_fp.serve._server import build_server, serve_http, serve_stdio, session_key
+from thrift_fp.serve._sessions import Session, Sessions
+from thrift_fp.serve._settings import ServeSettings, serve_settings
+from thrift_fp.serve._tools import RECEIPTS_URI, TOOL_NAMES, receipts_resource, tool_list
+
+__all__ = [
+    "RECEIPTS_URI",
+    "TOOL_NAMES",
+    "Backend",
+    "CallRecord",
+    "Cancelled",
+    "Delivery",
+    "InvalidSetting",
+    "InvalidToolArgument",
+    "NoSession",
+    "QuotaExhausted",
+    "ReadRequest",
+    "RepeatedCall",
+    "SearchRequest",
+    "ServeError",
+    "ServeSettings",
+    "Session",
+    "SessionLedger",
+    "Sessions",
+    "SourceFailed",
+    "SqliteBackend",
+    "ToolAnswer",
+    "UnknownPassage",
+    "UnknownTool",
+    "answer_read",
+    "answer_search",
+    "build_server",
+    "grant_budget",
+    "http_address",
+    "is_loopback",
+    "read_request",
+    "receipts_json",
+    "receipts_resource",
+    "record_call",
+    "run_server",
+    "search_request",
+    "serve_http",
+    "serve_settings",
+    "serve_stdio",
+    "session_key",
+    "split_delivered",
+    "tool_list",
+]
+
+# Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
+check_public(globals(), __all__)

@@ -1,0 +1,53 @@
+"""Where a server's passages come from: an index file, or (`thrift_fp.serve._postgres`) a
+PostgreSQL database. Each builds the lifecycle's search definition for the tiers asked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from thrift_fp.serve._surroundings import sqlite_surroundings
+from thrift_fp.sources import FtsDefinition, Hit, fts5_definition
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A source of passages for the tools: ``definition(tiers, max_results, max_calls)`` is the
+    retrieval (one run per question, at most ``max_calls`` per session) over those tiers."""
+
+    def definition(self, tiers: tuple[str, ...], max_results: int, max_calls: int) -> FtsDefinition:
+        """The retrieval definition over ``tiers``."""
+        ...
+
+    def surroundings(self, hit: Hit) -> tuple[tuple[int, Hit], ...]:
+        """The passages around ``hit`` in its document, with their distance (negative: before)."""
+        ...
+
+    def describe(self) -> str:
+        """What the server reads, for its instructions and logs."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SqliteBackend:
+    """An FTS5 index file (``thrift-fp index``), searched by `fts5_definition`.
+
+    >>> backend = SqliteBackend(Path("docs.db"))
+    >>> backend.definition(("first-party",), 8, 4).id, backend.describe()
+    ('fts5-search', 'the index docs.db')
+    """
+
+    database: Path
+
+    def definition(self, tiers: tuple[str, ...], max_results: int, max_calls: int) -> FtsDefinition:
+        """The FTS5 search over ``tiers``."""
+        return fts5_definition(self.database, max_results=max_results, max_queries=max_calls, tiers=tiers)
+
+    def surroundings(self, hit: Hit) -> tuple[tuple[int, Hit], ...]:
+        """The passages around ``hit`` in its file (`sqlite_surroundings`)."""
+        return sqlite_surroundings(self.database, hit)
+
+    def describe(self) -> str:
+        """The index file's path."""
+        return f"the index {self.database}"

@@ -1,0 +1,176 @@
+"""What a tool call can fail with: every failure is a tool error (``isError``) with this message.
+
+None of them ends the session or the server: the next call is served as usual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from thrift_fp._errors import ThriftFpError
+from thrift_fp._shown import shown
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidToolArgument(ThriftFpError):
+    """An argument a client sent is missing, of the wrong type, or out of range.
+
+    >>> InvalidToolArgument("search", "budget", 10**5000, "must be at most 8192").message
+    "search: argument 'budget' = an int of 16610 bits (too long to print): must be at most 8192"
+    """
+
+    tool: str
+    field: str
+    value: object
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.tool}: argument {self.field!r} = {shown(self.value)}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownTool(ThriftFpError):
+    """A ``tools/call`` for a tool this server does not have.
+
+    >>> UnknownTool("delete", ("search", "read")).message
+    "no tool 'delete' on this server; its tools are search, read"
+    """
+
+    name: str
+    known: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        return f"no tool {shown(self.name)} on this server; its tools are {', '.join(self.known)}"
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaExhausted(ThriftFpError):
+    """The session has used its quota of calls or of tokens (the operator sets both).
+
+    >>> QuotaExhausted("tokens", 20000, 20000).message
+    'quota exhausted: this session has used 20000 of its 20000 tokens; start a new session to go on'
+    """
+
+    what: Literal["calls", "tokens"]
+    used: int
+    quota: int
+
+    @property
+    def message(self) -> str:
+        return (
+            f"quota exhausted: this session has used {self.used} of its {self.quota} {self.what};"
+            " start a new session to go on"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownPassage(ThriftFpError):
+    """``read`` names a passage that no earlier answer of this session retrieved.
+
+    >>> UnknownPassage("a.md#9").message
+    "read: no passage 'a.md#9' in this session's answers; pass an id from an earlier search answer"
+    """
+
+    passage_id: str
+
+    @property
+    def message(self) -> str:
+        return (
+            f"read: no passage {shown(self.passage_id)} in this session's answers;"
+            " pass an id from an earlier search answer"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedCall(ThriftFpError):
+    """The same question (or the same ``read``) again in one session: it runs once per session.
+
+    >>> RepeatedCall("search", "how does shedding work", ("a.md#1",)).message
+    "search: 'how does shedding work' was already answered in this session (passages a.md#1); ask something else, or read a passage"
+    """
+
+    tool: str
+    query: str
+    passage_ids: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        given = f" (passages {', '.join(self.passage_ids)})" if self.passage_ids else ""
+        return (
+            f"{self.tool}: {shown(self.query)} was already answered in this session{given};"
+            " ask something else, or read a passage"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Cancelled(ThriftFpError):
+    """The client cancelled the call; nothing was sent and no tokens were charged.
+
+    >>> Cancelled("search", "client cancelled the request").message
+    'search: cancelled (client cancelled the request); nothing was sent'
+    """
+
+    tool: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.tool}: cancelled ({self.reason}); nothing was sent"
+
+
+@dataclass(frozen=True, slots=True)
+class NoSession(ThriftFpError):
+    """An HTTP call without an MCP session: quotas and de-duplication need one.
+
+    >>> NoSession().message
+    'this server keeps quotas and de-duplication per MCP session: connect with the initialize handshake (the Mcp-Session-Id header)'
+    """
+
+    @property
+    def message(self) -> str:
+        return (
+            "this server keeps quotas and de-duplication per MCP session: connect with the initialize"
+            " handshake (the Mcp-Session-Id header)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFailed(ThriftFpError):
+    """The library refused or failed the call (the source, the fit, the render): its message.
+
+    >>> SourceFailed("search", "no index at /x.db").message
+    'search: no index at /x.db'
+    """
+
+    tool: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.tool}: {self.reason}"
+
+
+ServeError = (
+    InvalidToolArgument | UnknownTool | QuotaExhausted | UnknownPassage | RepeatedCall | Cancelled | NoSession
+    | SourceFailed
+)
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidSetting(ThriftFpError):
+    """An operator setting out of range (refused before the server starts).
+
+    >>> InvalidSetting("max_budget", 0, "must be at least 1").message
+    'serve: max_budget = 0: must be at least 1'
+    """
+
+    name: str
+    value: object
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"serve: {self.name} = {shown(self.value)}: {self.reason}"

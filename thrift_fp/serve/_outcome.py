@@ -1,0 +1,90 @@
+"""A tool's answer (text within the budget, plus structured content), and the lifecycle's
+error values as tool errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from returns.result import Failure
+
+from thrift_fp._errors import ThriftFpError
+from thrift_fp.retrieval import Aborted, BudgetExhausted, DuplicateQuery, ExecutionFailed, InvalidQuery, RetrievalError
+from thrift_fp.serve._errors import (
+    Cancelled,
+    InvalidToolArgument,
+    QuotaExhausted,
+    RepeatedCall,
+    ServeError,
+    SourceFailed,
+)
+from thrift_fp.serve._ledger import SessionLedger
+from thrift_fp.tokens import count_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class ToolAnswer:
+    """What a tool sends back: ``text`` (its exact ``tokens``, within the call's budget) and
+    ``structured`` content (JSON-serialisable)."""
+
+    text: str
+    tokens: int
+    structured: Mapping[str, object]
+
+
+def tool_error(tool: str, query: str, error: RetrievalError, ledger: SessionLedger, max_calls: int) -> ServeError:
+    """The tool error for a lifecycle refusal: the quota, a repeat (naming what it sent), a
+    cancellation, a question with nothing to search, or the source's own failure.
+
+    >>> from thrift_fp.retrieval import DuplicateQuery
+    >>> tool_error("search", "q", DuplicateQuery("fts5-search", '"q"'), SessionLedger(), 4).message
+    "search: 'q' was already answered in this session; ask something else, or read a passage"
+    """
+    if isinstance(error, BudgetExhausted):
+        return QuotaExhausted("calls", error.query_count, max_calls)
+    if isinstance(error, DuplicateQuery):
+        earlier = next((call for call in ledger.calls if call.key == error.key and call.tool == tool), None)
+        return RepeatedCall(tool, query, earlier.sent + earlier.repeated if earlier is not None else ())
+    if isinstance(error, Aborted):
+        return Cancelled(tool, error.reason or "no reason given")
+    if isinstance(error, InvalidQuery):
+        return InvalidToolArgument(tool, "question" if tool == "search" else "id", query, error.reason)
+    if isinstance(error, ExecutionFailed):
+        # The source raised its own error value inside execute (SearchFailed and its namesakes).
+        own = getattr(error.cause, "error", None)
+        return SourceFailed(tool, own.message if isinstance(own, ThriftFpError) else error.reason)
+    return SourceFailed(tool, error.message)
+
+
+def within_budget(body: str, notes: Sequence[str], budget: int, encoding: str) -> tuple[str, int]:
+    """``body`` (already within ``budget``) with as many of ``notes`` as still fit, in order,
+    and the exact token count of the result (the whole text counted afresh).
+
+    >>> within_budget("<corpus>x</corpus>", ["Already sent: a#1."], 100, "cl100k_base")
+    ('Already sent: a#1.\\n\\n<corpus>x</corpus>', 15)
+    >>> within_budget("", ["Already sent: a#1."], 3, "cl100k_base")
+    ('', 0)
+    """
+    text = body
+    for note in notes:
+        candidate = f"{note}\n\n{text}" if text else note
+        counted = count_tokens(candidate, encoding)
+        if isinstance(counted, Failure) or counted.unwrap().tokens > budget:
+            break
+        text = candidate
+    counted = count_tokens(text, encoding)
+    return text, (0 if isinstance(counted, Failure) else counted.unwrap().tokens)
+
+
+def session_summary(ledger: SessionLedger, max_calls: int, max_tokens: int) -> dict[str, int]:
+    """The session's quota figures, as every answer reports them.
+
+    >>> session_summary(SessionLedger(), 64, 65536)
+    {'calls_used': 0, 'max_calls': 64, 'tokens_used': 0, 'max_session_tokens': 65536}
+    """
+    return {
+        "calls_used": ledger.retrieval.query_count,
+        "max_calls": max_calls,
+        "tokens_used": ledger.tokens_used,
+        "max_session_tokens": max_tokens,
+    }

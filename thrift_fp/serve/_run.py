@@ -1,0 +1,36 @@
+"""``thrift-fp serve``: settings and a source in, a server running on stdio or HTTP."""
+
+from __future__ import annotations
+
+import anyio
+from returns.result import Failure, Result, Success
+
+from thrift_fp.serve._address import http_address
+from thrift_fp.serve._backend import Backend
+from thrift_fp.serve._errors import InvalidSetting
+from thrift_fp.serve._server import announce, build_server, serve_http, serve_stdio
+from thrift_fp.serve._settings import ServeSettings
+
+
+def run_server(
+    backend: Backend, settings: ServeSettings, *, http: str | None = None, allow_remote: bool = False
+) -> Result[None, InvalidSetting]:
+    """Serve ``backend`` until the client (stdio) or an interrupt (HTTP) ends it; a bad
+    ``http`` address is refused before anything starts.
+
+    >>> import pathlib
+    >>> from thrift_fp.serve import SqliteBackend, serve_settings
+    >>> run_server(SqliteBackend(pathlib.Path("x.db")), serve_settings().unwrap(), http="10.1.2.3:80").failure().name
+    'http'
+    """
+    if http is None:
+        server = build_server(backend, settings)
+        anyio.run(serve_stdio, server)
+        return Success(None)
+    address = http_address(http, allow_remote=allow_remote)
+    if isinstance(address, Failure):
+        return Failure(address.failure())
+    host, port = address.unwrap()
+    server = build_server(backend, settings)
+    anyio.run(serve_http, server, host, port, announce)
+    return Success(None)
