@@ -1,225 +1,34 @@
-"""The closed union of errors the OpenAI, Anthropic and Pydantic AI adapters return as values.
+"""The adapters' errors now live in `thrift_fp.adapters._core_errors`; re-exported here (the same
+classes) for the modules that have not moved to the one core yet."""
 
-Every message error names the message's index in the caller's list and the field (a path such as
-``content[1].image_url``) that is wrong.
-"""
-
-from __future__ import annotations
-
-from dataclasses import dataclass
-
-from thrift_fp.adapters._models import UnknownModel
-from thrift_fp.records import RecordError
-from thrift_fp.render import RenderError
-from thrift_fp.thrift import ThriftError
-from thrift_fp.tokens import TokenError
-from thrift_fp._errors import ThriftFpError
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-@dataclass(frozen=True, slots=True)
-class MalformedMessage(ThriftFpError):
-    """A message (or one of its fields) of the wrong shape.
-
-    >>> MalformedMessage(2, "content", 7, "expected a str or a list of content parts").message
-    'messages[2].content: expected a str or a list of content parts, got 7'
-    """
-
-    index: int
-    field: str
-    value: object
-    reason: str
-
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: {self.reason}, got {_shown(self.value)}"
-
-
-@dataclass(frozen=True, slots=True)
-class UnknownRole(ThriftFpError):
-    """A role the format does not have.
-
-    >>> UnknownRole(0, "robot", ("user", "assistant")).message
-    "messages[0].role: unknown role 'robot'; expected one of user, assistant"
-    """
-
-    index: int
-    role: object
-    known: tuple[str, ...]
-
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].role: unknown role {_shown(self.role)}; expected one of {', '.join(self.known)}"
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResultWithoutCall(ThriftFpError):
-    """A tool result whose call is not in an earlier message (or was already answered).
-
-    >>> ToolResultWithoutCall(3, "tool_call_id", "call_9").message
-    "messages[3].tool_call_id: no earlier unanswered tool call has id 'call_9'"
-    """
-
-    index: int
-    field: str
-    call_id: str
-
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: no earlier unanswered tool call has id {self.call_id!r}"
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallWithoutResult(ThriftFpError):
-    """A tool call no later message answers (the provider would refuse the request).
-
-    >>> ToolCallWithoutResult(1, "tool_calls[0].id", "call_1").message
-    "messages[1].tool_calls[0].id: tool call 'call_1' has no result in a later message"
-    """
-
-    index: int
-    field: str
-    call_id: str
-
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: tool call {self.call_id!r} has no result in a later message"
-
-
-@dataclass(frozen=True, slots=True)
-class DuplicateToolCall(ThriftFpError):
-    """Two tool calls share an id, so their results could not be told apart.
-
-    >>> DuplicateToolCall(4, "tool_calls[1].id", "call_1").message
-    "messages[4].tool_calls[1].id: tool call id 'call_1' is used twice"
-    """
-
-    index: int
-    field: str
-    call_id: str
-
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: tool call id {self.call_id!r} is used twice"
-
-
-@dataclass(frozen=True, slots=True)
-class InvalidTool(ThriftFpError):
-    """A tool definition of the wrong shape.
-
-    >>> InvalidTool(0, "function.name", None, "expected a non-empty str").message
-    'tools[0].function.name: expected a non-empty str, got None'
-    """
-
-    index: int
-    field: str
-    value: object
-    reason: str
-
-    @property
-    def message(self) -> str:
-        return f"tools[{self.index}].{self.field}: {self.reason}, got {_shown(self.value)}"
-
-
-@dataclass(frozen=True, slots=True)
-class InvalidDocument(ThriftFpError):
-    """A retrieved document that cannot become a record (its field and reason).
-
-    >>> InvalidDocument(1, "score", "expected a finite number").message
-    'documents[1].score: expected a finite number'
-    """
-
-    index: int
-    field: str
-    reason: str
-
-    @property
-    def message(self) -> str:
-        return f"documents[{self.index}].{self.field}: {self.reason}"
-
-
-@dataclass(frozen=True, slots=True)
-class InvalidArgument(ThriftFpError):
-    """An adapter argument outside its domain.
-
-    >>> InvalidArgument("documents_at", 9, "must be within [-3, 3]").message
-    'invalid documents_at 9: must be within [-3, 3]'
-    """
-
-    field: str
-    value: object
-    reason: str
-
-    @property
-    def message(self) -> str:
-        return f"invalid {self.field} {_shown(self.value)}: {self.reason}"
-
-
-@dataclass(frozen=True, slots=True)
-class PricingFailed(ThriftFpError):
-    """A caller's pricing callback (``image_tokens``) raised or returned a non-count.
-
-    >>> PricingFailed(0, "content[1]", "returned -1; expected an int >= 0").message
-    'messages[0].content[1]: image_tokens returned -1; expected an int >= 0'
-    """
-
-    index: int
-    field: str
-    reason: str
-    cause: BaseException | None = None
-
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: image_tokens {self.reason}"
-
-
-@dataclass(frozen=True, slots=True)
-class CountFailed(ThriftFpError):
-    """The token layer could not count (an unavailable encoding, a failing estimator).
-
-    >>> from thrift_fp.tokens import get_encoding
-    >>> CountFailed(get_encoding("nope").failure()).message[:33]
-    'counting failed: unknown encoding'
-    """
-
-    error: TokenError
-
-    @property
-    def message(self) -> str:
-        return f"counting failed: {self.error.message}"
-
-
-@dataclass(frozen=True, slots=True)
-class FitFailed(ThriftFpError):
-    """The core fit (or the render of the documents) returned an error value.
-
-    >>> from thrift_fp.thrift import resolve_budget
-    >>> FitFailed(resolve_budget(-1).failure()).message
-    'fit failed: invalid context_window -1: must be a finite number >= 0'
-    """
-
-    error: ThriftError | RenderError | RecordError
-
-    @property
-    def message(self) -> str:
-        return f"fit failed: {self.error.message}"
-
-
-AdapterError = (
-    MalformedMessage
-    | UnknownRole
-    | ToolResultWithoutCall
-    | ToolCallWithoutResult
-    | DuplicateToolCall
-    | InvalidTool
-    | InvalidDocument
-    | InvalidArgument
-    | PricingFailed
-    | CountFailed
-    | FitFailed
-    | UnknownModel
+from thrift_fp.adapters._core_errors import (
+    AdapterError,
+    CountFailed,
+    DuplicateToolCall,
+    FitFailed,
+    InvalidArgument,
+    InvalidDocument,
+    InvalidTool,
+    MalformedMessage,
+    OverBudget,
+    PricingFailed,
+    ToolCallWithoutResult,
+    ToolResultWithoutCall,
+    UnknownRole,
 )
+
+__all__ = [
+    "AdapterError",
+    "CountFailed",
+    "DuplicateToolCall",
+    "FitFailed",
+    "InvalidArgument",
+    "InvalidDocument",
+    "InvalidTool",
+    "MalformedMessage",
+    "OverBudget",
+    "PricingFailed",
+    "ToolCallWithoutResult",
+    "ToolResultWithoutCall",
+    "UnknownRole",
+]
