@@ -9,6 +9,7 @@ counted as Pydantic AI sends it (only the newest request's instructions).
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
@@ -20,10 +21,13 @@ from thrift_fp.adapters.pydantic_ai import ModelMessagesFit, ThriftHistory
 WINDOW, RESERVE = 1200, 400
 
 
+CALLS = itertools.count()
+
+
 def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     """Look the question up once, then answer."""
     if not any(isinstance(part, ToolReturnPart) for part in messages[-1].parts):
-        return ModelResponse([ToolCallPart("runbook", {"topic": "disk"}, f"call-{len(messages)}")])
+        return ModelResponse([ToolCallPart("runbook", {"topic": "disk"}, f"call-{next(CALLS)}")])
     return ModelResponse([TextPart("The disk filled up at 09:12; rotate the logs. " * 6)])
 
 

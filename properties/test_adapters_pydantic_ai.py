@@ -22,7 +22,7 @@ from properties.adapters_pydantic_ai_strategies import (
     system_parts,
     written,
 )
-from thrift_fp.adapters.pydantic_ai import HistoryTooLarge, ThriftHistory, count_model_messages, fit_model_messages
+from thrift_fp.adapters.pydantic_ai import OverBudget, ThriftHistory, count_model_messages, fit_model_messages
 
 windows = st.integers(min_value=0, max_value=6000)
 
@@ -56,7 +56,7 @@ def test_as_sent_the_history_fits_or_the_error_says_the_floor_does_not(
     fitted = fit_model_messages(history, window, output_reserve=0, whole_turns=whole_turns)
     if isinstance(fitted, Failure):
         error = fitted.failure()
-        assert isinstance(error, HistoryTooLarge) and error.floor > error.budget == window
+        assert isinstance(error, OverBudget) and error.tokens > error.budget == window
         return
     done = fitted.unwrap()
     assert sent_tokens(done.messages) == done.tokens.tokens <= window

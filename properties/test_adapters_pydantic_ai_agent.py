@@ -20,7 +20,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, SystemPromptPart, 
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from properties.adapters_pydantic_ai_strategies import adjacent_requests, orphans, sent_tokens
-from thrift_fp.adapters.pydantic_ai import HistoryFitError, HistoryTooLarge, ThriftHistory
+from thrift_fp.adapters.pydantic_ai import HistoryFitError, OverBudget, ThriftHistory
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,6 @@ def test_every_model_call_of_a_real_agent_is_sent_a_valid_history_within_budget(
             history = asyncio.run(agent.run(f"question {number}", message_history=history)).all_messages()
         except HistoryFitError as failed:
             # Only when what is never shed alone exceeds the budget.
-            assert isinstance(failed.error, HistoryTooLarge) and failed.error.floor > budget
+            assert isinstance(failed.error, OverBudget) and failed.error.tokens > budget
             return
     assert sent

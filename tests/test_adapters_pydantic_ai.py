@@ -28,7 +28,7 @@ from thrift_fp.adapters.pydantic_ai import (
     AsyncThriftHistory,
     CountFailed,
     HistoryFitError,
-    HistoryTooLarge,
+    OverBudget,
     InvalidArgument,
     MalformedMessage,
     ModelMessagesFit,
@@ -151,7 +151,7 @@ def test_a_long_first_user_prompt_goes_and_its_system_prompt_stays() -> None:
 def test_a_history_whose_protected_parts_exceed_the_budget_is_an_error_value_and_the_processor_raises() -> None:
     history: list[ModelMessage] = [ModelRequest([SystemPromptPart("s " * 300), UserPromptPart("hi")])]
     error = fit_model_messages(history, 100, output_reserve=0).failure()
-    assert isinstance(error, HistoryTooLarge) and error.budget == 100 and error.floor > 300
+    assert isinstance(error, OverBudget) and error.budget == 100 and error.tokens > 300
     with pytest.raises(HistoryFitError) as raised:
         ThriftHistory(100, output_reserve=0)(history)
     assert raised.value.error == error
@@ -189,7 +189,7 @@ def test_calls_and_their_returns_leave_together() -> None:
         for window in range(total + 1):
             fitted = fit_model_messages(history, window, output_reserve=0, whole_turns=whole_turns)
             if isinstance(fitted, Failure):
-                assert isinstance(fitted.failure(), HistoryTooLarge)
+                assert isinstance(fitted.failure(), OverBudget)
                 continue
             shed = set(fitted.unwrap().shed)
             assert {1, 2} <= shed or not {1, 2} & shed
@@ -213,7 +213,7 @@ def test_a_retry_prompt_answering_a_call_pairs_with_it_and_one_answering_none_do
     for window in range(total + 1):
         fitted = fit_model_messages(history, window, output_reserve=0, whole_turns=False)
         if isinstance(fitted, Failure):
-            assert isinstance(fitted.failure(), HistoryTooLarge)
+            assert isinstance(fitted.failure(), OverBudget)
             continue
         shed = set(fitted.unwrap().shed)
         assert {1, 2} <= shed or not {1, 2} & shed

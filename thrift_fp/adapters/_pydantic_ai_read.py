@@ -69,7 +69,7 @@ class Half:
 class Read:
     """One message as sent: its system half and the rest, and what the fit needs to know.
 
-    ``calls``: ids of its tool calls; ``answers``: (field, call id) of each part answering a call;
+    ``calls`` and ``answers``: (field, call id) of each tool call and of each part answering one;
     ``prompt``: it holds a ``UserPromptPart`` (a turn starts here); ``answers_only``: every part
     answers a call or is retry feedback (Pydantic AI then takes the instructions from the request
     before it); ``system_parts``: positions of its ``SystemPromptPart``\\ s.
@@ -80,7 +80,7 @@ class Read:
     rest: Half
     system_parts: tuple[int, ...]
     part_count: int
-    calls: tuple[str, ...]
+    calls: tuple[tuple[str, str], ...]
     answers: tuple[tuple[str, str], ...]
     prompt: bool
     answers_only: bool
@@ -195,7 +195,7 @@ class _Reader:
         self.system_parts: list[int] = []
         self.texts: list[str] = []
         self.fixed = 0
-        self.calls: list[str] = []
+        self.calls: list[tuple[str, str]] = []
         self.answers: list[tuple[str, str]] = []
         self.prompt = False
         self.answering = 0
@@ -228,7 +228,7 @@ class _Reader:
                 return failed
             self._sent(part.args_as_json_str, part.args)
             if isinstance(part, ToolCallPart):
-                self.calls.append(part.tool_call_id)
+                self.calls.append((f"{self.field}.tool_call_id", part.tool_call_id))
             return None
         if isinstance(part, BaseToolReturnPart):
             failed = self._ids(part.tool_name, part.tool_call_id)

@@ -11,11 +11,12 @@ every ``ModelRequest`` but sends only the ones in force, once: the newest reques
 newest request has none and only answers tool calls, the request's before it). Each part costs 3
 tokens of framing (`TOKENS_PER_PART`) plus its encoded texts; every request 3 tokens of reply
 priming (`REPLY_PRIMING`); the instructions in force one part's framing plus their tokens. Exact
-for the encoding (``o200k_base`` unless ``encoding=`` or a known ``model=`` says otherwise; or
-your ``token_counter=``), except what is priced rather than encoded: a non-text user content item
-(image, audio, document, video) costs ``media_tokens`` (default `MEDIA_TOKENS`, ``estimated``), and
-a part of a kind not listed in `thrift_fp.adapters._pydantic_ai_read` (or a value Pydantic AI
-cannot serialise) costs its size in bytes, an over-count.
+for the encoding (``o200k_base`` unless ``encoding=`` or a known ``model=`` says otherwise, or
+your ``token_counter=``: a callable, or a `TokenCounter` declaring its counts' precision), except
+what is priced rather than encoded: a non-text user content item (image, audio, document, video)
+costs ``media_tokens`` (default `MEDIA_TOKENS`, ``estimated``), and a part of a kind not listed
+in `thrift_fp.adapters._pydantic_ai_read` (or a value Pydantic AI cannot serialise) costs its
+size in bytes, an over-count.
 
 What is shed, and what never is. A ``ToolCallPart`` and the parts answering it (same
 ``tool_call_id``) leave together: the response holding the call and the requests answering it.
@@ -31,8 +32,10 @@ whose user prompt was shed keeps its system parts, which go at the front of the 
 (a new ``ModelRequest`` made with ``dataclasses.replace`` of it, as Pydantic AI itself would merge
 the two) or, before a response, stand as a new request of their own. So no two requests end up
 adjacent (Pydantic AI would merge them) unless they were adjacent in what you passed. When the
-parts that are never shed alone exceed the budget, the fit is the error value `HistoryTooLarge`
-(the processors raise `HistoryFitError` holding it): never a history over budget.
+parts that are never shed alone exceed the budget, the fit is the error value `OverBudget` (the
+processors raise `HistoryFitError` holding it): never a history over budget. Every other problem
+is an error value too, naming the message and part (``messages[3].parts[1].content``) or the
+argument (a ``str`` budget is an `InvalidArgument`).
 
 Agent loops. A processor keeps the token counts of the texts it saw last, so the next step (one
 more response and request) tokenizes only the new texts.
@@ -41,26 +44,27 @@ more response and request) tokenizes only the new texts.
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, TypeAlias
 
 from pydantic_ai.messages import ModelMessage
 from returns.result import Failure, Result, Success
 
-from thrift_fp._errors import ThriftFpError
-from thrift_fp.adapters._a_errors import (
-    AdapterError as _CoreAdapterError,
+from thrift_fp.adapters._core import Pairing, Row, fit_rows
+from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget
+from thrift_fp.adapters._core_errors import (
+    AdapterError,
     CountFailed,
+    DuplicateToolCall,
     FitFailed,
     InvalidArgument,
     MalformedMessage,
+    OverBudget,
     PricingFailed,
     ToolResultWithoutCall,
 )
-from thrift_fp.adapters._models import UnknownModel, resolve_model
-from thrift_fp.adapters._pydantic_ai_fit import REPLY_PRIMING, TextCounts, fit_rows, price
+from thrift_fp.adapters._models import UnknownModel
+from thrift_fp.adapters._pydantic_ai_fit import DEFAULT_ENCODING, REPLY_PRIMING, TextCounts, price
 from thrift_fp.adapters._pydantic_ai_plan import plan_rows, rebuild
 from thrift_fp.adapters._pydantic_ai_read import (
     MEDIA_TOKENS,
@@ -73,7 +77,7 @@ from thrift_fp.adapters._pydantic_ai_read import (
     read_message,
 )
 from thrift_fp.thrift import ThriftTrace
-from thrift_fp.tokens import Precision, TokenCount, TokenEncoding, get_encoding
+from thrift_fp.tokens import Precision, TokenCount
 
 __all__ = [
     "DEFAULT_ENCODING",
@@ -83,52 +87,26 @@ __all__ = [
     "AdapterError",
     "AsyncThriftHistory",
     "CountFailed",
+    "DuplicateToolCall",
     "FitFailed",
     "HistoryFitError",
-    "HistoryTooLarge",
     "InvalidArgument",
     "MalformedMessage",
     "MediaPricer",
     "ModelMessagesFit",
+    "OverBudget",
     "PricingFailed",
     "ThriftHistory",
+    "TokenCounter",
     "ToolResultWithoutCall",
     "UnknownModel",
     "count_model_messages",
     "fit_model_messages",
 ]
 
-DEFAULT_ENCODING: Final = "o200k_base"
-
-if TYPE_CHECKING:
-    _Number: TypeAlias = int | float
-else:
-    # At run time any value reaches the boundary's own check, which returns an error value naming
-    # the argument (a type checker still sees the number it must be).
-    _Number = object
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryTooLarge(ThriftFpError):
-    """What is never shed (system prompt, instructions in force, the newest request and, with
-    whole turns, the newest turn's opening request) alone exceeds the budget.
-
-    >>> HistoryTooLarge(345, 195).message
-    'the history cannot fit: what is never shed (system prompt, instructions, newest request) needs 345 tokens; the budget is 195'
-    """
-
-    floor: int
-    budget: int
-
-    @property
-    def message(self) -> str:
-        return (
-            "the history cannot fit: what is never shed (system prompt, instructions, newest request) "
-            f"needs {self.floor} tokens; the budget is {self.budget}"
-        )
-
-
-AdapterError = _CoreAdapterError | HistoryTooLarge
+# A Pydantic AI tool call may be answered more than once (a retry, then its result), and the
+# newest response's calls may still be unanswered (the run executes them next).
+_PAIRING = Pairing(answer_once=False, require_answers=False, whole_turns=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,9 +114,9 @@ class ModelMessagesFit:
     """The fitted history and how it was fitted.
 
     ``messages``: what to send (see the module docstring for the one kind of new object);
-    ``shed``: the input indices whose content was shed (a request among them that held a
-    ``SystemPromptPart`` left only its user and other parts; its system parts are in
-    ``messages``); ``trace``: thrift's trace; ``tokens``: the count of ``messages`` as sent.
+    ``shed``: the input indices whose parts other than ``SystemPromptPart``\\ s were shed (their
+    system parts are in ``messages``); ``trace``: thrift's trace (message ``i`` is
+    ``messages[i]``; ``request`` is the request-wide cost); ``tokens``: the count as sent.
 
     >>> from pydantic_ai.messages import ModelRequest
     >>> fitted = fit_model_messages([ModelRequest.user_text_prompt("Hi")], 100).unwrap()
@@ -171,11 +149,12 @@ class HistoryFitError(Exception):
 
 
 def count_model_messages(
-    messages: Sequence[ModelMessage],
+    messages: Checked[Sequence[ModelMessage]],
     *,
-    encoding: str | None = None,
-    model: str | None = None,
-    media_tokens: MediaPricer | None = None,
+    encoding: Checked[str | None] = None,
+    model: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+    media_tokens: Checked[MediaPricer | None] = None,
 ) -> Result[TokenCount, AdapterError]:
     """The tokens of ``messages`` as Pydantic AI sends them (see the module docstring).
 
@@ -187,24 +166,24 @@ def count_model_messages(
     >>> count_model_messages(stale).unwrap().tokens   # only the newest request's instructions
     21
     """
-    read = _read_all(messages, encoding, model, media_tokens, None)
+    read = _read_all(messages, encoding, model, token_counter, media_tokens, None)
     if isinstance(read, Failure):
         return Failure(read.failure())
-    _, reads, prices, fixed, enc = read.unwrap()
-    tokens = fixed + sum(system + rest for system, rest in prices)
-    return Success(TokenCount(tokens, enc.name, _precision(enc, reads)))
+    _, reads, prices, fixed, counting = read.unwrap()
+    return Success(TokenCount(fixed + sum(prices), counting.name, _precision(counting, reads)))
 
 
 def fit_model_messages(
-    messages: Sequence[ModelMessage],
-    context_window: _Number,
+    messages: Checked[Sequence[ModelMessage]],
+    context_window: Checked[int | float],
     *,
-    encoding: str | None = None,
-    model: str | None = None,
-    output_reserve: _Number | None = None,
-    reserve_fraction: _Number = 0.35,
-    media_tokens: MediaPricer | None = None,
-    whole_turns: bool = True,
+    encoding: Checked[str | None] = None,
+    model: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+    output_reserve: Checked[int | float | None] = None,
+    reserve_fraction: Checked[float] = 0.35,
+    media_tokens: Checked[MediaPricer | None] = None,
+    whole_turns: Checked[bool] = True,
 ) -> Result[ModelMessagesFit, AdapterError]:
     """Fit ``messages`` into ``context_window`` (see the module docstring).
 
@@ -222,43 +201,36 @@ def fit_model_messages(
     >>> fitted.shed, fitted.messages[0] is history[2], fitted.tokens.tokens <= fitted.trace.budget
     ((0, 1), True, True)
     """
-    return _fit(messages, context_window, encoding, model, output_reserve, reserve_fraction, media_tokens,
-                whole_turns, None)
+    return _fit(messages, context_window, encoding, model, token_counter, output_reserve, reserve_fraction,
+                media_tokens, whole_turns, None)
 
 
 def _fit(
-    messages: Sequence[ModelMessage], context_window: object, encoding: str | None, model: str | None,
-    output_reserve: object, reserve_fraction: object, media_tokens: MediaPricer | None, whole_turns: bool,
+    messages: object, context_window: object, encoding: object, model: object, token_counter: object,
+    output_reserve: object, reserve_fraction: object, media_tokens: object, whole_turns: object,
     memo: TextCounts | None,
 ) -> Result[ModelMessagesFit, AdapterError]:
-    checked = _budget_arguments(context_window, output_reserve, reserve_fraction)
-    if checked is not None:
-        return Failure(checked)
-    read = _read_all(messages, encoding, model, media_tokens, memo)
+    budget = checked_budget(context_window, output_reserve, reserve_fraction)
+    if isinstance(budget, Failure):
+        return Failure(budget.failure())
+    if not isinstance(whole_turns, bool):
+        return Failure(InvalidArgument("whole_turns", whole_turns, "expected a bool"))
+    read = _read_all(messages, encoding, model, token_counter, media_tokens, memo)
     if isinstance(read, Failure):
         return Failure(read.failure())
-    items, reads, prices, fixed, enc = read.unwrap()
-    unanswered = _unanswered(reads)
-    if unanswered is not None:
-        return Failure(unanswered)
-    plan = plan_rows(reads, prices, whole_turns)
-    assert isinstance(context_window, int | float) and isinstance(reserve_fraction, int | float)
-    assert output_reserve is None or isinstance(output_reserve, int | float)
-    fitted = fit_rows(plan, fixed, context_window, output_reserve, reserve_fraction, enc.name)
+    items, reads, prices, fixed, counting = read.unwrap()
+    # The core never sheds the newest unpinned row; which rows stay is the plan's to say, so an
+    # empty row after the last message takes that place (the trace names it messages[len]).
+    rows = (*plan_rows(reads, prices, whole_turns), Row(0, role="end"))
+    fitted = fit_rows(rows, fixed, budget.unwrap(), counting, _PAIRING)
     if isinstance(fitted, Failure):
-        return Failure(FitFailed(fitted.failure()))
-    core = fitted.unwrap()
-    tokens = fixed + sum(row.tokens for at, row in enumerate(plan.rows) if at in core.kept)
-    if not core.trace.fits or tokens > core.trace.budget:
-        floor = fixed + sum(row.tokens for row in plan.rows if row.pinned)
-        return Failure(HistoryTooLarge(max(floor, tokens), core.trace.budget))
-    shed = tuple(at for at, row in enumerate(plan.main_row) if row is not None and row not in core.kept)
-    kept_reads = [reads[at] for at in range(len(reads)) if at not in set(shed)]
-    return Success(
-        ModelMessagesFit(
-            rebuild(items, plan, core.kept), shed, core.trace, TokenCount(tokens, enc.name, _precision(enc, kept_reads))
-        )
-    )
+        return Failure(fitted.failure())
+    done = fitted.unwrap()
+    kept = tuple(at for at in done.kept if at < len(reads))
+    return Success(ModelMessagesFit(
+        rebuild(items, frozenset(kept)), done.shed, done.trace,
+        TokenCount(done.tokens, counting.name, _precision(counting, [reads[at] for at in kept])),
+    ))
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,8 +238,9 @@ class ThriftHistory:
     """A synchronous history processor fitting every model request into ``context_window``.
 
     ``on_fit`` (optional) receives each `ModelMessagesFit`, e.g. to log the trace; an exception
-    it raises propagates. A failed fit raises `HistoryFitError`. The processor keeps the token
-    counts of the texts it saw last, so an agent loop's next step tokenizes only what is new.
+    it raises propagates. A failed fit raises `HistoryFitError`. The processor keeps its checked
+    counting choice and the token counts of the texts it saw last, so an agent loop's next step
+    tokenizes only what is new.
 
     >>> from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart
     >>> fit = ThriftHistory(200, output_reserve=100)
@@ -277,20 +250,21 @@ class ThriftHistory:
     [True]
     """
 
-    context_window: int | float
-    encoding: str | None = None
-    model: str | None = None
-    output_reserve: int | float | None = None
-    reserve_fraction: float = 0.35
-    media_tokens: MediaPricer | None = None
+    context_window: Checked[int | float]
+    encoding: Checked[str | None] = None
+    model: Checked[str | None] = None
+    token_counter: Checked[CounterArg | None] = None
+    output_reserve: Checked[int | float | None] = None
+    reserve_fraction: Checked[float] = 0.35
+    media_tokens: Checked[MediaPricer | None] = None
     on_fit: Callable[[ModelMessagesFit], object] | None = None
-    whole_turns: bool = True
+    whole_turns: Checked[bool] = True
     _memo: TextCounts = field(default_factory=TextCounts, repr=False, compare=False)
 
-    def fit(self, messages: list[ModelMessage]) -> Result[ModelMessagesFit, AdapterError]:
-        """`fit_model_messages` with this processor's settings (and its carried counts)."""
-        return _fit(messages, self.context_window, self.encoding, self.model, self.output_reserve,
-                    self.reserve_fraction, self.media_tokens, self.whole_turns, self._memo)
+    def fit(self, messages: Checked[list[ModelMessage]]) -> Result[ModelMessagesFit, AdapterError]:
+        """`fit_model_messages` with this processor's settings (and what it carries)."""
+        return _fit(messages, self.context_window, self.encoding, self.model, self.token_counter,
+                    self.output_reserve, self.reserve_fraction, self.media_tokens, self.whole_turns, self._memo)
 
     def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
         """The kept messages (raises `HistoryFitError` when the fit fails)."""
@@ -328,30 +302,20 @@ def _deliver(
     return done.messages
 
 
-def _budget_arguments(context_window: object, output_reserve: object, reserve_fraction: object) -> AdapterError | None:
-    for name, value, optional in (("context_window", context_window, False), ("output_reserve", output_reserve, True),
-                                  ("reserve_fraction", reserve_fraction, False)):
-        if value is None and optional:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return InvalidArgument(name, value, "expected a number")
-        if isinstance(value, float) and not math.isfinite(value):
-            return InvalidArgument(name, value, "expected a finite number")
-    return None
-
-
-_Read = tuple[Sequence[ModelMessage], tuple[Read, ...], tuple[tuple[int, int], ...], int, TokenEncoding]
+_Read = tuple[Sequence[ModelMessage], tuple[Read, ...], tuple[int, ...], int, Counting]
 
 
 def _read_all(
-    messages: object, encoding: str | None, model: str | None, media_tokens: MediaPricer | None,
+    messages: object, encoding: object, model: object, token_counter: object, media_tokens: object,
     memo: TextCounts | None,
 ) -> Result[_Read, AdapterError]:
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         return Failure(InvalidArgument("messages", messages, "expected a list of ModelRequest and ModelResponse"))
-    enc = _encoding(encoding, model)
-    if isinstance(enc, Failure):
-        return Failure(enc.failure())
+    if media_tokens is not None and not callable(media_tokens):
+        return Failure(InvalidArgument("media_tokens", media_tokens, "expected a callable (content item -> int) or None"))
+    counting = (memo or TextCounts()).counting(model, encoding, token_counter)
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
     items: Sequence[ModelMessage] = messages
     reads: list[Read] = []
     for index, message in enumerate(items):
@@ -359,38 +323,15 @@ def _read_all(
         if isinstance(read, Misread):
             return Failure(MalformedMessage(read.index, read.field, read.value, read.reason))
         if isinstance(read, Mispriced):
-            return Failure(PricingFailed(read.index, read.field, read.reason, read.cause))
+            return Failure(PricingFailed(read.index, read.field, read.reason, read.cause, callback="media_tokens"))
         reads.append(read)
     source = instructions_source(reads)
-    priced = price(reads, None if source is None else reads[source].instructions, enc.unwrap(), memo)
+    priced = price(reads, None if source is None else reads[source].instructions, counting.unwrap(), memo)
     if isinstance(priced, Failure):
-        return Failure(CountFailed(priced.failure()))
+        return Failure(priced.failure())
     prices, fixed = priced.unwrap()
-    return Success((items, tuple(reads), prices, fixed, enc.unwrap()))
+    return Success((items, tuple(reads), prices, fixed, counting.unwrap()))
 
 
-def _unanswered(reads: Sequence[Read]) -> AdapterError | None:
-    calls: set[str] = set()
-    for index, read in enumerate(reads):
-        for field_path, call_id in read.answers:
-            if call_id not in calls:
-                return ToolResultWithoutCall(index, field_path, call_id)
-        calls.update(read.calls)
-    return None
-
-
-def _encoding(encoding: str | None, model: str | None) -> Result[TokenEncoding, AdapterError]:
-    name = encoding
-    if name is None and model is not None:
-        profile = resolve_model(model)
-        if isinstance(profile, Failure):
-            return Failure(profile.failure())
-        name = profile.unwrap().encoding
-    resolved = get_encoding(name if name is not None else DEFAULT_ENCODING)
-    if isinstance(resolved, Failure):
-        return Failure(CountFailed(resolved.failure()))
-    return Success(resolved.unwrap())
-
-
-def _precision(enc: TokenEncoding, reads: Sequence[Read]) -> Precision:
-    return "estimated" if enc.precision == "estimated" or any(read.estimated for read in reads) else "exact"
+def _precision(counting: Counting, reads: Sequence[Read]) -> Precision:
+    return "estimated" if counting.precision == "estimated" or any(read.estimated for read in reads) else "exact"
