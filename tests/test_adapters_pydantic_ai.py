@@ -33,6 +33,7 @@ from thrift_fp.adapters.pydantic_ai import (
     MalformedMessage,
     ModelMessagesFit,
     ThriftHistory,
+    TokenCounter,
     ToolResultWithoutCall,
     UnknownModel,
     count_model_messages,
@@ -292,9 +293,28 @@ def test_whole_turns_never_leave_a_response_first() -> None:
 
 
 def test_a_processor_tokenizes_only_the_new_texts_of_the_next_step() -> None:
-    processor = ThriftHistory(10**6)
+    counted: list[str] = []
+
+    def words(text: str) -> int:
+        counted.append(text)
+        return len(text.split())
+
+    processor = ThriftHistory(10**6, token_counter=TokenCounter(words, "exact"))
     history = _turns("Be brief.", 50)
     processor(history)
+    assert len(counted) >= 50  # each distinct text once
+    counted.clear()
     grown = [*history, ModelResponse([TextPart("fine")]), ModelRequest([UserPromptPart("again")], instructions="Be brief.")]
-    assert processor(grown) == grown
-    assert processor._memo.known >= len(grown) - 3  # noqa: SLF001 - the carry under test
+    fitted = processor.fit(grown).unwrap()
+    assert fitted.messages == grown and fitted.tokens.precision == "exact"
+    assert sorted(text for text in counted if text) == ["again", "fine"]
+    assert fitted.tokens.tokens == fit_model_messages(grown, 10**6, token_counter=TokenCounter(words, "exact")).unwrap().tokens.tokens
+
+
+def test_a_processor_reads_again_a_message_whose_part_was_replaced() -> None:
+    processor = ThriftHistory(10**6)
+    history = _turns("Be brief.", 3)
+    before = processor.fit(history).unwrap().tokens.tokens
+    history[1].parts[0] = TextPart("a much longer answer than ok " * 10)  # type: ignore[index]
+    after = processor.fit(history).unwrap().tokens.tokens
+    assert after == count_model_messages(history).unwrap().tokens > before

@@ -74,7 +74,6 @@ from thrift_fp.adapters._pydantic_ai_read import (
     Misread,
     Read,
     instructions_source,
-    read_message,
 )
 from thrift_fp.thrift import ThriftTrace
 from thrift_fp.tokens import Precision, TokenCount
@@ -317,14 +316,13 @@ def _read_all(
     if isinstance(counting, Failure):
         return Failure(counting.failure())
     items: Sequence[ModelMessage] = messages
-    reads: list[Read] = []
-    for index, message in enumerate(items):
-        read = read_message(index, message, media_tokens)
-        if isinstance(read, Misread):
-            return Failure(MalformedMessage(read.index, read.field, read.value, read.reason))
-        if isinstance(read, Mispriced):
-            return Failure(PricingFailed(read.index, read.field, read.reason, read.cause, callback="media_tokens"))
-        reads.append(read)
+    pricer = media_tokens if callable(media_tokens) else None
+    read = (memo or TextCounts()).read_all(items, pricer)
+    if isinstance(read, Misread):
+        return Failure(MalformedMessage(read.index, read.field, read.value, read.reason))
+    if isinstance(read, Mispriced):
+        return Failure(PricingFailed(read.index, read.field, read.reason, read.cause, callback="media_tokens"))
+    reads = read
     source = instructions_source(reads)
     priced = price(reads, None if source is None else reads[source].instructions, counting.unwrap(), memo)
     if isinstance(priced, Failure):
