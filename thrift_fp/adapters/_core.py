@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Final
 
@@ -171,7 +171,10 @@ def groups(rows: Sequence[Row], pairing: Pairing) -> Result[tuple[str | None, ..
     linked = _Groups()
     if pairing.whole_turns:
         start: int | None = None
-        for index, row in enumerate(rows):
+        # The newest turn is not one group: when it alone is too big its oldest tool rounds go
+        # (whole pairs), while its opening row stays (`fit_rows` pins it).
+        newest = newest_turn(rows)
+        for index, row in enumerate(rows[:newest]):
             if row.pinned:
                 # A pinned row that starts a turn still ends the one before it.
                 start = None if row.starts_turn else start
@@ -200,6 +203,15 @@ def groups(rows: Sequence[Row], pairing: Pairing) -> Result[tuple[str | None, ..
             if call_id not in answered:
                 return Failure(ToolCallWithoutResult(index, field, call_id))
     return Success(linked.ids(len(rows)))
+
+
+def newest_turn(rows: Sequence[Row]) -> int:
+    """The position of the row that opens the newest turn (``len(rows)`` when none does).
+
+    >>> newest_turn([Row(1, starts_turn=True), Row(1), Row(1, starts_turn=True), Row(1)])
+    2
+    """
+    return max((index for index, row in enumerate(rows) if row.starts_turn and not row.pinned), default=len(rows))
 
 
 def working_set(
@@ -246,7 +258,9 @@ def fit_rows(
     documents_frame: int = 0,
     shedding: Shedding = Shedding(),
 ) -> Result[CoreFit, AdapterError]:
-    """Group, fit and check the promise (module docstring). ``documents_frame`` is what the
+    """Group, fit and check the promise (module docstring). With ``pairing.whole_turns`` the row
+    opening the newest turn is pinned (the newest turn is kept from its opening on, its oldest
+    tool rounds going first when it alone is too big). ``documents_frame`` is what the
     message holding the rendered documents costs beyond their text (charged whenever documents
     are passed; counted as sent only when one survives).
 
@@ -259,6 +273,10 @@ def fit_rows(
     grouped = groups(rows, pairing)
     if isinstance(grouped, Failure):
         return Failure(grouped.failure())
+    # (The newest row needs no pin: the core never sheds the newest message, and a pinned one
+    # would pass that protection to the last row of an older turn.)
+    if pairing.whole_turns and (opening := newest_turn(rows)) < len(rows) - 1:
+        rows = (*rows[:opening], replace(rows[opening], pinned=True), *rows[opening + 1:])
     fixed = fixed_tokens + (documents_frame if documents else 0)
     ws = working_set(rows, grouped.unwrap(), fixed, thoughts, documents)
     options = ThriftOptions(
