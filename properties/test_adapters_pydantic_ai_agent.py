@@ -4,7 +4,8 @@ The agent has ``instructions=``, a system prompt, a tool that raises ``ModelRetr
 arguments, and an output validator that asks for a retry; each turn passes the previous run's
 messages as ``message_history``. Inside the model function, every call checks what it was sent,
 counted afresh with the instructions Pydantic AI passed: within budget, no orphaned tool part,
-no two adjacent requests (Pydantic AI would have merged prompts), the system prompt there.
+no merged prompts (a request holding two user prompts), the system prompt there; and what the
+processor hands back never has two adjacent requests (Pydantic AI would merge them).
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.capabilities import ProcessHistory
-from pydantic_ai.messages import ModelMessage, ModelResponse, SystemPromptPart, TextPart, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, SystemPromptPart, TextPart, ToolCallPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from properties.adapters_pydantic_ai_strategies import adjacent_requests, orphans, sent_tokens
-from thrift_fp.adapters.pydantic_ai import HistoryFitError, OverBudget, ThriftHistory
+from thrift_fp.adapters.pydantic_ai import HistoryFitError, ModelMessagesFit, OverBudget, ThriftHistory
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,9 @@ def test_every_model_call_of_a_real_agent_is_sent_a_valid_history_within_budget(
         assert sent_tokens(messages, instructions=info.instructions) <= budget
         assert orphans(messages) == set()
         assert adjacent_requests(messages) == []
+        # Merged prompts: Pydantic AI fuses adjacent requests before the model sees them, so a
+        # request holding two user prompts is the trace of a history that left two adjacent.
+        assert all(sum(isinstance(part, UserPromptPart) for part in message.parts) <= 1 for message in messages)
         assert any(isinstance(part, SystemPromptPart) for message in messages for part in message.parts)
         sent.append(1)
         script = turns[state.turn]
@@ -73,7 +77,11 @@ def test_every_model_call_of_a_real_agent_is_sent_a_valid_history_within_budget(
             return ModelResponse([TextPart("draft")])
         return ModelResponse([TextPart("answer " * script.reply)])
 
-    processor = ThriftHistory(budget, output_reserve=0, whole_turns=whole_turns)
+    def returned(fitted: ModelMessagesFit) -> None:
+        # What the processor hands back, before Pydantic AI merges anything.
+        assert adjacent_requests(fitted.messages) == [] and fitted.tokens.tokens <= budget
+
+    processor = ThriftHistory(budget, output_reserve=0, whole_turns=whole_turns, on_fit=returned)
     agent: Agent[None, str] = Agent(
         FunctionModel(model), system_prompt="You answer incident questions.",
         instructions="Cite the log line. " * instruction_words, capabilities=[ProcessHistory(processor)],
