@@ -15,6 +15,14 @@ from collections.abc import Callable, Sequence
 from benchmarks import algorithm, cold_start, counting, envelope, memory, peer, refit, scale
 from benchmarks._harness import Report, figure, machine, run_and_print, seconds, versions
 
+
+def _pydantic_ai_loop() -> Report:
+    # Imported here: the workload needs the [pydantic-ai] extra, the others do not.
+    from benchmarks import pydantic_ai_loop
+
+    return pydantic_ai_loop.run()
+
+
 WORKLOADS: dict[str, Callable[[], Report]] = {
     "counting": counting.run,
     "refit": refit.run,
@@ -24,6 +32,7 @@ WORKLOADS: dict[str, Callable[[], Report]] = {
     "scale": scale.run,
     "cold_start": cold_start.run,
     "envelope": envelope.run,
+    "pydantic_ai_loop": _pydantic_ai_loop,
 }
 
 
