@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Final
+from typing import Final, cast
 
 from pydantic_ai.messages import (
     BaseToolCallPart,
@@ -35,7 +35,6 @@ from pydantic_ai.messages import (
     FilePart,
     ModelRequest,
     ModelResponse,
-    RetryFeedbackPart,
     RetryPromptPart,
     SystemPromptPart,
     TextContent,
@@ -45,6 +44,13 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+
+try:
+    from pydantic_ai.messages import RetryFeedbackPart
+
+    _FEEDBACK: tuple[type, ...] = (RetryFeedbackPart,)
+except ImportError:  # Pydantic AI releases before the retry feedback part (2.0) have none
+    _FEEDBACK = ()
 
 TOKENS_PER_PART: Final = 3
 MEDIA_TOKENS: Final = 1600
@@ -249,8 +255,9 @@ class _Reader:
                 self.answers.append((f"{self.field}.tool_call_id", part.tool_call_id))
             self.answering += 1
             return None
-        if isinstance(part, RetryFeedbackPart):
-            self._sent(part.model_response, part.content)
+        if isinstance(part, _FEEDBACK):
+            feedback = cast("RetryFeedbackPart", part)
+            self._sent(feedback.model_response, feedback.content)
             self.answering += 1
             return None
         if isinstance(part, FilePart):
