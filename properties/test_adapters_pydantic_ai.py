@@ -25,6 +25,8 @@ from properties.adapters_pydantic_ai_strategies import (
 from thrift_fp.adapters.pydantic_ai import OverBudget, ThriftHistory, count_model_messages, fit_model_messages
 
 windows = st.integers(min_value=0, max_value=6000)
+# A budget as a share of the history's own count, so most draws shed something.
+shares = st.floats(min_value=0.0, max_value=1.1)
 
 
 def _own_or_system(out: Sequence[ModelMessage], given: Sequence[ModelMessage]) -> bool:
@@ -47,12 +49,7 @@ def _own_or_system(out: Sequence[ModelMessage], given: Sequence[ModelMessage]) -
     return True
 
 
-@settings(max_examples=60, deadline=None)
-@given(histories, windows, st.booleans())
-def test_as_sent_the_history_fits_or_the_error_says_the_floor_does_not(
-    drawn: list[Turn], window: int, whole_turns: bool
-) -> None:
-    history = written(drawn)
+def _check_fit(history: list[ModelMessage], window: int, whole_turns: bool) -> None:
     fitted = fit_model_messages(history, window, output_reserve=0, whole_turns=whole_turns)
     if isinstance(fitted, Failure):
         error = fitted.failure()
@@ -71,6 +68,24 @@ def test_as_sent_the_history_fits_or_the_error_says_the_floor_does_not(
         kept = [part for message in done.messages for part in message.parts]
         assert all(any(part is mine for mine in kept) for part in history[opening].parts)
         assert isinstance(done.messages[0], ModelRequest)
+
+
+@settings(max_examples=60, deadline=None)
+@given(histories, shares, st.booleans())
+def test_as_sent_the_history_fits_or_the_error_says_the_floor_does_not(
+    drawn: list[Turn], share: float, whole_turns: bool
+) -> None:
+    history = written(drawn)
+    _check_fit(history, int(share * sent_tokens(history)), whole_turns)
+
+
+@settings(max_examples=25, deadline=None)
+@given(histories, st.booleans())
+def test_at_every_budget_from_nothing_to_everything_the_fit_is_valid(drawn: list[Turn], whole_turns: bool) -> None:
+    history = written(drawn)
+    total = sent_tokens(history)
+    for window in range(0, total + 1, max(1, total // 60)):
+        _check_fit(history, window, whole_turns)
 
 
 @settings(max_examples=40, deadline=None)

@@ -12,6 +12,8 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    RetryFeedbackPart,
+    RetryInfo,
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
@@ -318,3 +320,21 @@ def test_a_processor_reads_again_a_message_whose_part_was_replaced() -> None:
     history[1].parts[0] = TextPart("a much longer answer than ok " * 10)  # type: ignore[index]
     after = processor.fit(history).unwrap().tokens.tokens
     assert after == count_model_messages(history).unwrap().tokens > before
+
+
+def test_whole_turns_keep_the_reply_a_newest_retry_feedback_answers_so_no_requests_become_adjacent() -> None:
+    feedback = RetryFeedbackPart("answer in JSON", retry=RetryInfo(cause="model_retry"))
+    history: list[ModelMessage] = [ModelRequest([UserPromptPart("question")], instructions="Reply in JSON."), _call("a"),
+                                   _answer("a"), ModelResponse([TextPart("not json " * 30)]),
+                                   ModelRequest([feedback], instructions="Reply in JSON.")]
+    total = count_model_messages(history).unwrap().tokens
+    shed_any = False
+    for window in range(total + 1):
+        fitted = fit_model_messages(history, window, output_reserve=0)
+        if isinstance(fitted, Failure):
+            assert isinstance(fitted.failure(), OverBudget)
+            continue
+        assert adjacent_requests(fitted.unwrap().messages) == []
+        assert fitted.unwrap().messages[-2] is history[3]
+        shed_any = shed_any or bool(fitted.unwrap().shed)
+    assert shed_any

@@ -10,9 +10,11 @@ is one group; the newest turn keeps its opening request pinned and sheds in unit
 and the requests that follow it (its tool rounds), oldest first, so what is left still alternates.
 Turn and unit groups reach the core as links of ids of their own (never a real call id).
 
-Pins (never shed). The newest request; with whole turns, the newest turn's opening request; and,
-when the newest request has no instructions and only answers calls, everything from the request
-before it (where Pydantic AI then reads the instructions) to the end.
+Pins (never shed). The newest request; with whole turns, the newest turn's opening request and the
+unit leading into any later pinned request of that turn (the response before it: without it the
+two requests would be adjacent); and, when the newest request has no instructions and only
+answers calls, everything from the request before it (where Pydantic AI then reads the
+instructions, when any request before has some) to the end.
 
 Back to a history. Kept messages stay the caller's own objects, in order. A request whose other
 parts were shed leaves its system parts, which never stand alone before another request (Pydantic
@@ -59,6 +61,16 @@ def plan_rows(reads: Sequence[Read], prices: Sequence[int], whole_turns: bool) -
     newest_turn = max((at for at in range(count) if starts[at]), default=0)
     if whole_turns and count and starts[newest_turn]:
         pinned[newest_turn] = True
+        # A pinned request later in the newest turn keeps the unit leading into it (the response
+        # before it and any requests between): shedding that unit alone would leave two requests
+        # adjacent, the opening and this one.
+        for at in range(newest_turn + 1, count):
+            if pinned[at] and reads[at].request:
+                lead = at - 1
+                while lead > newest_turn and reads[lead].request:
+                    lead -= 1
+                if lead > newest_turn:
+                    pinned[lead:at] = [True] * (at - lead)
     heads: list[int | None] = [None] * count
     if whole_turns:
         heads = _turn_heads(reads, starts, newest_turn, pinned)

@@ -175,16 +175,19 @@ def instructions_source(reads: Sequence[Read]) -> int | None:
 
 
 def fallback_source(reads: Sequence[Read]) -> int | None:
-    """The request before the newest when the newest has no instructions and only answers calls:
-    Pydantic AI would look there for instructions, so shedding it could change what is sent.
+    """The request before the newest when the newest has no instructions and only answers calls,
+    and some request before it has instructions: Pydantic AI would look there for instructions,
+    so shedding it could change what is sent.
 
     >>> fallback_source([read_message(0, ModelRequest([UserPromptPart("a")]), None)]) is None
     True
     """
-    requests = [at for at in range(len(reads) - 1, -1, -1) if reads[at].request][:2]
-    if len(requests) == 2 and reads[requests[0]].instructions is None and reads[requests[0]].answers_only:
-        return requests[1]
-    return None
+    requests = [at for at in range(len(reads) - 1, -1, -1) if reads[at].request]
+    if len(requests) < 2 or reads[requests[0]].instructions is not None or not reads[requests[0]].answers_only:
+        return None
+    if all(reads[at].instructions is None for at in requests[1:]):
+        return None
+    return requests[1]
 
 
 class _Reader:
