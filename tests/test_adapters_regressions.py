@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from thrift_fp.adapters.langchain import fit_messages
+from thrift_fp.adapters.llamaindex import ThriftNodePostprocessor
 from thrift_fp.adapters.openai import fit_openai_messages
 from thrift_fp.render import KeyedNonce
 
@@ -29,3 +31,26 @@ def test_openai_takes_the_best_document_back_once_an_old_turn_made_room() -> Non
     off = fit_openai_messages(history, 400, model="gpt-4o", output_reserve=100, documents=[refunds], nonce=NONCE,
                               refill=False).unwrap()
     assert off.documents == ()
+
+
+def test_langchain_takes_the_best_document_back_once_an_old_turn_made_room() -> None:
+    from langchain_core.documents import Document
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    history = [HumanMessage("Plan a week in Norway with every detail you can think of. " * 12),
+               AIMessage("Start in Oslo."), HumanMessage("What is Bergen like?")]
+    bergen = Document("Bergen is a rainy harbour city on Norway's west coast, gateway to the fjords.",
+                      metadata={"relevance_score": 0.9})
+    fitted = fit_messages(history, 150, output_reserve=0, documents=[bergen], nonce=NONCE).unwrap()
+    assert fitted.documents == (bergen,) and fitted.messages == tuple(history[1:])
+    assert fitted.tokens.tokens <= 150 and "rainy harbour" in fitted.text
+
+
+def test_llamaindex_sheds_an_unscored_node_before_every_scored_one() -> None:
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    nodes = [NodeWithScore(node=TextNode(text="the", id_="a"), score=2.0),
+             NodeWithScore(node=TextNode(text="the the the the", id_="unscored"), score=None),
+             NodeWithScore(node=TextNode(text="the", id_="b"), score=1.0)]
+    kept = ThriftNodePostprocessor(max_tokens=5).postprocess_nodes(nodes)
+    assert [n.node.node_id for n in kept] == ["a", "b"]

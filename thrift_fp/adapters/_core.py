@@ -94,7 +94,9 @@ class Pairing:
 class Shedding:
     """What the caller chose about documents: the shed order (`AGENT`: documents give way before
     old turns; `RAG`: old turns first), whether shed documents are offered back while they fit
-    (``refill``, on by default), and the envelopes' nonce mode.
+    (``refill``, on by default), the envelopes' nonce mode, and whether the documents are sent
+    rendered in trust-tier envelopes (``render``, priced as rendered) or as their plain text (a
+    framework formats them itself: priced by their content).
 
     >>> Shedding().refill, Shedding().shed_order.name
     (True, 'agent')
@@ -103,6 +105,7 @@ class Shedding:
     shed_order: ShedOrder = AGENT
     refill: bool = True
     nonce: NonceMode = RandomNonce()
+    render: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +127,12 @@ class CoreFit:
     tokens: int
     precision: Precision
     documents: FitRendered | None
+    plain: tuple[Retrievable, ...] = ()
 
     @property
     def records(self) -> tuple[Retrievable, ...]:
-        """The surviving document records (the render's order), ``()`` without documents."""
-        return () if self.documents is None else self.documents.records
+        """The surviving document records (the render's order, or score order when not rendered)."""
+        return self.plain if self.documents is None else self.documents.records
 
 
 class _Groups:
@@ -285,8 +289,15 @@ def fit_rows(
     )
     window = budgeting.context_window
     rendered: FitRendered | None = None
+    plain_costs: dict[str, int] = {}
+    if documents and not shedding.render:
+        texts = [r.content if isinstance(r.content, str) else r.content_text().value_or("") for r in documents]
+        counted = counting.count_many(texts)
+        if isinstance(counted, Failure):
+            return Failure(counted.failure())
+        plain_costs = dict(zip((record.id for record in documents), counted.unwrap(), strict=True))
     with registered(counting) as name:
-        if documents:
+        if documents and shedding.render:
             done = fit_and_render(ws, window, None, options, nonce=shedding.nonce, encoding=name)
             if isinstance(done, Failure):
                 return Failure(FitFailed(done.failure()))
@@ -301,10 +312,13 @@ def fit_rows(
     tokens = fixed_tokens + sum(rows[index].tokens for index in kept)
     if rendered is not None and rendered.records:
         tokens += documents_frame + rendered.tokens
+    plain = tuple(record for record in kept_set.retrievables if isinstance(record, Retrievable)) if plain_costs else ()
+    if plain:
+        tokens += documents_frame + sum(plain_costs[record.id] for record in plain)
     budget = budgeting.budget.budget
     if tokens > budget:
         return Failure(OverBudget(tokens, budget))
     kept_positions = set(kept)
     shed = tuple(index for index in range(len(rows)) if index not in kept_positions)
     estimated = counting.precision == "estimated" or any(rows[index].estimated for index in kept)
-    return Success(CoreFit(kept, shed, trace, tokens, "estimated" if estimated else "exact", rendered))
+    return Success(CoreFit(kept, shed, trace, tokens, "estimated" if estimated else "exact", rendered, plain))

@@ -70,9 +70,9 @@ def leaves(value: object, skip: frozenset[str] = frozenset()) -> list[str] | str
     return found
 
 
-def json_text(value: object) -> str | None:
-    """``value`` as sorted-key JSON (other objects by ``str``), or ``None`` when it cannot be sent
-    (see `leaves` for why; call it first for the reason).
+def json_text(value: object, sort_keys: bool = True) -> str | None:
+    """``value`` as JSON, keys sorted unless ``sort_keys`` is False (other objects by ``str``),
+    or ``None`` when it cannot be sent (see `leaves` for why; call it first for the reason).
 
     >>> json_text({"b": 1, "a": [True, None]})
     '{"a": [true, null], "b": 1}'
@@ -82,7 +82,7 @@ def json_text(value: object) -> str | None:
     if isinstance(leaves(value), str):
         return None
     try:
-        return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+        return json.dumps(value, sort_keys=sort_keys, default=str, ensure_ascii=False)
     except Exception:  # noqa: BLE001 - unsortable keys, a raising __str__: not sendable as is
         return None
 
