@@ -115,7 +115,9 @@ class ModelMessagesFit:
     ``messages``: what to send (see the module docstring for the one kind of new object);
     ``shed``: the input indices whose parts other than ``SystemPromptPart``\\ s were shed (their
     system parts are in ``messages``); ``trace``: thrift's trace (message ``i`` is
-    ``messages[i]``; ``request`` is the request-wide cost); ``tokens``: the count as sent.
+    ``messages[i]``; ``request`` is the request-wide cost; an empty ``messages[n]``, n the number
+    of messages, stands where the core keeps its newest message, so the plan alone decides what
+    stays); ``tokens``: the count as sent.
 
     >>> from pydantic_ai.messages import ModelRequest
     >>> fitted = fit_model_messages([ModelRequest.user_text_prompt("Hi")], 100).unwrap()
