@@ -25,6 +25,9 @@ Never shed: ``SystemPromptPart``\\ s, the instructions in force, the newest requ
 first (message order stands for age): with ``whole_turns``, a whole turn at a time, and within the
 newest turn a tool round at a time (a response and the requests after it), so the newest turn
 alone never overruns; with ``whole_turns=False``, message by message (tool pairs still whole).
+A request that answers a call also keeps the response holding it: with an output tool (a
+structured ``output_type``), Pydantic AI puts the previous run's final-result return in the next
+run's first request, so with whole turns the turn before the newest stays too.
 
 What comes back is valid for Pydantic AI and within budget. Every message is the caller's own
 object, in order, except one case: a request holding a ``SystemPromptPart`` and a user prompt
