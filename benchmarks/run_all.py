@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from benchmarks import algorithm, cold_start, counting, envelope, memory, peer, refit, scale
+from benchmarks import adapters, algorithm, cold_start, counting, envelope, memory, peer, refit, scale
 from benchmarks._harness import Report, figure, machine, run_and_print, seconds, versions
 
 
@@ -33,6 +33,7 @@ WORKLOADS: dict[str, Callable[[], Report]] = {
     "cold_start": cold_start.run,
     "envelope": envelope.run,
     "pydantic_ai_loop": _pydantic_ai_loop,
+    "adapters": adapters.run,
 }
 
 

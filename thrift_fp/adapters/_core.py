@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Final
+from typing import Final, NamedTuple
 
 from returns.result import Failure, Result, Success
 
@@ -58,9 +58,10 @@ AGE: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 REQUEST_ID: Final = "request"
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One message of the caller's list as the core fits it (see the module docstring).
+class Row(NamedTuple):
+    """One message of the caller's list as the core fits it (see the module docstring). A named
+    tuple: an adapter builds one per message on its hot path, where a frozen dataclass costs
+    several times more to construct.
 
     >>> Row(12, issues=(("tool_calls[0].id", "c1"),)).pinned
     False
@@ -280,7 +281,7 @@ def fit_rows(
     # (The newest row needs no pin: the core never sheds the newest message, and a pinned one
     # would pass that protection to the last row of an older turn.)
     if pairing.whole_turns and (opening := newest_turn(rows)) < len(rows) - 1:
-        rows = (*rows[:opening], replace(rows[opening], pinned=True), *rows[opening + 1:])
+        rows = (*rows[:opening], rows[opening]._replace(pinned=True), *rows[opening + 1:])
     fixed = fixed_tokens + (documents_frame if documents else 0)
     ws = working_set(rows, grouped.unwrap(), fixed, thoughts, documents)
     options = ThriftOptions(

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 from returns.result import Failure, Result, Success
 
@@ -141,9 +141,9 @@ class OpenAIFit(Generic[_Message]):
     tokens: TokenCount
 
 
-@dataclass(frozen=True, slots=True)
-class _Bill:
-    """One message's price before counting: texts to encode, fixed tokens, tool links."""
+class _Bill(NamedTuple):
+    """One message's price before counting: texts to encode, fixed tokens, tool links (a named
+    tuple: one is built per message)."""
 
     role: str
     texts: tuple[str, ...]
@@ -307,7 +307,14 @@ def _bills(
 ) -> Result[tuple[_Bill, ...], AdapterError]:
     bills: list[_Bill] = []
     open_function: list[tuple[int, str]] = []
+    per_message = profile.tokens_per_message
     for index, message in enumerate(messages):
+        # The common shapes (a plain dict: role and str content; a tool result; plain function
+        # tool calls), read without the general walk; anything else takes `_bill`.
+        quick = _plain_bill(message, per_message) if type(message) is dict else None
+        if quick is not None:
+            bills.append(quick)
+            continue
         bill = _bill(index, message, profile, image_tokens)
         if isinstance(bill, Failure):
             return Failure(bill.failure())
@@ -323,6 +330,45 @@ def _bills(
             made = _Bill(made.role, made.texts, made.fixed, made.estimated, calls, made.answers)
         bills.append(made)
     return Success(tuple(bills))
+
+
+_PLAIN_ROLES: Final = frozenset({"system", "developer", "user", "assistant"})
+
+
+def _plain_bill(message: dict[Any, Any], per_message: int) -> _Bill | None:
+    """The bill of a message in one of the common shapes, exactly as `_bill` would make it, or
+    ``None`` (then `_bill` reads it, and names any problem)."""
+    role = message.get("role")
+    content = message.get("content")
+    size = len(message)
+    if size == 2 and type(content) is str and role in _PLAIN_ROLES:
+        return _Bill(role, (role, content), per_message, False, (), ())
+    if size == 3 and role == "tool" and type(content) is str:
+        answered = message.get("tool_call_id")
+        if type(answered) is str and answered and next(iter(message)) == "role":
+            ordered = (role, content, answered) if list(message)[1] == "content" else (role, answered, content)
+            return _Bill(role, ordered, per_message, False, (), (("tool_call_id", answered),))
+        return None
+    calls = message.get("tool_calls")
+    if role != "assistant" or type(calls) is not list or not calls or size != 3 or "content" not in message:
+        return None
+    if content is not None and type(content) is not str or list(message) != ["role", "content", "tool_calls"]:
+        return None
+    texts = [role] if content is None else [role, content]
+    issues: list[tuple[str, str]] = []
+    for at, call in enumerate(calls):
+        function = call.get("function") if type(call) is dict else None
+        if (
+            type(function) is not dict or list(call) != ["id", "type", "function"] or call["type"] != "function"
+            or list(function) != ["name", "arguments"]
+        ):
+            return None
+        ident, name, arguments = call["id"], function["name"], function["arguments"]
+        if type(ident) is not str or not ident or type(name) is not str or not name or type(arguments) is not str:
+            return None
+        texts += (ident, name, arguments)
+        issues.append((f"tool_calls[{at}].id", ident))
+    return _Bill(role, tuple(texts), per_message, False, tuple(issues), ())
 
 
 def _bill(
