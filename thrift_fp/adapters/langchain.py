@@ -130,7 +130,12 @@ _PAIRING: Final = Pairing(answer_once=False, require_answers=False)
 class FittedMessages:
     """The caller's own messages and documents that survived (input order), the surviving
     documents rendered in trust-tier envelopes (``""`` when none), the count as sent of the
-    messages plus that text, and the trace."""
+    messages plus that text, and the trace.
+
+    >>> fitted = fit_messages([("user", "hi")], 100).unwrap()
+    >>> fitted.messages, fitted.text, fitted.tokens.tokens
+    ((('user', 'hi'),), '', 3)
+    """
 
     messages: tuple[Any, ...]
     documents: tuple[Document, ...]
@@ -142,7 +147,12 @@ class FittedMessages:
 @dataclass(frozen=True, slots=True)
 class FittedDocuments:
     """The caller's own documents that survived (input order), their rendered text (``""`` when
-    not rendered), the count as sent, and the trace."""
+    not rendered), the count as sent, and the trace.
+
+    >>> from langchain_core.documents import Document
+    >>> fit_documents([Document("Refunds take five days.")], 100, render=False).unwrap().tokens.tokens
+    6
+    """
 
     documents: tuple[Document, ...]
     text: str

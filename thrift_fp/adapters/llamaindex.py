@@ -96,7 +96,12 @@ _PAIRING: Final = Pairing(answer_once=False, require_answers=False)
 @dataclass(frozen=True, slots=True)
 class FittedNodes:
     """The caller's own nodes that survived (input order), their rendered text (``""`` when not
-    rendered), the count as sent, and the trace."""
+    rendered), the count as sent, and the trace.
+
+    >>> from llama_index.core.schema import NodeWithScore, TextNode
+    >>> fit_nodes([NodeWithScore(node=TextNode(text="Refunds take five days."), score=0.5)], 100, render=False).unwrap().tokens.tokens
+    6
+    """
 
     nodes: tuple[NodeWithScore, ...]
     text: str
@@ -107,7 +112,13 @@ class FittedNodes:
 @dataclass(frozen=True, slots=True)
 class FittedChat:
     """The caller's own messages and nodes that survived (input order), the surviving nodes
-    rendered in envelopes (``""`` when none), the count as sent, and the trace."""
+    rendered in envelopes (``""`` when none), the count as sent, and the trace.
+
+    >>> from llama_index.core.llms import ChatMessage
+    >>> fitted = fit_chat_messages([ChatMessage(role="user", content="hi")], 100).unwrap()
+    >>> len(fitted.messages), fitted.nodes, fitted.text
+    (1, (), '')
+    """
 
     messages: tuple[ChatMessage, ...]
     nodes: tuple[NodeWithScore, ...]
