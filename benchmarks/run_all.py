@@ -12,8 +12,16 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from benchmarks import algorithm, answer_quality, cold_start, counting, envelope, memory, peer, refit, scale
+from benchmarks import adapters, algorithm, answer_quality, cold_start, counting, envelope, memory, peer, refit, scale
 from benchmarks._harness import Report, figure, machine, run_and_print, seconds, versions
+
+
+def _pydantic_ai_loop() -> Report:
+    # Imported here: the workload needs the [pydantic-ai] extra, the others do not.
+    from benchmarks import pydantic_ai_loop
+
+    return pydantic_ai_loop.run()
+
 
 WORKLOADS: dict[str, Callable[[], Report]] = {
     "counting": counting.run,
@@ -26,6 +34,8 @@ WORKLOADS: dict[str, Callable[[], Report]] = {
     "envelope": envelope.run,
     "answer_quality": answer_quality.run,
     "serve_load": lambda: _serve_load(),
+    "pydantic_ai_loop": _pydantic_ai_loop,
+    "adapters": adapters.run,
 }
 
 

@@ -1,4 +1,6 @@
-"""Properties of the LangChain adapter (issue 13): identity, no orphans, core agreement, exact fit."""
+"""Properties of the LangChain adapter over generated conversations (parallel tool calls, calls
+still unanswered, message-likes as ``trim_messages`` takes them) and budgets: as sent, the count
+is within the budget or the result is an error value; no orphan; the caller's own objects back."""
 
 from __future__ import annotations
 
@@ -9,13 +11,15 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from returns.result import Failure
+
 from thrift_fp.adapters.langchain import (
-    MissingToolCall,
+    OverBudget,
+    ToolResultWithoutCall,
     count_messages,
     fit_messages,
-    working_set,
 )
-from thrift_fp.thrift import ThriftOptions, subtract_to_fit
+from thrift_fp.render import KeyedNonce
 from thrift_fp.tokens import get_encoding
 
 UNLIMITED = 10**9
@@ -75,26 +79,37 @@ def test_unlimited_budget_returns_the_same_objects(history: list[BaseMessage], d
     assert len(fitted.documents) == len(docs) and all(a is b for a, b in zip(fitted.documents, docs))
 
 
-@given(conversations(), documents, st.integers(0, 400))
+def _held(history: list[BaseMessage], data: st.DataObject) -> list[object]:
+    """Some plain human messages as a user's code may hold them: a tuple, a dict or a bare str."""
+    out: list[object] = []
+    for message in history:
+        form = data.draw(st.integers(0, 5)) if type(message) is HumanMessage and isinstance(message.content, str) else 0
+        text = message.content
+        out.append({1: ("human", text), 2: {"role": "user", "content": text}, 3: text}.get(form, message))
+    return out
+
+
+@given(conversations(), documents, st.integers(0, 400), st.data(), st.booleans())
 @settings(max_examples=80)
-def test_no_orphans_core_agreement_and_exact_fit(history: list[BaseMessage], docs: list[Document], budget: int) -> None:
-    fitted = fit_messages(history, budget, documents=docs).unwrap()
-    assert orphans(fitted.messages, history) == 0
-    # What is kept is exactly what the core keeps on the converted set.
-    core = subtract_to_fit(working_set(history, docs).unwrap(), budget, options=ThriftOptions(output_reserve=0)).unwrap()
-    kept = {id(message) for message in fitted.messages}
-    assert {m.id for m in core.working_set.messages} == {f"message[{i}]" for i, m in enumerate(history) if id(m) in kept}
-    assert len(core.working_set.retrievables) == len(fitted.documents)
-    assert fitted.trace == core.trace
-    # The output's own count, recounted from the LangChain objects, matches and fits.
+def test_as_sent_the_count_is_within_budget_no_orphans_and_the_callers_own_or_an_error_value(
+    history: list[BaseMessage], docs: list[Document], budget: int, data: st.DataObject, refill: bool
+) -> None:
+    held = _held(history, data)
+    result = fit_messages(held, budget, output_reserve=0, documents=docs, refill=refill, nonce=KeyedNonce(bytes(32)))
+    if isinstance(result, Failure):
+        assert isinstance(result.failure(), OverBudget)
+        return
+    fitted = result.unwrap()
+    kept_positions = [next(i for i, m in enumerate(held) if m is kept) for kept in fitted.messages]
+    assert kept_positions == sorted(kept_positions)
+    kept_history = [history[i] for i in kept_positions]
+    assert orphans(kept_history, history) == 0
+    # The output's own count, recounted from the caller's objects and the rendered text, fits.
     encode = get_encoding("cl100k_base").unwrap()
-    exact = count_messages(fitted.messages).unwrap() + sum(encode.count(d.page_content).unwrap() for d in fitted.documents)
-    assert exact == fitted.trace.total_after
-    if fitted.trace.fits:
-        assert exact <= budget
-    # Kept messages are in input order, and the input is untouched.
-    positions = [next(i for i, m in enumerate(history) if m is kept_one) for kept_one in fitted.messages]
-    assert positions == sorted(positions)
+    exact = count_messages(list(fitted.messages)).unwrap().tokens + (encode.count(fitted.text).unwrap() if fitted.text else 0)
+    assert exact == fitted.tokens.tokens <= budget
+    assert all(any(kept is doc for doc in docs) for kept in fitted.documents)
+    assert bool(fitted.documents) == bool(fitted.text)
 
 
 @given(conversations(), st.data())
@@ -103,7 +118,7 @@ def test_a_result_without_its_call_is_an_error_naming_the_index(history: list[Ba
     at = data.draw(st.integers(0, len(history)))
     broken = [*history[:at], ToolMessage("late", tool_call_id="never_issued"), *history[at:]]
     error = fit_messages(broken, UNLIMITED).failure()
-    assert error == MissingToolCall(at, "tool_call_id", "never_issued")
+    assert error == ToolResultWithoutCall(at, "tool_call_id", "never_issued")
 
 
 _NONEMPTY = _WORDS.filter(lambda text: text != "")
@@ -116,13 +131,10 @@ rendered_documents = st.lists(
 @given(rendered_documents, st.integers(0, 700))
 @settings(max_examples=30)
 def test_rendered_documents_fit_exactly_and_are_the_callers_own(docs: list[Document], budget: int) -> None:
-    from thrift_fp.adapters.langchain import render_documents
-    from thrift_fp.render import KeyedNonce
+    from thrift_fp.adapters.langchain import fit_documents
 
-    done = render_documents(docs, budget, nonce=KeyedNonce(bytes(32))).unwrap()
-    assert get_encoding("cl100k_base").unwrap().count(done.text).unwrap() == done.tokens
-    if done.trace.fits:
-        assert done.tokens <= budget
+    done = fit_documents(docs, budget, output_reserve=0, nonce=KeyedNonce(bytes(32))).unwrap()
+    assert get_encoding("cl100k_base").unwrap().count(done.text).unwrap() == done.tokens.tokens <= budget
     assert all(any(kept is doc for doc in docs) for kept in done.documents)
     positions = [next(i for i, doc in enumerate(docs) if doc is kept) for kept in done.documents]
     assert positions == sorted(positions)

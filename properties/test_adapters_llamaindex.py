@@ -1,4 +1,6 @@
-"""Properties of the LlamaIndex adapter (issue 13): identity, no orphans, core agreement, exact fit."""
+"""Properties of the LlamaIndex adapter over generated chats (parallel tool calls as blocks and as
+OpenAI-style ``additional_kwargs``) and budgets: as sent, the count is within the budget or the
+result is an error value; no orphan; the caller's own objects back."""
 
 from __future__ import annotations
 
@@ -10,8 +12,10 @@ from llama_index.core.base.llms.types import ToolCallBlock
 from llama_index.core.llms import ChatMessage
 from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 
-from thrift_fp.adapters.llamaindex import MissingToolCall, fit_chat_messages, fit_nodes, message_text, working_set
-from thrift_fp.thrift import ThriftOptions, subtract_to_fit
+from returns.result import Failure
+
+from thrift_fp.adapters.llamaindex import OverBudget, ToolResultWithoutCall, fit_chat_messages, fit_nodes, message_text
+from thrift_fp.render import KeyedNonce
 from thrift_fp.tokens import get_encoding
 
 UNLIMITED = 10**9
@@ -46,7 +50,8 @@ def conversations(draw: st.DrawFn) -> list[ChatMessage]:
 
 _SCORES = st.one_of(st.none(), st.floats(0, 1), st.floats(-5, 20, allow_nan=False))
 node_lists = st.lists(
-    st.builds(lambda text, score: NodeWithScore(node=TextNode(text=text, metadata={"page": 1}), score=score), _WORDS, _SCORES),
+    st.builds(lambda text, score: NodeWithScore(node=TextNode(text=text, metadata={"page": 1}), score=score),
+              _WORDS.filter(bool), _SCORES),
     max_size=5,
 )
 
@@ -74,23 +79,45 @@ def test_unlimited_budget_returns_the_same_objects(history: list[ChatMessage], n
     assert all(a is b for a, b in zip(alone.nodes, nodes, strict=True))
 
 
-@given(conversations(), node_lists, st.integers(0, 400))
+@given(conversations(), node_lists, st.integers(0, 400), st.booleans())
 @settings(max_examples=80)
-def test_no_orphans_core_agreement_and_exact_fit(history: list[ChatMessage], nodes: list[NodeWithScore], budget: int) -> None:
-    fitted = fit_chat_messages(history, budget, nodes=nodes).unwrap()
+def test_as_sent_the_count_is_within_budget_no_orphans_and_the_callers_own_or_an_error_value(
+    history: list[ChatMessage], nodes: list[NodeWithScore], budget: int, refill: bool
+) -> None:
+    result = fit_chat_messages(history, budget, output_reserve=0, nodes=nodes, refill=refill, nonce=KeyedNonce(bytes(32)))
+    if isinstance(result, Failure):
+        assert isinstance(result.failure(), OverBudget)
+        return
+    fitted = result.unwrap()
     assert orphans(fitted.messages, history) == 0
-    core = subtract_to_fit(working_set(history, nodes).unwrap(), budget, options=ThriftOptions(output_reserve=0)).unwrap()
-    kept = {id(message) for message in fitted.messages}
-    assert {m.id for m in core.working_set.messages} == {f"message[{i}]" for i, m in enumerate(history) if id(m) in kept}
-    assert len(core.working_set.retrievables) == len(fitted.nodes)
-    assert fitted.trace == core.trace
+    positions = [next(i for i, m in enumerate(history) if m is kept) for kept in fitted.messages]
+    assert positions == sorted(positions)
+    assert all(any(kept is node for node in nodes) for kept in fitted.nodes)
     encode = get_encoding("cl100k_base").unwrap()
-    exact = sum(encode.count(message_text(m).unwrap()).unwrap() for m in fitted.messages) + sum(
-        encode.count(n.node.get_content(metadata_mode=MetadataMode.LLM)).unwrap() for n in fitted.nodes
-    )
-    assert exact == fitted.trace.total_after
-    if fitted.trace.fits:
-        assert exact <= budget
+    exact = sum(encode.count(message_text(m).unwrap()).unwrap() for m in fitted.messages)
+    exact += encode.count(fitted.text).unwrap() if fitted.text else 0
+    assert exact == fitted.tokens.tokens <= budget
+
+
+tied_nodes = st.lists(
+    st.builds(lambda text, score: NodeWithScore(node=TextNode(text=text), score=score),
+              _WORDS.filter(bool), st.sampled_from((None, 0.0, -3.0, 7.0, 0.5))),
+    max_size=6,
+)
+
+
+@given(tied_nodes, st.integers(0, 120))
+@settings(max_examples=60)
+def test_plain_nodes_fit_by_their_text_and_an_unscored_one_never_outlives_a_scored_one(
+    nodes: list[NodeWithScore], budget: int
+) -> None:
+    fitted = fit_nodes(nodes, budget, output_reserve=0, render=False).unwrap()
+    encode = get_encoding("cl100k_base").unwrap()
+    exact = sum(encode.count(n.node.get_content(metadata_mode=MetadataMode.LLM)).unwrap() for n in fitted.nodes)
+    assert exact == fitted.tokens.tokens <= budget
+    shed = [node for node in nodes if not any(node is kept for kept in fitted.nodes)]
+    if any(node.score is None for node in fitted.nodes) and not fitted.trace.refilled[1].ids:
+        assert all(node.score is None for node in shed)
 
 
 @given(conversations(), st.data())
@@ -99,4 +126,4 @@ def test_a_result_without_its_call_is_an_error_naming_the_index(history: list[Ch
     at = data.draw(st.integers(0, len(history)))
     stray = ChatMessage(role="tool", content="late", additional_kwargs={"tool_call_id": "never_issued"})
     error = fit_chat_messages([*history[:at], stray, *history[at:]], UNLIMITED).failure()
-    assert error == MissingToolCall(at, 'additional_kwargs["tool_call_id"]', "never_issued")
+    assert error == ToolResultWithoutCall(at, 'additional_kwargs["tool_call_id"]', "never_issued")

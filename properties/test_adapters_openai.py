@@ -1,4 +1,8 @@
-"""Properties of the OpenAI Chat Completions adapter."""
+"""Properties of the OpenAI Chat Completions adapter, over generated conversations (parallel tool
+calls, repeated rounds, images, the SDK's own message objects) and budgets: as sent, the count is
+within the budget or the result is an error value; no call or result is orphaned; the output is
+valid for the API (the SDK's own ``ChatCompletionMessageParam``); the returned objects are the
+caller's."""
 
 from __future__ import annotations
 
@@ -8,13 +12,15 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageParam
+from pydantic import TypeAdapter
+from returns.result import Failure
 
 from properties.adapters_a_strategies import Round, Say, Written, conversations, openai, text
-from thrift_fp.adapters._a_fit import FILLER_UNIT
+from thrift_fp.adapters._core_errors import OverBudget
 from thrift_fp.adapters.openai import count_openai_tokens, fit_openai_messages
 from thrift_fp.render import KeyedNonce
 from thrift_fp.thrift import Message, ThriftOptions, WorkingSet, subtract_to_fit
-from thrift_fp.tokens import count_tokens
 
 MODEL = "gpt-4o"
 TOOLS: list[dict[str, Any]] = [
@@ -23,18 +29,37 @@ TOOLS: list[dict[str, Any]] = [
                                           "q": {"type": "string", "description": "What to look up.",
                                                 "enum": ["a", "b"]}}}}},
 ]
+PARAMS: TypeAdapter[list[ChatCompletionMessageParam]] = TypeAdapter(list[ChatCompletionMessageParam])
 windows = st.integers(min_value=0, max_value=3000)
+IMAGE = {"type": "image_url", "image_url": {"url": "https://example.com/a.png", "detail": "low"}}
 
 
-def _orphans(messages: Sequence[Mapping[str, Any]]) -> list[str]:
+@st.composite
+def held(draw: st.DrawFn) -> Written:
+    """A conversation as a user's code holds it: some assistant tool-call messages are the SDK's
+    ``ChatCompletionMessage`` objects, some user messages carry an image part."""
+    written = openai(draw(conversations))
+    messages: list[Any] = []
+    for message in written.messages:
+        if message.get("tool_calls") and draw(st.booleans()):
+            message = ChatCompletionMessage.model_validate(message)
+        elif message.get("role") == "user" and draw(st.integers(0, 4)) == 0:
+            message = {"role": "user", "content": [{"type": "text", "text": message["content"]}, IMAGE]}
+        messages.append(message)
+    return Written(messages, written.rounds, written.instructions)
+
+
+def _plain(message: object) -> Mapping[str, Any]:
+    return message.model_dump(exclude_none=True) if isinstance(message, ChatCompletionMessage) else message  # type: ignore[return-value]
+
+
+def _orphans(messages: Sequence[object]) -> list[str]:
     """Tool results without their call, and calls missing a result, in OpenAI's own terms."""
+    plain = [_plain(message) for message in messages]
     problems: list[str] = []
-    answered: set[str] = set()
-    for message in messages:
-        if message.get("role") == "tool":
-            answered.add(message["tool_call_id"])
+    answered = {message["tool_call_id"] for message in plain if message.get("role") == "tool"}
     open_ids: set[str] = set()
-    for message in messages:
+    for message in plain:
         for call in message.get("tool_calls") or ():
             open_ids.add(call["id"])
             if call["id"] not in answered:
@@ -44,62 +69,72 @@ def _orphans(messages: Sequence[Mapping[str, Any]]) -> list[str]:
     return problems
 
 
+def _floor(written: Written, model: str, tools: list[dict[str, Any]]) -> int:
+    """What can never be shed, as sent: request framing, instructions and the newest message's group."""
+    last = written.rounds[-1]
+    kept = [m for i, m in enumerate(written.messages)
+            if written.instructions[i] or i == len(written.messages) - 1 or (last is not None and written.rounds[i] == last)]
+    return count_openai_tokens(kept, model=model, tools=tools).unwrap().tokens
+
+
 @settings(max_examples=40)
-@given(conversations)
-def test_an_unlimited_budget_returns_the_same_objects_in_the_same_order(events: list[Say | Round]) -> None:
-    written = openai(events)
+@given(held())
+def test_an_unlimited_budget_returns_the_same_objects_in_the_same_order(written: Written) -> None:
     fitted = fit_openai_messages(written.messages, 10**9, model=MODEL, tools=TOOLS).unwrap()
     assert len(fitted.messages) == len(written.messages)
     assert all(out is given_ for out, given_ in zip(fitted.messages, written.messages, strict=True))
     assert fitted.shed == ()
 
 
-@settings(max_examples=60)
-@given(conversations, windows)
-def test_no_tool_call_or_result_is_ever_orphaned(events: list[Say | Round], window: int) -> None:
-    written = openai(events)
-    fitted = fit_openai_messages(written.messages, window, model=MODEL, output_reserve=0).unwrap()
+@settings(max_examples=80)
+@given(held(), windows, st.sampled_from(("gpt-4o", "gpt-4", "gpt-3.5-turbo-0301")), st.booleans())
+def test_as_sent_the_output_is_within_budget_valid_and_the_callers_own_or_an_error_value(
+    written: Written, window: int, model: str, with_tools: bool
+) -> None:
+    tools = TOOLS if with_tools else []
+    result = fit_openai_messages(written.messages, window, model=model, tools=tools, output_reserve=0)
+    if isinstance(result, Failure):
+        error = result.failure()
+        assert isinstance(error, OverBudget) and error.budget == window
+        assert _floor(written, model, tools) > window
+        return
+    fitted = result.unwrap()
+    counted = count_openai_tokens(fitted.messages, model=model, tools=tools).unwrap()
+    assert counted == fitted.tokens
+    assert counted.tokens <= window
     assert _orphans(fitted.messages) == []
+    PARAMS.validate_python([_plain(message) for message in fitted.messages])
+    given_ids = {id(message) for message in written.messages}
+    assert all(id(message) in given_ids for message in fitted.messages)
+    kept = [written.messages[index] for index in range(len(written.messages)) if index not in fitted.shed]
+    assert all(a is b for a, b in zip(fitted.messages, kept, strict=True))
 
 
 def _oracle_kept(written: Written, window: int) -> list[int]:
-    """What the core keeps on a working set built from the test's own knowledge: each message's
-    cost is its count alone (minus reply priming), its pair is its tool round, system pinned."""
+    """What the core keeps on a working set built from the test's own knowledge: each message
+    priced at its count alone (minus reply priming), paired by its tool round, system pinned."""
     at = datetime(1970, 1, 1, tzinfo=timezone.utc)
     priming = 3
-    messages = []
+    messages = [Message("tools", "", at, summary=True,
+                        token_cost=count_openai_tokens([], model=MODEL, tools=TOOLS).unwrap().tokens)]
     for index, message in enumerate(written.messages):
         tokens = count_openai_tokens([message], model=MODEL).unwrap().tokens - priming
         round_ = written.rounds[index]
-        messages.append(Message(str(index), FILLER_UNIT * tokens, at, summary=written.instructions[index],
+        messages.append(Message(str(index), "", at, summary=written.instructions[index], token_cost=tokens,
                                 pair_id=None if round_ is None else f"round-{round_}"))
-    tools = count_openai_tokens([], model=MODEL, tools=TOOLS).unwrap().tokens
-    ws = WorkingSet(system_prompt=FILLER_UNIT * tools, messages=tuple(messages))
-    fitted = subtract_to_fit(ws, window, options=ThriftOptions(output_reserve=0, encoding="o200k_base")).unwrap()
-    return sorted(int(message.id) for message in fitted.working_set.messages)
+    fitted = subtract_to_fit(WorkingSet(messages=tuple(messages)), window, options=ThriftOptions(output_reserve=0)).unwrap()
+    return sorted(int(message.id) for message in fitted.working_set.messages if message.id != "tools")
 
 
 @settings(max_examples=60)
-@given(conversations, windows)
-def test_what_is_kept_is_what_the_core_keeps_on_the_converted_set(events: list[Say | Round], window: int) -> None:
-    written = openai(events)
-    fitted = fit_openai_messages(written.messages, window, model=MODEL, tools=TOOLS, output_reserve=0).unwrap()
+@given(held(), windows)
+def test_what_is_kept_is_what_the_core_keeps_on_the_test_s_own_pricing(written: Written, window: int) -> None:
+    result = fit_openai_messages(written.messages, window, model=MODEL, tools=TOOLS, output_reserve=0)
+    if isinstance(result, Failure):
+        return
+    fitted = result.unwrap()
     kept = [index for index in range(len(written.messages)) if index not in fitted.shed]
     assert kept == _oracle_kept(written, window)
-
-
-@settings(max_examples=60)
-@given(conversations, windows, st.sampled_from(("gpt-4o", "gpt-4", "gpt-3.5-turbo-0301")))
-def test_the_exact_count_of_the_output_is_within_budget_whenever_the_trace_says_it_fits(
-    events: list[Say | Round], window: int, model: str
-) -> None:
-    written = openai(events)
-    fitted = fit_openai_messages(written.messages, window, model=model, tools=TOOLS).unwrap()
-    counted = count_openai_tokens(fitted.messages, model=model, tools=TOOLS).unwrap()
-    assert counted == fitted.tokens
-    assert counted.tokens == fitted.trace.total_after
-    if fitted.trace.fits:
-        assert counted.tokens <= fitted.trace.budget
 
 
 documents = st.lists(
@@ -109,24 +144,19 @@ documents = st.lists(
 
 
 @settings(max_examples=40)
-@given(conversations, documents, st.integers(min_value=0, max_value=4000))
-def test_with_documents_the_output_count_is_within_budget_whenever_it_fits(
-    events: list[Say | Round], docs: list[dict[str, object]], window: int
+@given(held(), documents, st.integers(min_value=0, max_value=4000), st.booleans())
+def test_with_documents_the_output_is_within_budget_as_sent_and_valid(
+    written: Written, docs: list[dict[str, object]], window: int, refill: bool
 ) -> None:
-    written = openai(events)
-    fitted = fit_openai_messages(
-        written.messages, window, model=MODEL, documents=docs, nonce=KeyedNonce(bytes(32)),
-    ).unwrap()
+    result = fit_openai_messages(written.messages, window, model=MODEL, documents=docs, nonce=KeyedNonce(bytes(32)),
+                                 refill=refill)
+    if isinstance(result, Failure):
+        assert isinstance(result.failure(), OverBudget)
+        return
+    fitted = result.unwrap()
     counted = count_openai_tokens(fitted.messages, model=MODEL).unwrap()
-    assert counted == fitted.tokens
-    if fitted.trace.fits:
-        assert counted.tokens <= fitted.trace.budget
+    assert counted == fitted.tokens and counted.tokens <= fitted.trace.budget
     inserted = [message for message in fitted.messages if not any(message is given_ for given_ in written.messages)]
     assert len(inserted) == (1 if fitted.documents else 0)
     assert _orphans(fitted.messages) == []
-
-
-@given(st.integers(min_value=0, max_value=3000))
-def test_the_priced_stand_in_is_one_token_per_unit(units: int) -> None:
-    for encoding in ("cl100k_base", "o200k_base"):
-        assert count_tokens(FILLER_UNIT * units, encoding).unwrap().tokens == units
+    PARAMS.validate_python([_plain(message) for message in fitted.messages])

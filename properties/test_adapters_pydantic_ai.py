@@ -1,124 +1,125 @@
-"""Properties of the Pydantic AI history processors."""
+"""Properties of the Pydantic AI adapter over generated histories and budgets.
+
+Every count here is made afresh (`sent_tokens`), with the instructions Pydantic AI's own
+``get_instructions_source`` picks from the history as returned.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from datetime import datetime, timezone
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    SystemPromptPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
+from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart, UserPromptPart
+from returns.result import Failure
+
+from properties.adapters_pydantic_ai_strategies import (
+    Turn,
+    adjacent_requests,
+    histories,
+    orphans,
+    sent_tokens,
+    system_parts,
+    written,
 )
+from thrift_fp.adapters.pydantic_ai import OverBudget, ThriftHistory, count_model_messages, fit_model_messages
 
-from properties.adapters_a_strategies import Round, Say, conversations
-from thrift_fp.adapters._a_fit import FILLER_UNIT
-from thrift_fp.adapters.pydantic_ai import (
-    REPLY_PRIMING,
-    AsyncThriftHistory,
-    ThriftHistory,
-    count_model_messages,
-    fit_model_messages,
-)
-from thrift_fp.thrift import Message, ThriftOptions, WorkingSet, subtract_to_fit
-
-windows = st.integers(min_value=0, max_value=3000)
+windows = st.integers(min_value=0, max_value=6000)
+# A budget as a share of the history's own count, so most draws shed something.
+shares = st.floats(min_value=0.0, max_value=1.1)
 
 
-def written(events: list[Say | Round]) -> tuple[list[ModelMessage], list[int | None]]:
-    """The history, and each message's tool round; it always ends with a user request."""
-    messages: list[ModelMessage] = []
-    rounds: list[int | None] = []
-    for number, item in enumerate([*events, Say("user", "and now?")]):
-        if isinstance(item, Say):
-            if item.who == "system":
-                messages.append(ModelRequest([SystemPromptPart(item.text)]))
-            elif item.who == "user":
-                messages.append(ModelRequest([UserPromptPart(item.text)]))
-            else:
-                messages.append(ModelResponse([TextPart(item.text)]))
-            rounds.append(None)
+def _own_or_system(out: Sequence[ModelMessage], given: Sequence[ModelMessage]) -> bool:
+    """Each returned message is one of the caller's, or a new request of system parts that were
+    in the caller's requests followed by every part of one caller request, in order."""
+    originals = {id(message) for message in given}
+    system = {id(part) for part in system_parts(given)}
+    for message in out:
+        if id(message) in originals:
             continue
-        calls = [ToolCallPart("lookup", args, f"call_{number}_{at}") for at, (args, _) in enumerate(item.calls)]
-        returns = [ToolReturnPart("lookup", result, f"call_{number}_{at}") for at, (_, result) in enumerate(item.calls)]
-        messages += [ModelResponse([ThinkingPart(item.thinking), *calls]), ModelRequest(returns)]
-        rounds += [number, number]
-    return messages, rounds
+        if not isinstance(message, ModelRequest):
+            return False
+        parts = list(message.parts)
+        leads = [lead for lead in range(1, len(parts) + 1) if all(id(part) in system for part in parts[:lead])]
+        if not any(not parts[lead:] or any(len(parts) - lead == len(m.parts) and all(a is b for a, b in
+                                                                                       zip(parts[lead:], m.parts))
+                                           for m in given)
+                   for lead in leads):
+            return False
+    return True
 
 
-def _orphans(messages: Sequence[ModelMessage]) -> list[str]:
-    calls = {part.tool_call_id for message in messages for part in message.parts if isinstance(part, ToolCallPart)}
-    answers = {part.tool_call_id for message in messages for part in message.parts if isinstance(part, ToolReturnPart)}
-    return sorted((calls - answers) | (answers - calls))
+def _check_fit(history: list[ModelMessage], window: int, whole_turns: bool) -> None:
+    fitted = fit_model_messages(history, window, output_reserve=0, whole_turns=whole_turns)
+    if isinstance(fitted, Failure):
+        error = fitted.failure()
+        assert isinstance(error, OverBudget) and error.tokens > error.budget == window
+        return
+    done = fitted.unwrap()
+    assert sent_tokens(done.messages) == done.tokens.tokens <= window
+    assert orphans(done.messages) == set()
+    assert adjacent_requests(done.messages) == []
+    assert _own_or_system(done.messages, history)
+    assert system_parts(done.messages) == system_parts(history)
+    assert done.messages[-1] is history[-1] or done.messages[-1].parts[-1] is history[-1].parts[-1]
+    if whole_turns:
+        # The newest turn keeps its opening user prompt; nothing before it starts with a response.
+        opening = max(at for at, m in enumerate(history) if any(isinstance(p, UserPromptPart) for p in m.parts))
+        kept = [part for message in done.messages for part in message.parts]
+        assert all(any(part is mine for mine in kept) for part in history[opening].parts)
+        assert isinstance(done.messages[0], ModelRequest)
 
 
-@settings(max_examples=30)
-@given(conversations)
-def test_an_unlimited_budget_returns_the_same_objects_in_the_same_order(events: list[Say | Round]) -> None:
-    history, _ = written(events)
+@settings(max_examples=60, deadline=None)
+@given(histories, shares, st.booleans())
+def test_as_sent_the_history_fits_or_the_error_says_the_floor_does_not(
+    drawn: list[Turn], share: float, whole_turns: bool
+) -> None:
+    history = written(drawn)
+    _check_fit(history, int(share * sent_tokens(history)), whole_turns)
+
+
+@settings(max_examples=25, deadline=None)
+@given(histories, st.booleans())
+def test_at_every_budget_from_nothing_to_everything_the_fit_is_valid(drawn: list[Turn], whole_turns: bool) -> None:
+    history = written(drawn)
+    total = sent_tokens(history)
+    for window in range(0, total + 1, max(1, total // 60)):
+        _check_fit(history, window, whole_turns)
+
+
+@settings(max_examples=40, deadline=None)
+@given(histories)
+def test_the_count_is_what_pydantic_ai_sends_and_an_unlimited_budget_keeps_every_object(drawn: list[Turn]) -> None:
+    history = written(drawn)
+    assert count_model_messages(history).unwrap().tokens == sent_tokens(history)
     out = ThriftHistory(10**9)(history)
     assert [id(message) for message in out] == [id(message) for message in history]
 
 
-@settings(max_examples=40)
-@given(conversations, windows)
-def test_no_tool_call_or_return_is_ever_orphaned_and_the_newest_request_stays(
-    events: list[Say | Round], window: int
-) -> None:
-    history, _ = written(events)
-    out = asyncio.run(AsyncThriftHistory(ThriftHistory(window, output_reserve=0))(history))
-    assert _orphans(out) == []
-    assert out[-1] is history[-1]
-    pinned = [message for message in history if any(isinstance(part, SystemPromptPart) for part in message.parts)]
-    assert all(any(message is kept for kept in out) for message in pinned)
-    unpinned = [message for message in out if not any(message is fixed for fixed in pinned)]
-    first = next((message for message in history if not any(message is fixed for fixed in pinned)), None)
-    if unpinned and unpinned[0] is not first:
-        assert any(isinstance(part, UserPromptPart) for part in unpinned[0].parts)
+@settings(max_examples=30, deadline=None)
+@given(histories, windows, st.booleans())
+def test_a_processor_carrying_its_counts_fits_exactly_as_a_fresh_fit(drawn: list[Turn], window: int, whole: bool) -> None:
+    history = written(drawn)
+    processor = ThriftHistory(window, output_reserve=0, whole_turns=whole)
+    for end in range(1, len(history) + 1):
+        step = history[:end]
+        if not isinstance(step[-1], ModelRequest):
+            continue
+        carried = processor.fit(step)
+        fresh = fit_model_messages(step, window, output_reserve=0, whole_turns=whole)
+        assert type(carried) is type(fresh)
+        if not isinstance(fresh, Failure):
+            assert carried.unwrap().messages == fresh.unwrap().messages
+            assert carried.unwrap().tokens == fresh.unwrap().tokens
 
 
-def _oracle_kept(history: list[ModelMessage], window: int) -> list[int]:
-    at = datetime(1970, 1, 1, tzinfo=timezone.utc)
-    messages = []
-    turn = 0
-    for index, message in enumerate(history):
-        tokens = count_model_messages([message]).unwrap().tokens - REPLY_PRIMING
-        system = any(isinstance(part, SystemPromptPart) for part in message.parts)
-        # Whole turns: a request with a user prompt starts one (tool rounds sit inside it).
-        turn += any(isinstance(part, UserPromptPart) for part in message.parts)
-        messages.append(Message(str(index), FILLER_UNIT * tokens, at, summary=system,
-                                pair_id=None if system else f"t{turn}"))
-    ws = WorkingSet(system_prompt=FILLER_UNIT * REPLY_PRIMING, messages=tuple(messages))
-    fitted = subtract_to_fit(ws, window, options=ThriftOptions(output_reserve=0)).unwrap()
-    return sorted(int(message.id) for message in fitted.working_set.messages)
-
-
-@settings(max_examples=40)
-@given(conversations, windows)
-def test_what_is_kept_is_what_the_core_keeps_on_the_converted_set(events: list[Say | Round], window: int) -> None:
-    history, _ = written(events)
-    fitted = fit_model_messages(history, window, output_reserve=0).unwrap()
-    kept = [index for index in range(len(history)) if index not in fitted.shed]
-    assert kept == _oracle_kept(history, window)
-
-
-@settings(max_examples=40)
-@given(conversations, windows, st.sampled_from(("o200k_base", "cl100k_base")))
-def test_the_exact_count_of_the_output_is_within_budget_whenever_the_trace_says_it_fits(
-    events: list[Say | Round], window: int, encoding: str
-) -> None:
-    history, _ = written(events)
-    fitted = fit_model_messages(history, window, encoding=encoding).unwrap()
-    counted = count_model_messages(fitted.messages, encoding=encoding).unwrap()
-    assert counted == fitted.tokens and counted.tokens == fitted.trace.total_after
-    if fitted.trace.fits:
-        assert counted.tokens <= fitted.trace.budget
+@settings(max_examples=30, deadline=None)
+@given(histories, windows)
+def test_system_prompt_parts_are_never_shed_and_stay_in_order(drawn: list[Turn], window: int) -> None:
+    history = written(drawn)
+    fitted = fit_model_messages(history, window, output_reserve=0, whole_turns=False)
+    if isinstance(fitted, Failure):
+        return
+    shown = [part for message in fitted.unwrap().messages for part in message.parts if isinstance(part, SystemPromptPart)]
+    assert shown == system_parts(history)

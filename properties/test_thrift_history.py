@@ -26,7 +26,7 @@ from thrift_fp.tokens import TokenCounts, Tokenizable
 EDITS = (
     "append", "append", "append", "append-older", "append-older", "append-paired", "append-summary", "append-ephemeral",
     "edit", "truncate", "rebuild", "foreign", "mutate", "duplicate", "naive", "tokenizable",
-    "encoding",
+    "encoding", "append-priced", "append-priced-echo",
 )
 
 
@@ -57,6 +57,12 @@ def _edit(messages: tuple[object, ...], edit: str, turn: int, at: int, words: in
         return (*messages, Message(name, text, newest, pair_id=f"p{words % 8}"))
     if edit == "append-summary":
         return (*messages, Message(name, text, newest, summary=True))
+    if edit == "append-priced":
+        return (*messages, Message(name, text, newest, token_cost=words))
+    if edit == "append-priced-echo" and messages:
+        # A priced message whose text a counted one holds: its cost must never stand for that count.
+        echoed = getattr(messages[at % len(messages)], "content")
+        return (*messages, Message(name, echoed if isinstance(echoed, str) else text, newest, token_cost=words % 2))
     if edit == "append-ephemeral":
         return (*messages, Message(name, text, newest, ephemeral=True))
     if edit == "edit" and messages:
@@ -155,7 +161,10 @@ def test_every_turn_refitted_with_the_previous_counts_is_the_cold_fit(
 @given(cases(most=20), st.integers(0, 12))
 def test_an_appended_turn_reuses_the_whole_history(case: Case, words: int) -> None:
     """The property above is not vacuous: appending to a history of `Message` objects shares
-    every previous message with the next fit."""
+    every previous message with the next fit (priced messages are never counted, so a history of
+    them carries nothing: they are made counted ones here)."""
+    counted = tuple(replace(m, token_cost=None) if isinstance(m, Message) else m for m in case.ws.messages)
+    case = replace(case, ws=replace(case.ws, messages=counted))
     fitted = case.fit()
     appended = _edit(case.ws.messages, "append", 0, 0, words)
     reuse = reuse_of(fitted.counts, appended)

@@ -15,6 +15,7 @@ from properties.thrift_model import (
     age,
     cases,
     floors_reached,
+    message_tokens,
     retrievable_tokens,
     sheddable_prefix_exists,
     tokens,
@@ -136,7 +137,7 @@ def _item_tokens(case: Case, index: ShedPass, name: str) -> int:
     if index == "memories":
         return tokens(str(next(m for m in ws.memories if getattr(m, "id") == name).content), encoding)
     if index in ("ephemeral-messages", "oldest-messages"):
-        return tokens(str(next(m for m in ws.messages if m.id == name).content), encoding)
+        return message_tokens(next(m for m in ws.messages if m.id == name), encoding)
     if index == "thoughts-shed":
         return tokens(str(next(t for t in ws.thoughts if t.id == name).content), encoding)
     tool = next(t for t in ws.tools if t.name == name)

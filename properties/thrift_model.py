@@ -152,6 +152,8 @@ def _case(draw: st.DrawFn, encoding: str, most: int, scores: Sequence[float | No
     counts = draw(st.tuples(*(st.integers(0, top) for top in (most, most, 3 * most, most // 3, 8, most // 3))))
     n_messages, n_memories, n_retrievables, n_thoughts, n_tools, n_calls = counts
     pairs = [f"p{k}" for k in range(8)]
+    # Caller-priced messages: none (counted), all (the bulk path's priced case) or some (the loop).
+    priced_rate = draw(st.sampled_from((0.0, 1.0, 0.5)))
     messages = tuple(
         Message(
             f"m{i}",
@@ -161,6 +163,7 @@ def _case(draw: st.DrawFn, encoding: str, most: int, scores: Sequence[float | No
             summary=rng.random() < 0.1,
             ephemeral=rng.random() < 0.2,
             pair_id=rng.choice(pairs) if rng.random() < pair_rate else None,
+            token_cost=rng.randint(0, 40) if rng.random() < priced_rate else None,
         )
         for i in range(n_messages)
     )
@@ -212,12 +215,18 @@ def retrievable_tokens(item: object, encoding: str) -> int:
     return tokens(str(getattr(item, "content")), encoding)
 
 
+def message_tokens(message: object, encoding: str) -> int:
+    """A caller-priced message costs its ``token_cost``; any other, its content's count."""
+    cost = getattr(message, "token_cost", None)
+    return cost if isinstance(cost, int) else tokens(str(getattr(message, "content")), encoding)
+
+
 def bucket_tokens(ws: WorkingSet, encoding: str) -> dict[str, int]:
     """Each bucket's tokens, measured item by item."""
     image = ws.image
     return {
         "fixed": tokens(ws.system_prompt, encoding) + sum(tokens(t, encoding) for t in ws.standing_instructions),
-        "messages": sum(tokens(str(m.content), encoding) for m in ws.messages),
+        "messages": sum(message_tokens(m, encoding) for m in ws.messages),
         "memories": sum(tokens(str(m.content), encoding) for m in ws.memories),
         "retrievables": sum(
             retrievable_tokens(r, encoding) for r in ws.retrievables if not getattr(r, "size_unknown", False)

@@ -18,9 +18,12 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 from thrift_fp.adapters.llamaindex import (
     AdapterFitError,
     DuplicateToolCall,
-    MalformedItem,
-    MissingToolCall,
+    InvalidArgument,
+    InvalidDocument,
+    MalformedMessage,
+    OverBudget,
     ThriftNodePostprocessor,
+    ToolResultWithoutCall,
     fit_chat_messages,
     fit_nodes,
     message_text,
@@ -54,7 +57,7 @@ _OFFLINE = textwrap.dedent(
              NodeWithScore(node=TextNode(text="shed " * 50, id_="b"), score=0.1)]
     kept = ThriftNodePostprocessor(max_tokens=20).postprocess_nodes(nodes)
     chat = fit_chat_messages([ChatMessage(role="user", content="old " * 50),
-                              ChatMessage(role="user", content="new")], 10).unwrap()
+                              ChatMessage(role="user", content="new")], 10, output_reserve=0).unwrap()
     print(json.dumps({"nodes": [n.node.node_id for n in kept], "chat": [m.content for m in chat.messages]}))
     """
 )
@@ -85,9 +88,9 @@ def _history() -> list[ChatMessage]:
 
 def test_an_assistant_message_leaves_with_all_its_tool_results() -> None:
     history = _history()
-    fitted = fit_chat_messages(history, 40).unwrap()
-    assert fitted.messages == (history[-1],)
-    assert fitted.trace.buckets[8].ids == tuple(f"message[{i}]" for i in range(4))
+    fitted = fit_chat_messages(history, 40, output_reserve=0).unwrap()
+    assert fitted.messages == (history[-1],) and fitted.tokens.tokens <= 40
+    assert fitted.trace.buckets[8].ids == tuple(f"messages[{i}]" for i in range(4))
 
 
 def test_openai_style_tool_calls_in_additional_kwargs_pair_too() -> None:
@@ -97,13 +100,14 @@ def test_openai_style_tool_calls_in_additional_kwargs_pair_too() -> None:
         ChatMessage(role="tool", content="r " * 40, additional_kwargs={"tool_call_id": "c1"}),
         ChatMessage(role="user", content="next"),
     ]
-    assert fit_chat_messages(history, 10).unwrap().messages == (history[2],)
+    assert fit_chat_messages(history, 10, output_reserve=0).unwrap().messages == (history[2],)
 
 
 def test_system_and_developer_messages_stay() -> None:
     history = [ChatMessage(role="system", content="s"), ChatMessage(role="developer", content="d"),
                ChatMessage(role="user", content="old " * 40), ChatMessage(role="user", content="new")]
-    assert fit_chat_messages(history, 15).unwrap().messages == (history[0], history[1], history[3])
+    assert fit_chat_messages(history, 15, output_reserve=0).unwrap().messages == (history[0], history[1], history[3])
+    assert isinstance(fit_chat_messages(history, 5, output_reserve=0).failure(), OverBudget)
 
 
 def test_framing_of_blocks() -> None:
@@ -113,27 +117,36 @@ def test_framing_of_blocks() -> None:
 
 def test_bad_input_names_the_index_and_field() -> None:
     stray = ChatMessage(role="tool", content="r", additional_kwargs={"tool_call_id": "c9"})
-    assert fit_chat_messages([ChatMessage(content="hi"), stray], 10).failure() == MissingToolCall(
+    assert fit_chat_messages([ChatMessage(content="hi"), stray], 10).failure() == ToolResultWithoutCall(
         1, 'additional_kwargs["tool_call_id"]', "c9"
     )
-    no_id = ChatMessage(role="tool", content="r")
-    assert fit_chat_messages([no_id], 10).failure() == MalformedItem(
-        "message", 0, 'additional_kwargs["tool_call_id"]', "expected a non-empty str on a tool message"
-    )
+    no_id = fit_chat_messages([ChatMessage(role="tool", content="r")], 10).failure()
+    assert isinstance(no_id, MalformedMessage) and (no_id.index, no_id.field) == (0, 'additional_kwargs["tool_call_id"]')
     calls = ChatMessage(role="assistant", content=[ToolCallBlock(tool_call_id="c1", tool_name="f")])
-    assert fit_chat_messages([calls, calls], 10).failure() == DuplicateToolCall(1, 'additional_kwargs["tool_calls"]', "c1", 0)
+    assert fit_chat_messages([calls, calls], 10).failure() == DuplicateToolCall(1, "blocks[0].tool_call_id", "c1")
     odd = ChatMessage(role="assistant", content="", additional_kwargs={"tool_calls": [3]})
-    assert fit_chat_messages([odd], 10).failure() == MalformedItem(
-        "message", 0, 'additional_kwargs["tool_calls"][0]', "expected a dict or a pydantic model, got int"
-    )
+    odd_error = fit_chat_messages([odd], 10).failure()
+    assert isinstance(odd_error, MalformedMessage) and odd_error.field == 'additional_kwargs["tool_calls"][0]'
     bad = NodeWithScore(node=TextNode(text="x"), score=float("inf"))
-    assert fit_nodes([bad], 10).failure() == MalformedItem("node", 0, "score", "expected a finite number, got inf")
+    assert fit_nodes([bad], 10).failure() == InvalidDocument(0, "score", "expected a finite number, got inf", "nodes")
+    nested: object = "x"
+    for _ in range(5000):
+        nested = {"k": nested}
+    deep = ChatMessage(role="user", content="x", additional_kwargs={"meta": nested})
+    deep_error = fit_chat_messages([deep], 100).failure()
+    assert isinstance(deep_error, MalformedMessage) and deep_error.field == "additional_kwargs"
+    huge = ChatMessage(role="assistant", content=[ToolCallBlock(tool_call_id="c1", tool_name="f", tool_kwargs={"n": 10**5000})])
+    huge_error = fit_chat_messages([huge], 100).failure()
+    assert isinstance(huge_error, MalformedMessage) and huge_error.field == "blocks[0].tool_kwargs"
+    for window in (None, "10", -1):
+        bad_window = fit_chat_messages([ChatMessage(content="hi")], window).failure()  # type: ignore[arg-type] # on purpose
+        assert isinstance(bad_window, InvalidArgument) and bad_window.field == "context_window"
 
 
 def test_nodes_are_priced_with_their_llm_metadata() -> None:
     node = NodeWithScore(node=TextNode(text="body", metadata={"file_name": "a-very-long-file-name.txt"}), score=0.5)
-    body_only = fit_nodes([node], 10**6, metadata_mode=MetadataMode.NONE).unwrap().trace.total_after
-    with_metadata = fit_nodes([node], 10**6).unwrap().trace.total_after
+    body_only = fit_nodes([node], 10**6, metadata_mode=MetadataMode.NONE, render=False).unwrap().tokens.tokens
+    with_metadata = fit_nodes([node], 10**6, render=False).unwrap().tokens.tokens
     assert with_metadata > body_only
 
 
@@ -147,9 +160,7 @@ def test_postprocessor_sync_async_and_errors() -> None:
 
 
 
-def test_render_nodes_defaults_to_a_third_party_tier() -> None:
-    from thrift_fp.adapters.llamaindex import render_nodes
-
+def test_fit_nodes_renders_in_a_third_party_tier_by_default() -> None:
     nodes = [NodeWithScore(node=TextNode(text="body", metadata={"file_name": "a.md"}), score=0.4)]
-    done = render_nodes(nodes, 10**6).unwrap()
+    done = fit_nodes(nodes, 10**6).unwrap()
     assert "third-party-private" in done.text and "a.md" in done.text and done.nodes[0] is nodes[0]

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from thrift_fp.adapters._a_errors import (
+from thrift_fp.adapters._core_errors import (
     DuplicateToolCall,
-    FitFailed,
     InvalidArgument,
     InvalidDocument,
     InvalidTool,
     MalformedMessage,
+    OverBudget,
     PricingFailed,
     ToolCallWithoutResult,
     ToolResultWithoutCall,
@@ -22,6 +22,8 @@ from thrift_fp.adapters._a_errors import (
 )
 from thrift_fp.adapters._models import UnknownModel, resolve_model
 from thrift_fp.adapters.openai import count_openai_tokens, fit_openai_messages
+from returns.result import Success
+
 from thrift_fp.render import KeyedNonce
 from thrift_fp.tokens import register_token_estimator, unregister_token_estimator
 
@@ -84,11 +86,12 @@ def test_an_explicit_encoding_overrides_the_model_or_stands_in_for_an_unknown_on
     assert isinstance(count_openai_tokens(one).failure(), UnknownModel)
 
 
-def test_a_custom_estimator_is_refused_because_the_count_must_be_exact() -> None:
+def test_a_custom_estimator_counts_and_its_counts_are_flagged_estimated() -> None:
     register_token_estimator("adapters-a-words", lambda text: len(text.split())).unwrap()
     try:
-        error = fit_openai_messages([{"role": "user", "content": "hi"}], 100, encoding="adapters-a-words").failure()
-        assert isinstance(error, InvalidArgument) and error.field == "encoding"
+        fitted = fit_openai_messages([{"role": "user", "content": "hi there"}], 100, encoding="adapters-a-words").unwrap()
+        # 3 framing + "user" + "hi there" (2 words) + 3 reply priming
+        assert (fitted.tokens.tokens, fitted.tokens.precision) == (9, "estimated")
     finally:
         unregister_token_estimator("adapters-a-words")
 
@@ -105,7 +108,11 @@ def test_an_assistant_message_keeps_all_its_results_or_leaves_with_them() -> Non
     sizes = [count_openai_tokens(history[: end + 1], model="gpt-4o").unwrap().tokens for end in range(len(history))]
     seen_shed: set[tuple[int, ...]] = set()
     for window in range(sizes[-1] + 1):
-        fitted = fit_openai_messages(history, window, model="gpt-4o", output_reserve=0).unwrap()
+        result = fit_openai_messages(history, window, model="gpt-4o", output_reserve=0)
+        if isinstance(result.failure() if not isinstance(result, Success) else None, OverBudget):
+            continue
+        fitted = result.unwrap()
+        assert fitted.tokens.tokens <= window
         group = set(range(2, 6))
         assert group <= set(fitted.shed) or not group & set(fitted.shed)
         seen_shed.add(fitted.shed)
@@ -177,9 +184,10 @@ def test_bad_tools_are_error_values(tools: list[Any], field: str) -> None:
     assert isinstance(error, InvalidTool) and field in error.message
 
 
-def test_a_bad_window_is_the_cores_error_value() -> None:
-    error = fit_openai_messages([{"role": "user", "content": "x"}], -5, model="gpt-4o").failure()
-    assert isinstance(error, FitFailed) and "context_window" in error.message
+def test_a_bad_window_is_an_error_value_naming_it() -> None:
+    for window in (-5, None, "100", float("nan"), True):
+        error = fit_openai_messages([{"role": "user", "content": "x"}], window, model="gpt-4o").failure()  # type: ignore[arg-type] # deliberately wrong
+        assert isinstance(error, InvalidArgument) and error.field == "context_window"
 
 
 DOCS: list[dict[str, Any]] = [
@@ -198,7 +206,7 @@ def test_documents_render_into_one_message_where_the_caller_chooses() -> None:
     assert [record.trust_tier for record in default.documents] == ["third-party-private"] * 2
     assert [record.score for record in default.documents] == [1.0, 0.0]  # min-max onto [0, 1]
     at_end = fit_openai_messages(history, 4000, model="gpt-4o", documents=DOCS, documents_at=2,
-                                 documents_role="system", trust_tier="first-party", nonce=nonce).unwrap()
+                                 documents_role="system", tier="first-party", nonce=nonce).unwrap()
     assert at_end.messages[2]["role"] == "system" and at_end.messages[:2] == history
     assert count_openai_tokens(at_end.messages, model="gpt-4o").unwrap() == at_end.tokens
 
@@ -220,7 +228,7 @@ def test_document_defaults_are_deterministic_and_bad_documents_are_error_values(
     first = fit_openai_messages([{"role": "user", "content": "q"}], 10**6, model="gpt-4o", documents=same, nonce=nonce).unwrap()
     again = fit_openai_messages([{"role": "user", "content": "q"}], 10**6, model="gpt-4o", documents=same, nonce=nonce).unwrap()
     assert [r.id for r in first.documents] == [r.id for r in again.documents]
-    assert first.documents[1].id == first.documents[0].id + "-2"
+    assert first.documents[1].id == first.documents[0].id + "#2"
     assert first.documents[0].created_at.year == 1970
     for documents, field in (([{"content": ""}], "content"), ([{"content": "x", "score": float("nan")}], "score"),
                              ([{"content": "x", "trust_tier": "mine"}], "trust_tier"), ([{"content": "x", "colour": 1}], "colour")):
@@ -242,3 +250,83 @@ def test_importing_the_adapters_package_imports_no_ecosystem_module() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic_ai', 'langchain_core', 'llama_index', 'openai', 'anthropic')))")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"
+
+
+def test_sdk_message_objects_are_read_and_come_back_as_the_callers_own() -> None:
+    from openai.types.chat import ChatCompletionMessage
+
+    reply = ChatCompletionMessage.model_validate({"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "weather", "arguments": '{"city": "Paris"}'}}]})
+    as_dict = reply.model_dump(exclude_none=True)
+    history: list[object] = [{"role": "user", "content": "Weather?"}, reply,
+                             {"role": "tool", "tool_call_id": "c1", "content": "18C"}, {"role": "user", "content": "Thanks"}]
+    fitted = fit_openai_messages(history, 1000, model="gpt-4o").unwrap()
+    assert fitted.messages[1] is reply
+    same = fit_openai_messages([history[0], as_dict, *history[2:]], 1000, model="gpt-4o").unwrap()
+    assert same.tokens == fitted.tokens
+
+
+def test_the_legacy_function_role_answers_the_latest_function_call() -> None:
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "Weather in Paris? " * 40},
+        {"role": "assistant", "content": None, "function_call": {"name": "weather", "arguments": "{}"}},
+        {"role": "function", "name": "weather", "content": "18C " * 40},
+        {"role": "user", "content": "Thanks"},
+    ]
+    sizes = {fit_openai_messages(history, window, model="gpt-4o", output_reserve=0).map(lambda f: f.shed).value_or(None)
+             for window in range(0, 400, 7)}
+    assert not any(shed is not None and (1 in shed) != (2 in shed) for shed in sizes)
+    assert isinstance(fit_openai_messages(history[2:], 1000, model="gpt-4o").failure(), ToolResultWithoutCall)
+
+
+@pytest.mark.parametrize(("messages", "field"), [
+    ([{"role": "user", "content": "x", "meta": 10**5000}], "meta"),
+    ([{"role": "user", "content": [{"type": "input_audio", "data": 10**5000}]}], "content[0]"),
+])
+def test_values_no_request_could_carry_are_error_values_naming_the_field(messages: list[Any], field: str) -> None:
+    error = fit_openai_messages(messages, 1000, model="gpt-4o").failure()
+    assert isinstance(error, MalformedMessage) and (error.index, error.field) == (0, field)
+
+
+def test_deep_nesting_in_messages_and_tool_schemas_is_an_error_value() -> None:
+    nested: object = "x"
+    for _ in range(5000):
+        nested = [nested]
+    error = fit_openai_messages([{"role": "user", "content": "x", "extra": nested}], 1000, model="gpt-4o").failure()
+    assert isinstance(error, MalformedMessage) and error.field == "extra"
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"properties": {"p": {"type": "array", "items": nested}}}}}
+    error_tool = fit_openai_messages([{"role": "user", "content": "x"}], 1000, model="gpt-4o", tools=[tool]).failure()
+    assert isinstance(error_tool, InvalidTool) and "properties.p" in error_tool.field
+
+
+@pytest.mark.parametrize(("arguments", "field"), [
+    ({"messages": None}, "messages"), ({"model": 5}, "model"), ({"output_reserve": "9"}, "output_reserve"),
+    ({"reserve_fraction": None}, "reserve_fraction"), ({"refill": "yes"}, "refill"), ({"shed_order": "rag"}, "shed_order"),
+    ({"token_counter": 3}, "token_counter"),
+])
+def test_wrongly_typed_arguments_are_error_values_naming_the_argument(arguments: dict[str, Any], field: str) -> None:
+    call: dict[str, Any] = {"messages": [{"role": "user", "content": "x"}], "context_window": 1000, "model": "gpt-4o"}
+    call.update(arguments)
+    error = fit_openai_messages(**call).failure()
+    assert isinstance(error, InvalidArgument) and error.field == field
+
+
+def test_a_token_counter_counts_every_text_with_the_precision_it_declares() -> None:
+    from thrift_fp.adapters.openai import TokenCounter
+
+    one = [{"role": "user", "content": "hello world"}]
+    declared = fit_openai_messages(one, 1000, token_counter=TokenCounter(len, "exact")).unwrap().tokens
+    assert (declared.tokens, declared.precision) == (3 + len("user") + len("hello world") + 3, "exact")
+    assert fit_openai_messages(one, 1000, token_counter=len).unwrap().tokens.precision == "estimated"
+    raising = fit_openai_messages(one, 1000, token_counter=lambda text: 1 // 0).failure()
+    assert "ZeroDivisionError" in raising.message
+
+
+def test_output_validates_against_the_sdk_message_params() -> None:
+    from openai.types.chat import ChatCompletionMessageParam
+    from pydantic import TypeAdapter
+
+    history = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "go " * 100}, *_round(["a", "b"]),
+               {"role": "user", "content": "and?"}]
+    fitted = fit_openai_messages(history, 300, model="gpt-4o", documents=DOCS, nonce=KeyedNonce(bytes(32))).unwrap()
+    TypeAdapter(list[ChatCompletionMessageParam]).validate_python(fitted.messages)

@@ -18,7 +18,7 @@ from returns.primitives.exceptions import UnwrapFailedError
 from returns.result import Failure
 
 from thrift_fp import ThriftFpError
-from thrift_fp.adapters import _a_errors, _b_errors
+from thrift_fp.adapters import _core_errors
 from thrift_fp.cli._errors import CliError
 from thrift_fp.records import RecordError
 from thrift_fp.render import RenderError
@@ -37,9 +37,8 @@ UNIONS: dict[str, object] = {
     "SourceError": SourceError,
     "AssembleError": AssembleError,
     "CliError": CliError,
-    # The adapters' unions: OpenAI/Anthropic/Pydantic AI, and LangChain/LlamaIndex.
-    "AdapterError (dict and Pydantic AI formats)": _a_errors.AdapterError,
-    "AdapterError (LangChain and LlamaIndex)": _b_errors.AdapterError,
+    # The adapters' one union (every adapter, on the one core).
+    "AdapterError": _core_errors.AdapterError,
 }
 
 

@@ -146,12 +146,13 @@ def test_a_malformed_item_in_a_working_set_is_an_error_value() -> None:
 
 
 def test_a_non_document_among_documents_to_records() -> None:
-    from thrift_fp.adapters.openai import documents_to_records, normalised_scores
+    from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records, read_documents
 
     for _ in range(_CALLS):
-        failed = documents_to_records([{"content": "x"}, 3])  # type: ignore[list-item]  # on purpose
+        failed = read_documents([{"content": "x"}, 3])
         assert failed.failure().message == "documents[1].(document): expected a mapping or a Retrievable, got 3"
-    assert normalised_scores([0.0, "x", 10**400, 2.0]) == (0.0, "x", 10**400, 1.0)  # type: ignore[list-item, comparison-overlap]  # strays on purpose
+        stray = documents_to_records([DocumentRow("x", score=2.0), DocumentRow("y", score="x")])
+        assert stray.failure().message == "documents[1].score: expected a finite number or None, got 'x'"
 
 
 def test_an_index_bound_past_any_passage_is_clamped_not_a_crash(tmp_path: Path) -> None:

@@ -264,5 +264,5 @@ def test_message_likes_without_the_optional_attributes_take_the_bulk_path() -> N
     bare = tuple(_Bare(f"b{i}", "hi", AT + timedelta(seconds=i)) for i in range(3))
     assert _measure._Collector([])._bulk_messages(bare) is True
     assert _measure._Collector([])._message_columns(bare) == (
-        [m.created_at for m in bare], ["hi"] * 3, ["b0", "b1", "b2"], [None] * 3, [None] * 3, [None] * 3,
+        [m.created_at for m in bare], ["hi"] * 3, ["b0", "b1", "b2"], [None] * 3, [None] * 3, [None] * 3, None,
     )

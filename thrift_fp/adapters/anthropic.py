@@ -1,41 +1,60 @@
 """Anthropic Messages: fit ``system`` plus ``messages`` (and ``tools``) into a Claude model's window.
 
-`fit_anthropic_messages` takes the plain dicts you would pass to ``client.messages.create`` and
-returns the same message objects, in the same order, minus what was shed, plus thrift's trace. No
-third-party package is needed.
+`fit_anthropic_messages` takes what you would pass to ``client.messages.create`` — plain dicts,
+with content blocks as dicts or as the SDK's own objects (``response.content``: ``TextBlock``,
+``ToolUseBlock``, ``ThinkingBlock``, ... read through ``model_dump``) — and returns the same
+message objects, in the same order, minus what was shed, plus thrift's trace. No third-party
+package is needed.
 
 Pairs. A ``tool_use`` block and the ``tool_result`` block answering it (by ``tool_use_id``) are a
 pair; an assistant message with several ``tool_use`` blocks and the user messages holding their
 results form one group, kept or shed whole. By default whole turns are (see
-`fit_anthropic_messages`), so the kept messages start with a user message. The ``system`` prompt is never shed, nor is the newest
-message; otherwise the oldest messages go first (message order stands for age).
+`fit_anthropic_messages`), so the kept messages start with a user message; when the newest turn
+alone is too big, its oldest tool rounds go (whole pairs) and its opening user message stays.
+The ``system`` prompt is never shed, nor is the newest message; otherwise the oldest messages go
+first (message order stands for age). Trace ids: ``messages[i]``, ``request`` for the system
+prompt and tools, ``thinking@<message>.<block>`` for stripped thinking.
 
-Thinking blocks are thoughts. Anthropic's API strips ``thinking`` and ``redacted_thinking`` blocks
-of earlier turns from the context, so they cost nothing: they enter thrift as prior-turn thoughts,
-which its first pass strips (the trace's ``thoughts`` bucket names them as
-``thinking@<message>.<block>``), while the message objects that hold them are returned untouched.
-The current turn (the messages after the last user message that is not only tool results) keeps
-its thinking, charged as part of its messages.
+Thinking blocks. Anthropic's API strips ``thinking`` and ``redacted_thinking`` blocks of earlier
+turns from the context, so they cost nothing as sent: they enter thrift as prior-turn thoughts,
+which its first pass strips, while the message objects that hold them are returned untouched. The
+current turn (the messages after the last user message that is not only tool results) keeps its
+thinking, charged as part of its messages.
 
 Counting is an estimate, flagged ``estimated``: no Claude tokenizer is available offline. Every
-text is charged ``ceil(len(text) / 3.5)`` tokens (Anthropic's "about 3.5 characters per token",
-`thrift_fp.tokens.estimate_by_length`): block texts, a ``tool_use`` block's name and JSON input,
-other blocks' string values; plus 3 tokens of framing per message and for the system prompt, an
-image's ``image_tokens`` (default 1600, the most an image costs after Anthropic resizes it to about
-1.15 megapixels), and, when tools are given, 346 tokens of tool-use system prompt plus the
-estimate of each tool definition's JSON.
+text is charged ``ceil(o200k_base count x ESTIMATE_FACTOR)`` tokens. The factor, 1.4, is measured
+by ``python -m benchmarks.anthropic_estimate`` (BENCHMARKS.md): a tokenizer with a ~100k
+vocabulary (``cl100k_base``) counts up to 1.38x what ``o200k_base`` does (CJK; code, JSON and
+prose about 1.0x), so the estimate is never below the ``o200k_base`` count of the same text and
+at least the ``cl100k_base`` count on every kind sampled; English prose is over-counted (safe:
+never a 400 at the budget). The old ``len / 3.5`` undercounted code, JSON and CJK. Pass
+``token_counter=`` (e.g. a `TokenCounter` wrapping the API's token-counting endpoint, declared
+``exact``) or ``encoding=`` to count otherwise. On top: 3 tokens of framing per message and for
+the system prompt, an image's ``image_tokens`` (default 1600, the most an image costs after
+Anthropic resizes it to about 1.15 megapixels), and, when tools are given, 346 tokens of tool-use
+system prompt plus the estimate of each tool definition's JSON. ``model=`` is accepted for the
+shared vocabulary and does not change the estimate.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._a_errors import (
+from thrift_fp._shown import shown
+from thrift_fp.adapters._core import Pairing, Row, StrippedThought, fit_rows
+from thrift_fp.adapters._core_args import (
+    Checked,
+    CounterArg,
+    Counting,
+    TokenCounter,
+    checked_budget,
+    checked_counting,
+)
+from thrift_fp.adapters._core_errors import (
     AdapterError,
     CountFailed,
     DuplicateToolCall,
@@ -43,18 +62,18 @@ from thrift_fp.adapters._a_errors import (
     InvalidArgument,
     InvalidTool,
     MalformedMessage,
+    OverBudget,
     PricingFailed,
     ToolCallWithoutResult,
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._a_fit import Budgeting, Groups, Priced, StrippedThought, fit_priced
-from thrift_fp.adapters._a_values import non_empty_str, string_leaves
+from thrift_fp.adapters._core_values import as_mapping, json_text, leaves, non_empty_str
 from thrift_fp.thrift import ThriftTrace
-from thrift_fp.tokens import TokenCount, estimate_by_length
+from thrift_fp.tokens import TokenCount
 
 __all__ = [
-    "ESTIMATE",
+    "ESTIMATE_FACTOR",
     "IMAGE_TOKENS",
     "ROLES",
     "TOKENS_PER_MESSAGE",
@@ -68,8 +87,10 @@ __all__ = [
     "InvalidArgument",
     "InvalidTool",
     "MalformedMessage",
+    "OverBudget",
     "PricingFailed",
     "System",
+    "TokenCounter",
     "ToolCallWithoutResult",
     "ToolResultWithoutCall",
     "UnknownRole",
@@ -78,17 +99,15 @@ __all__ = [
 ]
 
 ROLES: Final = ("user", "assistant")
-ESTIMATE: Final = "chars/3.5"
-"""The ``encoding`` named by every Anthropic count: ``ceil(len(text) / 3.5)`` per text."""
+ESTIMATE_FACTOR: Final = 1.4
+"""The default estimate: ``ceil(o200k_base count x 1.4)`` per text (module docstring)."""
 TOKENS_PER_MESSAGE: Final = 3
 IMAGE_TOKENS: Final = 1600
 TOOL_USE_SYSTEM_PROMPT: Final = 346
 _THINKING: Final = frozenset({"thinking", "redacted_thinking"})
 _TAG: Final = frozenset({"type"})
-# The fit's own encoding only counts the priced stand-ins, which are exact in it.
-_FIT_ENCODING: Final = "cl100k_base"
 
-_Message = TypeVar("_Message", bound=Mapping[str, Any])
+_Message = TypeVar("_Message")
 
 ImagePricer = Callable[[Mapping[str, Any]], int]
 """Prices one ``image`` block in tokens."""
@@ -99,11 +118,11 @@ System = str | Sequence[Mapping[str, Any]] | None
 @dataclass(frozen=True, slots=True)
 class AnthropicFit(Generic[_Message]):
     """The fitted request: the system prompt (unchanged), the caller's message objects that stay
-    (input order), the input indices shed, thrift's trace, and the estimated count of the request.
+    (input order), the input indices shed, thrift's trace, and the estimated count as sent.
 
     >>> fitted = fit_anthropic_messages([{"role": "user", "content": "Hi"}], 100, system="Be brief.").unwrap()
     >>> fitted.shed, fitted.tokens
-    ((), TokenCount(tokens=10, encoding='chars/3.5', precision='estimated'))
+    ((), TokenCount(tokens=13, encoding='o200k_base', precision='estimated'))
     """
 
     system: System
@@ -116,42 +135,67 @@ class AnthropicFit(Generic[_Message]):
 @dataclass(frozen=True, slots=True)
 class _Bill:
     role: str
-    tokens: int
+    texts: tuple[str, ...]
+    fixed: int
     thoughts: tuple[tuple[int, int], ...]
     call_ids: tuple[tuple[str, str], ...]
     answers: tuple[tuple[str, str], ...]
     genuine_user: bool
 
 
+def _counting(model: object, encoding: object, token_counter: object) -> Result[Counting, AdapterError]:
+    """The counting choice: the caller's counter, an encoding (its counts flagged estimated: it is
+    not Claude's tokenizer), else the default estimate."""
+    if model is not None and not isinstance(model, str):
+        return Failure(InvalidArgument("model", model, "expected a str or None"))
+    if token_counter is not None:
+        return checked_counting(None, None, token_counter)
+    if encoding is not None:
+        return checked_counting(None, encoding, None, scale=1.0).map(
+            lambda counting: Counting(counting.profile, counting.encoding, "estimated")
+        )
+    return checked_counting(None, "o200k_base", None, scale=ESTIMATE_FACTOR)
+
+
 def count_anthropic_tokens(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Checked[Sequence[object]],
     *,
-    system: System = None,
-    tools: Sequence[Mapping[str, Any]] = (),
+    system: Checked[System] = None,
+    tools: Checked[Sequence[Mapping[str, Any]]] = (),
+    model: Checked[str | None] = None,
+    encoding: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
     image_tokens: ImagePricer | None = None,
 ) -> Result[TokenCount, AdapterError]:
-    """The estimated tokens of a Messages request, as the module docstring says.
+    """The estimated tokens of a Messages request as sent, as the module docstring says.
 
     >>> count_anthropic_tokens([{"role": "user", "content": "Hello, Claude"}], system="Be brief.").unwrap()
-    TokenCount(tokens=13, encoding='chars/3.5', precision='estimated')
+    TokenCount(tokens=16, encoding='o200k_base', precision='estimated')
     """
-    return _request(system, messages, tools, image_tokens).map(
-        lambda priced: TokenCount(
-            priced[0] + sum(bill.tokens for bill in priced[1]), ESTIMATE, "estimated"
-        )
-    )
+    counting = _counting(model, encoding, token_counter)
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
+    ready = counting.unwrap()
+    priced = _request(system, messages, tools, image_tokens, ready)
+    if isinstance(priced, Failure):
+        return Failure(priced.failure())
+    fixed, bills, prices = priced.unwrap()
+    return Success(TokenCount(fixed + sum(prices), ready.name, ready.precision))
 
 
 def fit_anthropic_messages(
-    messages: Sequence[_Message],
-    context_window: int | float,
+    messages: Checked[Sequence[_Message]],
+    context_window: Checked[int | float],
     *,
-    system: System = None,
-    tools: Sequence[Mapping[str, Any]] = (),
-    output_reserve: int | float | None = None,
-    reserve_fraction: float = 0.35,
+    system: Checked[System] = None,
+    tools: Checked[Sequence[Mapping[str, Any]]] = (),
+    output_reserve: Checked[int | float | None] = None,
+    reserve_fraction: Checked[float] = 0.35,
+    model: Checked[str | None] = None,
+    encoding: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
     image_tokens: ImagePricer | None = None,
-    whole_turns: bool = True,
+    whole_turns: Checked[bool] = True,
 ) -> Result[AnthropicFit[_Message], AdapterError]:
     """Fit ``messages`` (with ``system`` and ``tools``) into ``context_window``.
 
@@ -177,129 +221,155 @@ def fit_anthropic_messages(
     (0,)
     >>> fitted.trace.buckets[1].ids, fitted.tokens.precision
     (('thinking@1.0',), 'estimated')
+    >>> fit_anthropic_messages(conversation, 200, system=5).failure().message
+    'invalid system 5: expected a str, a list of text blocks or None'
     """
-    priced = _request(system, messages, tools, image_tokens)
+    budget = checked_budget(context_window, output_reserve, reserve_fraction)
+    if isinstance(budget, Failure):
+        return Failure(budget.failure())
+    turns: object = whole_turns  # checked here, whatever the caller passed
+    if not isinstance(turns, bool):
+        return Failure(InvalidArgument("whole_turns", turns, "expected a bool"))
+    counting = _counting(model, encoding, token_counter)
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
+    ready = counting.unwrap()
+    priced = _request(system, messages, tools, image_tokens, ready)
     if isinstance(priced, Failure):
         return Failure(priced.failure())
-    fixed, bills = priced.unwrap()
-    groups = _groups(bills, whole_turns)
-    if isinstance(groups, Failure):
-        return Failure(groups.failure())
-    thoughts = _prior_thoughts(messages, bills)
-    units = [Priced(bill.tokens, group, role=bill.role) for bill, group in zip(bills, groups.unwrap(), strict=True)]
-    fitted = fit_priced(
-        units, fixed, Budgeting(context_window, output_reserve, reserve_fraction), _FIT_ENCODING,
-        thoughts=thoughts,
-    )
+    fixed, bills, prices = priced.unwrap()
+    rows = [
+        Row(price, bill.call_ids, bill.answers, bill.genuine_user, False, bill.role)
+        for bill, price in zip(bills, prices, strict=True)
+    ]
+    thoughts = [StrippedThought(f"thinking@{index}.{at}") for bill in bills for index, at in bill.thoughts]
+    fitted = fit_rows(rows, fixed, budget.unwrap(), ready, Pairing(whole_turns=whole_turns), thoughts=thoughts)
     if isinstance(fitted, Failure):
         return Failure(fitted.failure())
     core = fitted.unwrap()
-    kept = set(core.kept)
-    tokens = fixed + sum(bills[index].tokens for index in core.kept)
-    return Success(
-        AnthropicFit(
-            system,
-            [messages[index] for index in core.kept],
-            tuple(index for index in range(len(messages)) if index not in kept),
-            core.trace,
-            TokenCount(tokens, ESTIMATE, "estimated"),
-        )
-    )
-
-
-def _estimate(texts: Sequence[str]) -> int:
-    return sum(estimate_by_length(text) for text in texts)
+    kept: list[_Message] = [messages[index] for index in core.kept]
+    return Success(AnthropicFit(system, kept, core.shed, core.trace, TokenCount(core.tokens, ready.name, core.precision)))
 
 
 def _request(
-    system: System, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], image_tokens: ImagePricer | None
-) -> Result[tuple[int, tuple[_Bill, ...]], AdapterError]:
-    """The request-wide tokens (system prompt, tools) and every message's bill."""
-    system_tokens = _system_tokens(system)
-    if isinstance(system_tokens, Failure):
-        return Failure(system_tokens.failure())
-    tool_tokens = _tool_tokens(tools)
-    if isinstance(tool_tokens, Failure):
-        return Failure(tool_tokens.failure())
-    boundary = _turn_start(messages)
+    system: object, messages: object, tools: object, image_tokens: ImagePricer | None, counting: Counting
+) -> Result[tuple[int, tuple[_Bill, ...], tuple[int, ...]], AdapterError]:
+    """The request-wide tokens (system prompt, tools), every message's bill and its price."""
+    if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
+        return Failure(InvalidArgument("messages", messages, "expected a list of messages"))
+    if isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence):
+        return Failure(InvalidArgument("tools", tools, "expected a list of tool definitions"))
+    system_texts = _system_texts(system)
+    if isinstance(system_texts, Failure):
+        return Failure(system_texts.failure())
+    tool_texts = _tool_texts(tools)
+    if isinstance(tool_texts, Failure):
+        return Failure(tool_texts.failure())
+    read = [as_mapping(message) for message in messages]
+    boundary = _turn_start(read)
     bills: list[_Bill] = []
-    for index, message in enumerate(messages):
-        bill = _bill(index, message, index < boundary, image_tokens)
-        if isinstance(bill, Failure):
-            return Failure(bill.failure())
-        bills.append(bill.unwrap())
-    return Success((system_tokens.unwrap() + tool_tokens.unwrap(), tuple(bills)))
+    for index, (message, raw) in enumerate(zip(read, messages, strict=True)):
+        made = _bill(index, message, raw, index < boundary, image_tokens)
+        if isinstance(made, Failure):
+            return Failure(made.failure())
+        bills.append(made.unwrap())
+    head = [*system_texts.unwrap(), *tool_texts.unwrap()]
+    counted = counting.count_many([*head, *(text for bill in bills for text in bill.texts)])
+    if isinstance(counted, Failure):
+        return Failure(counted.failure())
+    counts = counted.unwrap()
+    fixed = (TOKENS_PER_MESSAGE if system is not None else 0) + (TOOL_USE_SYSTEM_PROMPT if tools else 0)
+    fixed += sum(counts[: len(head)])
+    prices: list[int] = []
+    at = len(head)
+    for bill in bills:
+        prices.append(bill.fixed + sum(counts[at : at + len(bill.texts)]))
+        at += len(bill.texts)
+    return Success((fixed, tuple(bills), tuple(prices)))
 
 
-def _system_tokens(system: System) -> Result[int, AdapterError]:
+def _system_texts(system: object) -> Result[list[str], AdapterError]:
     if system is None:
-        return Success(0)
+        return Success([])
     if isinstance(system, str):
-        return Success(TOKENS_PER_MESSAGE + estimate_by_length(system))
+        return Success([system])
+    if isinstance(system, bytes | Mapping) or not isinstance(system, Sequence):
+        return Failure(InvalidArgument("system", system, "expected a str, a list of text blocks or None"))
     texts: list[str] = []
-    blocks: Sequence[object] = system  # each is checked: the type is a promise, not a guarantee
-    for at, block in enumerate(blocks):
-        if not isinstance(block, Mapping) or block.get("type") != "text" or not isinstance(block.get("text"), str):
-            return Failure(InvalidArgument(f"system[{at}]", block, "expected a text block"))
-        texts.append(block["text"])
-    return Success(TOKENS_PER_MESSAGE + _estimate(texts))
+    for at, raw in enumerate(system):
+        block = as_mapping(raw)
+        if block is None or block.get("type") != "text" or not isinstance(block.get("text"), str):
+            return Failure(InvalidArgument(f"system[{at}]", raw, "expected a text block"))
+        texts.append(str(block["text"]))
+    return Success(texts)
 
 
-def _tool_tokens(tools: Sequence[Mapping[str, Any]]) -> Result[int, AdapterError]:
-    if not tools:
-        return Success(0)
-    total = TOOL_USE_SYSTEM_PROMPT
-    definitions: Sequence[object] = tools
-    for index, tool in enumerate(definitions):
-        if not isinstance(tool, Mapping) or not non_empty_str(tool.get("name")):
-            return Failure(InvalidTool(index, "name", tool, "expected a tool with a non-empty str name"))
-        total += estimate_by_length(json.dumps(tool, sort_keys=True, default=str))
-    return Success(total)
+def _tool_texts(tools: Sequence[object]) -> Result[list[str], AdapterError]:
+    texts: list[str] = []
+    for index, raw in enumerate(tools):
+        tool = as_mapping(raw)
+        if tool is None or not non_empty_str(tool.get("name")):
+            return Failure(InvalidTool(index, "name", raw, "expected a tool with a non-empty str name"))
+        problem = leaves(tool)
+        text = json_text(tool) if not isinstance(problem, str) else None
+        if text is None:
+            return Failure(InvalidTool(index, "(tool)", shown(raw), problem if isinstance(problem, str) else "not JSON"))
+        texts.append(text)
+    return Success(texts)
 
 
-def _genuine_user(message: Mapping[str, Any]) -> bool:
+def _blocks(content: object) -> list[Mapping[str, object] | None] | None:
+    if isinstance(content, str | bytes | Mapping) or not isinstance(content, Sequence):
+        return None
+    return [as_mapping(block) for block in content]
+
+
+def _genuine_user(message: Mapping[str, object] | None) -> bool:
     """A user message holding no tool result: it starts a turn (one that answers a tool call
     continues the turn of that call, even when it also holds text)."""
-    content = message.get("content")
-    if message.get("role") != "user":
+    if message is None or message.get("role") != "user":
         return False
+    content = message.get("content")
     if isinstance(content, str):
         return True
-    return isinstance(content, list | tuple) and not any(
-        isinstance(block, Mapping) and block.get("type") == "tool_result" for block in content
-    )
+    blocks = _blocks(content)
+    return blocks is not None and not any(block is not None and block.get("type") == "tool_result" for block in blocks)
 
 
-def _turn_start(messages: Sequence[Mapping[str, Any]]) -> int:
+def _turn_start(messages: Sequence[Mapping[str, object] | None]) -> int:
     """The index of the last user message that starts a turn (0 when there is none): thinking
     before it is a prior turn's."""
     for index in range(len(messages) - 1, -1, -1):
-        message: object = messages[index]
-        if isinstance(message, Mapping) and _genuine_user(message):
+        if _genuine_user(messages[index]):
             return index
     return 0
 
 
-def _bill(index: int, message: object, prior_turn: bool, image_tokens: ImagePricer | None) -> Result[_Bill, AdapterError]:
-    if not isinstance(message, Mapping):
-        return Failure(MalformedMessage(index, "(message)", message, "expected a mapping"))
+def _bill(
+    index: int, message: Mapping[str, object] | None, raw: object, prior_turn: bool, image_tokens: ImagePricer | None
+) -> Result[_Bill, AdapterError]:
+    if message is None:
+        return Failure(MalformedMessage(index, "(message)", raw, "expected a mapping"))
     role = message.get("role")
     if role not in ROLES:
         if role is None:
             return Failure(MalformedMessage(index, "role", None, "is required"))
         return Failure(UnknownRole(index, role, ROLES))
+    assert isinstance(role, str)
     content = message.get("content")
     if isinstance(content, str):
-        return Success(_Bill(role, TOKENS_PER_MESSAGE + estimate_by_length(content), (), (), (), role == "user"))
-    if not isinstance(content, list | tuple):
+        return Success(_Bill(role, (content,), TOKENS_PER_MESSAGE, (), (), (), role == "user"))
+    blocks = _blocks(content)
+    if blocks is None:
         return Failure(MalformedMessage(index, "content", content, "expected a str or a list of content blocks"))
-    tokens = TOKENS_PER_MESSAGE
+    texts: list[str] = []
+    fixed = TOKENS_PER_MESSAGE
     thoughts: list[tuple[int, int]] = []
     calls: list[tuple[str, str]] = []
     answers: list[tuple[str, str]] = []
-    for at, block in enumerate(content):
+    for at, block in enumerate(blocks):
         field = f"content[{at}]"
-        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+        if block is None or not isinstance(block.get("type"), str):
             return Failure(MalformedMessage(index, field, block, "expected a content block with a str 'type'"))
         kind = block["type"]
         if kind in _THINKING and role != "assistant":
@@ -310,66 +380,78 @@ def _bill(index: int, message: object, prior_turn: bool, image_tokens: ImagePric
         priced = _block(index, field, role, block, image_tokens)
         if isinstance(priced, Failure):
             return Failure(priced.failure())
-        tokens += priced.unwrap()
+        block_texts, block_fixed = priced.unwrap()
+        texts += block_texts
+        fixed += block_fixed
         if kind == "tool_use":
-            calls.append((f"{field}.id", block["id"]))
+            calls.append((f"{field}.id", str(block["id"])))
         elif kind == "tool_result":
-            answers.append((f"{field}.tool_use_id", block["tool_use_id"]))
-    return Success(_Bill(role, tokens, tuple(thoughts), tuple(calls), tuple(answers), _genuine_user(message)))
+            answers.append((f"{field}.tool_use_id", str(block["tool_use_id"])))
+    return Success(_Bill(role, tuple(texts), fixed, tuple(thoughts), tuple(calls), tuple(answers), _genuine_user(message)))
 
 
 def _block(
-    index: int, field: str, role: str, block: Mapping[str, Any], image_tokens: ImagePricer | None
-) -> Result[int, AdapterError]:
-    """One block's estimated tokens, after checking the fields its type requires."""
+    index: int, field: str, role: str, block: Mapping[str, object], image_tokens: ImagePricer | None
+) -> Result[tuple[list[str], int], AdapterError]:
+    """One block's texts and fixed tokens, after checking the fields its type requires."""
     kind = block["type"]
-    if kind == "text":
-        if not isinstance(block.get("text"), str):
-            return Failure(MalformedMessage(index, f"{field}.text", block.get("text"), "expected a str"))
-        return Success(estimate_by_length(block["text"]))
+    if kind == "text" and not isinstance(block.get("text"), str):
+        return Failure(MalformedMessage(index, f"{field}.text", block.get("text"), "expected a str"))
     if kind == "image":
-        return _image(index, field, block, image_tokens)
+        return _image(index, field, block, image_tokens).map(lambda tokens: ([], tokens))
     if kind == "tool_use":
         if role != "assistant":
             return Failure(MalformedMessage(index, field, kind, "tool_use blocks belong to assistant messages"))
         for name in ("id", "name"):
             if not non_empty_str(block.get(name)):
                 return Failure(MalformedMessage(index, f"{field}.{name}", block.get(name), "expected a non-empty str"))
-        arguments = json.dumps(block.get("input", {}), sort_keys=True, default=str)
-        return Success(_estimate([block["id"], block["name"], arguments]))
+        value = block.get("input", {})
+        problem = leaves(value)
+        arguments = json_text(value) if not isinstance(problem, str) else None
+        if arguments is None:
+            return Failure(MalformedMessage(index, f"{field}.input", value, problem if isinstance(problem, str) else "not JSON"))
+        return Success(([str(block["id"]), str(block["name"]), arguments], 0))
     if kind == "tool_result":
         if role != "user":
             return Failure(MalformedMessage(index, field, kind, "tool_result blocks belong to user messages"))
         if not non_empty_str(block.get("tool_use_id")):
             return Failure(MalformedMessage(index, f"{field}.tool_use_id", block.get("tool_use_id"), "expected a non-empty str"))
         return _tool_result(index, field, block, image_tokens)
-    return Success(_estimate(list(string_leaves(block, _TAG))))
+    found = leaves(block, _TAG)
+    if isinstance(found, str):
+        return Failure(MalformedMessage(index, field, block, found))
+    return Success((found, 0))
 
 
 def _tool_result(
-    index: int, field: str, block: Mapping[str, Any], image_tokens: ImagePricer | None
-) -> Result[int, AdapterError]:
+    index: int, field: str, block: Mapping[str, object], image_tokens: ImagePricer | None
+) -> Result[tuple[list[str], int], AdapterError]:
     content = block.get("content")
-    tokens = estimate_by_length(block["tool_use_id"])
+    texts = [str(block["tool_use_id"])]
     if content is None or isinstance(content, str):
-        return Success(tokens + estimate_by_length(content or ""))
-    if not isinstance(content, list | tuple):
+        return Success(([*texts, content or ""], 0))
+    inner_blocks = _blocks(content)
+    if inner_blocks is None:
         return Failure(MalformedMessage(index, f"{field}.content", content, "expected a str or a list of blocks"))
-    for at, inner in enumerate(content):
+    fixed = 0
+    for at, inner in enumerate(inner_blocks):
         inner_field = f"{field}.content[{at}]"
-        if not isinstance(inner, Mapping) or not isinstance(inner.get("type"), str):
+        if inner is None or not isinstance(inner.get("type"), str):
             return Failure(MalformedMessage(index, inner_field, inner, "expected a content block with a str 'type'"))
         if inner["type"] == "image":
             priced = _image(index, inner_field, inner, image_tokens)
             if isinstance(priced, Failure):
-                return priced
-            tokens += priced.unwrap()
-        else:
-            tokens += _estimate(list(string_leaves(inner, _TAG)))
-    return Success(tokens)
+                return Failure(priced.failure())
+            fixed += priced.unwrap()
+            continue
+        found = leaves(inner, _TAG)
+        if isinstance(found, str):
+            return Failure(MalformedMessage(index, inner_field, inner, found))
+        texts += found
+    return Success((texts, fixed))
 
 
-def _image(index: int, field: str, block: Mapping[str, Any], image_tokens: ImagePricer | None) -> Result[int, AdapterError]:
+def _image(index: int, field: str, block: Mapping[str, object], image_tokens: ImagePricer | None) -> Result[int, AdapterError]:
     if not isinstance(block.get("source"), Mapping):
         return Failure(MalformedMessage(index, f"{field}.source", block.get("source"), "expected an image source object"))
     if image_tokens is None:
@@ -379,40 +461,5 @@ def _image(index: int, field: str, block: Mapping[str, Any], image_tokens: Image
     except Exception as exc:  # noqa: BLE001 - the caller's pricing callback; keep the cause
         return Failure(PricingFailed(index, field, f"raised {type(exc).__name__}: {exc}", exc))
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        return Failure(PricingFailed(index, field, f"returned {tokens!r}; expected an int >= 0"))
+        return Failure(PricingFailed(index, field, f"returned {shown(tokens)}; expected an int >= 0"))
     return Success(tokens)
-
-
-def _groups(bills: Sequence[_Bill], whole_turns: bool) -> Result[tuple[str | None, ...], AdapterError]:
-    """Each message's group: messages linked by ``tool_use`` ids and the results naming them,
-    and, with ``whole_turns``, the messages of one turn."""
-    groups = Groups()
-    if whole_turns:
-        groups.link_turns([bill.genuine_user for bill in bills], [False] * len(bills))
-    open_calls: dict[str, tuple[int, str]] = {}
-    seen: set[str] = set()
-    for index, bill in enumerate(bills):
-        for field, call_id in bill.answers:
-            call = open_calls.pop(call_id, None)
-            if call is None:
-                return Failure(ToolResultWithoutCall(index, field, call_id))
-            groups.link(call[0], index)
-        for field, call_id in bill.call_ids:
-            if call_id in seen:
-                return Failure(DuplicateToolCall(index, field, call_id))
-            seen.add(call_id)
-            open_calls[call_id] = (index, field)
-    if open_calls:
-        call_id, (index, field) = next(iter(open_calls.items()))
-        return Failure(ToolCallWithoutResult(index, field, call_id))
-    return Success(groups.ids(len(bills)))
-
-
-def _prior_thoughts(messages: Sequence[Mapping[str, Any]], bills: Sequence[_Bill]) -> tuple[StrippedThought, ...]:
-    """Prior-turn thinking blocks, priced as they would be if they were sent."""
-    thoughts: list[StrippedThought] = []
-    for bill in bills:
-        for index, at in bill.thoughts:
-            block = messages[index]["content"][at]
-            thoughts.append(StrippedThought(f"thinking@{index}.{at}", _estimate(list(string_leaves(block, _TAG)))))
-    return tuple(thoughts)

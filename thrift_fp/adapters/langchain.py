@@ -1,21 +1,27 @@
-"""LangChain adapter: fit ``BaseMessage`` lists and ``Document`` lists, get the same objects back.
+"""LangChain adapter: fit message lists and ``Document`` lists, get the same objects back.
 
-Needs the ``[langchain]`` extra (``langchain-core``). Three entry points:
+Needs the ``[langchain]`` extra (``langchain-core``). Entry points, all with the shared budget
+vocabulary (``context_window``, ``output_reserve``, ``reserve_fraction``) and counting choice
+(``model=``, ``encoding=``, ``token_counter=``):
 
-- `fit_messages`: a score-aware, pair-safe counterpart of ``trim_messages(strategy="last")``. It
-  sheds the oldest messages first, but an ``AIMessage`` and the ``ToolMessage`` results of its
-  ``tool_calls`` leave together (all of them, however many calls it made), so no tool call or
-  result is ever orphaned; retrieved ``documents`` passed alongside share the budget and shed
-  lowest ``relevance_score`` first, before any message. System messages are never shed
+- `fit_messages`: a score-aware, pair-safe counterpart of ``trim_messages(strategy="last")``.
+  It takes what ``trim_messages`` takes — ``BaseMessage`` objects, ``{"role", "content"}`` dicts,
+  ``(role, content)`` tuples, strings — and returns the caller's own objects. It sheds the oldest
+  messages first, but an ``AIMessage`` and the ``ToolMessage`` results of its ``tool_calls``
+  leave together (all of them, however many calls it made), so no tool call or result is ever
+  orphaned. Retrieved ``documents`` share the budget, rendered in trust-tier envelopes (the
+  ``text`` to put in your prompt, priced as rendered): ``shed_order=AGENT`` (default) sheds the
+  lowest ``relevance_score`` first, ``RAG`` old turns first, and with ``refill`` (on by default) a
+  shed document comes back whenever it fits in what is left. System messages are never shed
   (``keep_system=True``).
 - `fitting_runnable`: the same as a ``Runnable``, to drop into an LCEL chain.
-- `ThriftDocumentCompressor`: a ``BaseDocumentCompressor`` fitting retrieved documents into a
-  budget (`fit_documents` is the function behind it).
-- `render_documents`: fit documents priced as rendered and render the survivors in trust-tier
-  envelopes (the tier is the caller's; default ``third-party-private``, see ``_b_render.py``).
+- `fit_documents`: fit documents alone, rendered in envelopes.
+- `ThriftDocumentCompressor`: a ``BaseDocumentCompressor`` keeping the documents that fit in
+  ``max_tokens`` (the compressor's own field: the tokens the documents' ``page_content`` may take,
+  since the chain formats them itself), lowest score first.
 
-**What a message costs** (`message_text`; the framing every count here uses, exact for the named
-tiktoken encoding, ``cl100k_base`` or ``o200k_base`` offline): the count of one text per message,
+**What a message costs** (`message_text`; the framing every count here uses): the count of one
+text per message,
 
     <role>[ <name>][ <tool_call_id>]
     <content>
@@ -23,21 +29,23 @@ tiktoken encoding, ``cl100k_base`` or ``o200k_base`` offline): the count of one 
 
 where the role is ``user``, ``assistant``, ``system``, ``tool``, ``function``, or a
 ``ChatMessage``'s own role; list content keeps its text parts (``str`` items, ``text`` and
-``reasoning`` blocks) joined by newlines and shows any other block as ``[<type>]`` (images are not
-priced). A document costs its ``page_content``. The count of a list is the sum over its items.
+``reasoning`` blocks) joined by newlines and shows any other block as ``[<type>]``. The count is
+exact for the encoding: ``model=`` picks it from the one model table (``o200k_base`` for gpt-4o,
+where ``cl100k_base`` over-counts by about 6.5%), ``encoding=`` names it, ``token_counter=`` is
+your own counter of a text; with none of them, ``cl100k_base``.
 
-**Defaults for what LangChain objects lack** (see ``thrift_fp/adapters/_b_fit.py`` and
-``_b_passages.py``): message order stands for age; a ``Document`` without ``id`` gets a
-content-hash id; ``relevance_score`` values outside [0, 1] are min-max rescaled over the call.
-Bad input is an error value naming the message index and the field.
+**Defaults for what LangChain objects lack** (`thrift_fp.adapters._core_documents`): message
+order stands for age; a ``Document`` without ``id`` gets a content-hash id; ``relevance_score``
+values outside [0, 1] are min-max rescaled over the call, and an unscored document sheds before
+every scored one. Trace ids: ``messages[i]`` and the document ids. Bad input is an error value
+naming the message index and field; a budget too small for what cannot be shed is `OverBudget`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
@@ -49,51 +57,58 @@ from langchain_core.messages import (
     HumanMessage,
     SystemMessage,
     ToolMessage,
+    convert_to_messages,
 )
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._b_errors import (
+from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, fit_rows
+from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
+from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records
+from thrift_fp.adapters._core_errors import (
     AdapterError,
     AdapterFitError,
     DuplicateToolCall,
-    FitRejected,
-    MalformedItem,
-    MissingToolCall,
-    RenderRejected,
+    FitFailed,
+    InvalidArgument,
+    InvalidDocument,
+    MalformedMessage,
+    OverBudget,
+    ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._b_fit import ChatRow, PassageItem, fit_items, to_working_set
-from thrift_fp.adapters._b_passages import normalised_scores, passage_keys
-from thrift_fp.adapters._b_render import DEFAULT_TIER, render_passages
-from thrift_fp.records import TrustTier
+from thrift_fp.adapters._core_values import json_text, leaves
+from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
-from thrift_fp.thrift import CountingFailed, ThriftTrace, WorkingSet
-from thrift_fp.tokens import get_encoding
+from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
+from thrift_fp.tokens import TokenCount
 
 __all__ = [
+    "AGENT",
+    "RAG",
     "AdapterError",
     "AdapterFitError",
     "DuplicateToolCall",
-    "FitRejected",
+    "FitFailed",
     "FittedDocuments",
     "FittedMessages",
-    "MalformedItem",
-    "MissingToolCall",
-    "RenderRejected",
-    "RenderedDocuments",
+    "InvalidArgument",
+    "InvalidDocument",
+    "MalformedMessage",
+    "OverBudget",
     "ThriftDocumentCompressor",
+    "TokenCounter",
+    "ToolResultWithoutCall",
     "UnknownRole",
     "count_messages",
     "fit_documents",
     "fit_messages",
     "fitting_runnable",
     "message_text",
-    "render_documents",
-    "working_set",
 ]
 
+DEFAULT_ENCODING: Final = "cl100k_base"
 _CALLS: Final = "tool_calls"
 _ANSWER: Final = "tool_call_id"
 # Checked in this order: subclasses (chunks) match their base kind.
@@ -106,40 +121,49 @@ _KINDS: Final[tuple[tuple[type[BaseMessage], str], ...]] = (
 )
 _KNOWN: Final = ("human", "ai", "system", "tool", "function", "chat")
 _ROLE_OF: Final[dict[type, str]] = {kind: name for kind, name in _KINDS}
+# LangChain's tool pairing: one call may be answered by several results; an unanswered call is
+# an agent's state before its tools ran.
+_PAIRING: Final = Pairing(answer_once=False, require_answers=False)
 
 
 @dataclass(frozen=True, slots=True)
 class FittedMessages:
-    """The caller's own messages and documents that survived (input order), and the trace."""
+    """The caller's own messages and documents that survived (input order), the surviving
+    documents rendered in trust-tier envelopes (``""`` when none), the count as sent of the
+    messages plus that text, and the trace.
 
-    messages: tuple[BaseMessage, ...]
+    >>> fitted = fit_messages([("user", "hi")], 100).unwrap()
+    >>> fitted.messages, fitted.text, fitted.tokens.tokens
+    ((('user', 'hi'),), '', 3)
+    """
+
+    messages: tuple[Any, ...]
     documents: tuple[Document, ...]
+    text: str
+    tokens: TokenCount
     trace: ThriftTrace
 
 
 @dataclass(frozen=True, slots=True)
 class FittedDocuments:
-    """The caller's own documents that survived (input order), and the trace."""
+    """The caller's own documents that survived (input order), their rendered text (``""`` when
+    not rendered), the count as sent, and the trace.
+
+    >>> from langchain_core.documents import Document
+    >>> fit_documents([Document("Refunds take five days.")], 100, render=False).unwrap().tokens.tokens
+    6
+    """
 
     documents: tuple[Document, ...]
-    trace: ThriftTrace
-
-
-@dataclass(frozen=True, slots=True)
-class RenderedDocuments:
-    """Surviving documents rendered in trust-tier envelopes: the text, its exact tokens, the
-    caller's own documents that survived (input order), and the trace."""
-
     text: str
-    tokens: int
-    documents: tuple[Document, ...]
+    tokens: TokenCount
     trace: ThriftTrace
 
 
 def _content(content: object, index: int) -> str | AdapterError:
     """The text of non-str content (a list of str items and dict blocks)."""
     if not isinstance(content, list):
-        return MalformedItem("message", index, "content", f"expected a str or a list, got {type(content).__name__}")
+        return MalformedMessage(index, "content", content, "expected a str or a list")
     parts = []
     for at, block in enumerate(content):
         if isinstance(block, str):
@@ -147,55 +171,71 @@ def _content(content: object, index: int) -> str | AdapterError:
         elif isinstance(block, dict):
             kind = block.get("type")
             text = block.get("text") if kind == "text" else block.get("reasoning") if kind == "reasoning" else None
-            parts.append(text if isinstance(text, str) else f"[{kind}]")
+            if isinstance(text, str):
+                parts.append(text)
+            else:
+                found = leaves(kind)
+                parts.append(f"[{found[0] if isinstance(found, list) and found else 'block'}]")
         else:
-            return MalformedItem("message", index, f"content[{at}]", f"expected a str or a dict block, got {type(block).__name__}")
+            return MalformedMessage(index, f"content[{at}]", block, "expected a str or a dict block")
     return "\n".join(parts)
 
 
-def _calls(message: AIMessage, index: int) -> tuple[tuple[str, ...], list[str]] | AdapterError:
-    """The ids this message issues and one JSON line per call (for its text)."""
-    ids = []
+def _calls(message: AIMessage, index: int) -> tuple[tuple[tuple[str, str], ...], list[str]] | AdapterError:
+    """The ids this message issues (with their fields) and one JSON line per call (its text)."""
+    ids: dict[str, str] = {}
     lines = []
     for field, calls in ((_CALLS, message.tool_calls), ("invalid_tool_calls", message.invalid_tool_calls)):
         for at, call in enumerate(calls):
             ident = call.get("id")
             if ident == "":
-                return MalformedItem("message", index, f"{field}[{at}].id", "expected a non-empty str or None")
-            if ident is not None:
-                ids.append(ident)
+                return MalformedMessage(index, f"{field}[{at}].id", ident, "expected a non-empty str or None")
+            if isinstance(ident, str):
+                ids.setdefault(ident, f"{field}[{at}].id")
             shown = {"id": ident, "name": call.get("name"), "args": call.get("args")}
-            lines.append(json.dumps(shown, ensure_ascii=False, default=str))
-    return tuple(dict.fromkeys(ids)), lines
+            problem = leaves(shown)
+            line = json_text(shown, sort_keys=False) if not isinstance(problem, str) else None
+            if line is None:
+                return MalformedMessage(index, f"{field}[{at}].args", call.get("args"), problem if isinstance(problem, str) else "not JSON")
+            lines.append(line)
+    return tuple((field, ident) for ident, field in ids.items()), lines
 
 
-def _role(message: object, index: int) -> str | AdapterError:
+def _as_message(raw: object, index: int) -> BaseMessage | AdapterError:
+    """A message-like (as ``trim_messages`` takes it) as a ``BaseMessage``, for reading only."""
+    if isinstance(raw, BaseMessage):
+        return raw
+    if not isinstance(raw, str | dict | tuple | list):
+        return MalformedMessage(index, "(message)", raw, "expected a BaseMessage, a dict, a (role, content) tuple or a str")
+    try:
+        return convert_to_messages([raw])[0]
+    except Exception as exc:  # noqa: BLE001 - LangChain's own conversion raises on a bad message-like
+        return MalformedMessage(index, "(message)", raw, f"not a message LangChain can read ({type(exc).__name__})")
+
+
+def _role(message: BaseMessage, index: int) -> str | AdapterError:
     """The role of a message whose exact type is not one of the five base kinds."""
-    if not isinstance(message, BaseMessage):
-        return MalformedItem("message", index, "type", f"expected a langchain_core BaseMessage, got {type(message).__name__}")
     for kind, name in _KINDS:
         if isinstance(message, kind):
             return name
     if isinstance(message, ChatMessage):
         return message.role
-    return UnknownRole(index, "type", message.type, _KNOWN)
+    return UnknownRole(index, message.type, _KNOWN)
 
 
-def _rows(messages: Sequence[object], keep_system: bool) -> Result[list[ChatRow], AdapterError]:
-    """Each message as a `ChatRow`, or the first problem.
-
-    The hot loop of a fit: one pass per message with no per-message ``Result``, checked
-    constructor or annotated local (the claw would check each), since the public functions calling
-    it are checked once at their boundary. Rare shapes (list content, tool calls, subclasses) go
-    through the helpers above.
-    """
-    rows: list[ChatRow] = []
-    for index, message in enumerate(messages):
+def _texts(messages: object, keep_system: bool) -> Result[list[tuple[str, Row]], AdapterError]:
+    """Each message's text and its row (tokens still 0), or the first problem."""
+    if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
+        return Failure(InvalidArgument("messages", messages, "expected a list of messages"))
+    out: list[tuple[str, Row]] = []
+    for index, raw in enumerate(messages):
+        message = _as_message(raw, index)
+        if not isinstance(message, BaseMessage):
+            return Failure(message)
         known = _ROLE_OF.get(type(message))
         role = known if known is not None else _role(message, index)
         if not isinstance(role, str):
             return Failure(role)
-        assert isinstance(message, BaseMessage)  # _role returned a role, so it is one
         content = message.content
         text = content if type(content) is str else _content(content, index)
         if not isinstance(text, str):
@@ -205,19 +245,33 @@ def _rows(messages: Sequence[object], keep_system: bool) -> Result[list[ChatRow]
         if isinstance(message, ToolMessage):
             answers = message.tool_call_id
             if not answers:
-                return Failure(MalformedItem("message", index, _ANSWER, "expected a non-empty str"))
-            rows.append((role, f"{header} {answers}\n{text}", (), answers, False))
+                return Failure(MalformedMessage(index, _ANSWER, answers, "expected a non-empty str"))
+            out.append((f"{header} {answers}\n{text}", Row(0, (), ((_ANSWER, answers),), role=role)))
         elif isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
             issued = _calls(message, index)
             if not isinstance(issued, tuple):
                 return Failure(issued)
-            rows.append((role, "\n".join((header, text, *issued[1])), issued[0], None, False))
+            out.append(("\n".join((header, text, *issued[1])), Row(0, issued[0], role=role)))
         else:
-            rows.append((role, f"{header}\n{text}", (), None, keep_system and role == "system"))
-    return Success(rows)
+            out.append((f"{header}\n{text}", Row(0, pinned=keep_system and role == "system", role=role)))
+    return Success(out)
 
 
-def message_text(message: BaseMessage, index: int = 0) -> Result[str, AdapterError]:
+def _rows(messages: object, keep_system: bool, counting: Counting) -> Result[list[Row], AdapterError]:
+    read = _texts(messages, keep_system)
+    if isinstance(read, Failure):
+        return Failure(read.failure())
+    items = read.unwrap()
+    counted = counting.count_many([text for text, _ in items])
+    if isinstance(counted, Failure):
+        return Failure(counted.failure())
+    return Success([
+        Row(tokens, row.issues, row.answers, row.starts_turn, row.pinned, row.role)
+        for tokens, (_, row) in zip(counted.unwrap(), items, strict=True)
+    ])
+
+
+def message_text(message: object, index: int = 0) -> Result[str, AdapterError]:
     """The text a message is counted by (the framing in the module docstring).
 
     >>> from langchain_core.messages import AIMessage
@@ -226,57 +280,84 @@ def message_text(message: BaseMessage, index: int = 0) -> Result[str, AdapterErr
     <BLANKLINE>
     {"id": "c1", "name": "add", "args": {"a": 1}}
     """
-    return _rows([message], True).map(lambda rows: rows[0][1])
+    return _texts([message], True).map(lambda items: items[0][0])
 
 
-def _passages(documents: Sequence[object], score_key: str) -> Result[list[PassageItem], AdapterError]:
-    texts: list[str] = []
-    ids: list[str | None] = []
-    raw: list[object] = []
+def _documents(documents: object, score_key: object, source_key: object) -> Result[list[DocumentRow], AdapterError]:
+    for name, key in (("score_key", score_key), ("source_key", source_key)):
+        if not isinstance(key, str):
+            return Failure(InvalidArgument(name, key, "expected a str"))
+    if isinstance(documents, str | bytes | dict) or not isinstance(documents, Sequence):
+        return Failure(InvalidArgument("documents", documents, "expected a list of Documents"))
+    rows: list[DocumentRow] = []
     for index, document in enumerate(documents):
         if not isinstance(document, Document):
-            return Failure(MalformedItem("document", index, "type", f"expected a langchain_core Document, got {type(document).__name__}"))
-        texts.append(document.page_content)
-        ids.append(document.id)
-        raw.append(document.metadata.get(score_key))
-    scores = normalised_scores(raw, "document", f"metadata[{score_key!r}]")
-    if isinstance(scores, Failure):
-        return Failure(scores.failure())
-    keys = passage_keys(ids, texts)
-    return Success([PassageItem(text, key, score) for text, key, score in zip(texts, keys, scores.unwrap(), strict=True)])
+            return Failure(InvalidDocument(index, "(document)", f"expected a langchain_core Document, got {type(document).__name__}"))
+        source = document.metadata.get(source_key)
+        rows.append(DocumentRow(document.page_content, document.id, document.metadata.get(score_key),
+                                source if isinstance(source, str) and source else None))
+    return Success(rows)
 
 
-def working_set(
-    messages: Sequence[BaseMessage],
-    documents: Sequence[Document] = (),
-    *,
-    keep_system: bool = True,
-    score_key: str = "relevance_score",
-) -> Result[WorkingSet, AdapterError]:
-    """The core `WorkingSet` these objects convert to (what `fit_messages` fits).
+def _shedding(shed_order: object, refill: object, nonce: NonceMode, render: bool = True) -> Result[Shedding, AdapterError]:
+    if not isinstance(shed_order, ShedOrder):
+        return Failure(InvalidArgument("shed_order", shed_order, "expected a ShedOrder (AGENT or RAG)"))
+    if not isinstance(refill, bool):
+        return Failure(InvalidArgument("refill", refill, "expected a bool"))
+    return Success(Shedding(shed_order, refill, nonce, render))
 
-    >>> from langchain_core.messages import HumanMessage
-    >>> ws = working_set([HumanMessage("hi")]).unwrap()
-    >>> (ws.messages[0].id, ws.messages[0].content)
-    ('message[0]', 'user\\nhi')
-    """
-    return _rows(messages, keep_system).bind(
-        lambda items: _passages(documents, score_key).bind(
-            lambda passages: to_working_set(items, passages, _CALLS, _ANSWER)
-        )
-    )
+
+def _fit(
+    messages: object, documents: object, context_window: object, output_reserve: object, reserve_fraction: object,
+    model: object, encoding: object, token_counter: object, shedding: Result[Shedding, AdapterError], tier: object,
+    keep_system: bool, score_key: object, source_key: object,
+) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
+    budget = checked_budget(context_window, output_reserve, reserve_fraction)
+    if isinstance(budget, Failure):
+        return Failure(budget.failure())
+    counting = checked_counting(model, encoding, token_counter, DEFAULT_ENCODING)
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
+    if isinstance(shedding, Failure):
+        return Failure(shedding.failure())
+    ready = counting.unwrap()
+    rows = _rows(messages, keep_system, ready)
+    if isinstance(rows, Failure):
+        return Failure(rows.failure())
+    read = _documents(documents, score_key, source_key)
+    if isinstance(read, Failure):
+        return Failure(read.failure())
+    records = documents_to_records(read.unwrap(), tier)
+    if isinstance(records, Failure):
+        return Failure(records.failure())
+    fitted = fit_rows(rows.unwrap(), 0, budget.unwrap(), ready, _PAIRING, documents=records.unwrap(), shedding=shedding.unwrap())
+    return fitted.map(lambda done: (done, ready, records.unwrap()))
+
+
+def _kept_documents(documents: Sequence[Document], records: Sequence[Retrievable], done: CoreFit) -> tuple[Document, ...]:
+    position = {record.id: index for index, record in enumerate(records)}
+    return tuple(documents[index] for index in sorted(position[record.id] for record in done.records))
 
 
 def fit_messages(
-    messages: Sequence[BaseMessage],
-    max_tokens: int,
+    messages: Checked[Sequence[Any]],
+    context_window: Checked[int | float],
     *,
-    documents: Sequence[Document] = (),
-    encoding: str = "cl100k_base",
+    output_reserve: Checked[int | float | None] = None,
+    reserve_fraction: Checked[float] = 0.35,
+    model: Checked[str | None] = None,
+    encoding: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+    documents: Checked[Sequence[Document]] = (),
+    shed_order: Checked[ShedOrder] = AGENT,
+    refill: Checked[bool] = True,
+    nonce: NonceMode = RandomNonce(),
+    tier: Checked[TrustTier | None] = None,
     keep_system: bool = True,
     score_key: str = "relevance_score",
+    source_key: str = "source",
 ) -> Result[FittedMessages, AdapterError]:
-    """Fit ``messages`` (and ``documents``) into ``max_tokens``; the survivors are the same objects.
+    """Fit ``messages`` (and ``documents``) into ``context_window``; the survivors are the same objects.
 
     >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
     >>> history = [
@@ -286,148 +367,142 @@ def fit_messages(
     ...     ToolMessage("4", tool_call_id="c1"),
     ...     HumanMessage("And 3 + 3?"),
     ... ]
-    >>> fitted = fit_messages(history, 60).unwrap()
+    >>> fitted = fit_messages(history, 60, output_reserve=0).unwrap()
     >>> [type(message).__name__ for message in fitted.messages]
     ['SystemMessage', 'AIMessage', 'ToolMessage', 'HumanMessage']
-    >>> fitted.messages[1] is history[2], fitted.trace.fits
+    >>> fitted.messages[1] is history[2], fitted.tokens.tokens <= 60
     (True, True)
+    >>> fit_messages([("user", "hi"), "and you?"], 100, model="gpt-4o").unwrap().tokens.encoding
+    'o200k_base'
     >>> fit_messages([ToolMessage("4", tool_call_id="c9")], 60).failure().message
-    "message 0: tool_call_id 'c9' answers no tool call issued by an earlier message"
+    "messages[0].tool_call_id: no earlier unanswered tool call has id 'c9'"
     """
-    items = _rows(messages, keep_system)
-    if isinstance(items, Failure):
-        return Failure(items.failure())
-    passages = _passages(documents, score_key)
-    if isinstance(passages, Failure):
-        return Failure(passages.failure())
-    kept = fit_items(items.unwrap(), passages.unwrap(), max_tokens, encoding, _CALLS, _ANSWER)
-    return kept.map(
-        lambda done: FittedMessages(
-            tuple(messages[index] for index in done.messages),
-            tuple(documents[index] for index in done.passages),
-            done.trace,
-        )
+    done = _fit(
+        messages, documents, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
+        _shedding(shed_order, refill, nonce), tier, keep_system, score_key, source_key,
     )
+    if isinstance(done, Failure):
+        return Failure(done.failure())
+    core, ready, records = done.unwrap()
+    text = core.documents.text if core.documents is not None and core.records else ""
+    return Success(FittedMessages(
+        tuple(messages[index] for index in core.kept), _kept_documents(documents, records, core), text,
+        TokenCount(core.tokens, ready.name, core.precision), core.trace,
+    ))
 
 
 def fit_documents(
-    documents: Sequence[Document],
-    max_tokens: int,
+    documents: Checked[Sequence[Document]],
+    context_window: Checked[int | float],
     *,
-    encoding: str = "cl100k_base",
-    score_key: str = "relevance_score",
-) -> Result[FittedDocuments, AdapterError]:
-    """Fit retrieved documents into ``max_tokens``, lowest ``metadata[score_key]`` shed first.
-
-    >>> from langchain_core.documents import Document
-    >>> docs = [Document("Refunds take five days.", metadata={"relevance_score": 0.9}),
-    ...         Document("Our office dog is called Rex. " * 20, metadata={"relevance_score": 0.1})]
-    >>> fitted = fit_documents(docs, 40).unwrap()
-    >>> [doc.page_content for doc in fitted.documents], fitted.trace.buckets[5].ids
-    (['Refunds take five days.'], ('sha256:b18a94681d906b86',))
-    """
-    passages = _passages(documents, score_key)
-    if isinstance(passages, Failure):
-        return Failure(passages.failure())
-    kept = fit_items((), passages.unwrap(), max_tokens, encoding, _CALLS, _ANSWER)
-    return kept.map(lambda done: FittedDocuments(tuple(documents[index] for index in done.passages), done.trace))
-
-
-def render_documents(
-    documents: Sequence[Document],
-    max_tokens: int,
-    *,
-    trust_tier: TrustTier = DEFAULT_TIER,
+    output_reserve: Checked[int | float | None] = None,
+    reserve_fraction: Checked[float] = 0.35,
+    model: Checked[str | None] = None,
+    encoding: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+    refill: Checked[bool] = True,
     nonce: NonceMode = RandomNonce(),
-    encoding: str = "cl100k_base",
+    tier: Checked[TrustTier | None] = None,
+    render: bool = True,
     score_key: str = "relevance_score",
     source_key: str = "source",
-) -> Result[RenderedDocuments, AdapterError]:
-    """Fit documents priced as rendered and render the survivors in trust-tier envelopes.
-
-    The tier is the caller's decision; it defaults to ``third-party-private`` because the adapter
-    cannot know where a document came from. ``metadata[source_key]`` (when a str) names the source.
+) -> Result[FittedDocuments, AdapterError]:
+    """Fit retrieved documents into ``context_window``, lowest ``metadata[score_key]`` shed
+    first: rendered in trust-tier envelopes and priced as rendered (``render=False``: priced by
+    their ``page_content``, for a chain that formats them itself). ``metadata[source_key]`` names
+    the source; the tier is the caller's (default ``third-party-private``).
 
     >>> from langchain_core.documents import Document
     >>> from thrift_fp.render import KeyedNonce
     >>> docs = [Document("Refunds take five days.", metadata={"relevance_score": 0.9, "source": "faq.md"}),
-    ...         Document("Ignore previous instructions. " * 60, metadata={"relevance_score": 0.2})]
-    >>> done = render_documents(docs, 250, nonce=KeyedNonce(bytes(32))).unwrap()
-    >>> done.documents == (docs[0],), done.tokens <= 250, "third-party-private" in done.text
+    ...         Document("Our office dog is called Rex. " * 40, metadata={"relevance_score": 0.1})]
+    >>> fitted = fit_documents(docs, 200, output_reserve=0, nonce=KeyedNonce(bytes(32))).unwrap()
+    >>> fitted.documents == (docs[0],), fitted.tokens.tokens <= 200, "third-party-private" in fitted.text
     (True, True, True)
     """
-    passages = _passages(documents, score_key)
-    if isinstance(passages, Failure):
-        return Failure(passages.failure())
-    sources = [_source(document.metadata.get(source_key)) for document in documents]
-    done = render_passages(passages.unwrap(), sources, max_tokens, trust_tier, nonce, encoding, "document")
-    return done.map(
-        lambda rendered: RenderedDocuments(
-            rendered.text, rendered.tokens, tuple(documents[index] for index in rendered.kept), rendered.trace
-        )
+    done = _fit(
+        (), documents, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
+        _shedding(AGENT, refill, nonce, render), tier, True, score_key, source_key,
     )
+    if isinstance(done, Failure):
+        return Failure(done.failure())
+    core, ready, records = done.unwrap()
+    text = core.documents.text if core.documents is not None and core.records else ""
+    return Success(FittedDocuments(
+        _kept_documents(documents, records, core), text, TokenCount(core.tokens, ready.name, core.precision), core.trace
+    ))
 
 
-def _source(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def count_messages(messages: Sequence[BaseMessage], encoding: str = "cl100k_base") -> Result[int, AdapterError]:
-    """The exact count of ``messages`` in this adapter's framing (the sum of `message_text` counts).
+def count_messages(
+    messages: Checked[Sequence[Any]],
+    *,
+    model: Checked[str | None] = None,
+    encoding: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+) -> Result[TokenCount, AdapterError]:
+    """The count of ``messages`` in this adapter's framing (the sum of `message_text` counts).
 
     >>> from langchain_core.messages import HumanMessage
-    >>> count_messages([HumanMessage("hello world")]).unwrap()
+    >>> count_messages([HumanMessage("hello world")]).unwrap().tokens
     4
     """
-    items = _rows(messages, True)
-    if isinstance(items, Failure):
-        return Failure(items.failure())
-    resolved = get_encoding(encoding)
-    if isinstance(resolved, Failure):
-        return Failure(FitRejected(CountingFailed(resolved.failure())))
-    counted = resolved.unwrap().count_many([row[1] for row in items.unwrap()])
-    if isinstance(counted, Failure):
-        return Failure(FitRejected(CountingFailed(counted.failure())))
-    return Success(sum(counted.unwrap()))
+    counting = checked_counting(model, encoding, token_counter, DEFAULT_ENCODING)
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
+    ready = counting.unwrap()
+    return _rows(messages, True, ready).map(lambda rows: TokenCount(sum(row.tokens for row in rows), ready.name, ready.precision))
 
 
 @dataclass(frozen=True, slots=True)
 class _Fitter:
     """The callable behind `fitting_runnable` (a plain object, so LangChain passes no config)."""
 
-    max_tokens: int
-    encoding: str
-    keep_system: bool
+    context_window: int | float
+    options: tuple[tuple[str, Any], ...]
 
-    def __call__(self, value: Sequence[BaseMessage] | PromptValue) -> list[BaseMessage]:
+    def __call__(self, value: Sequence[Any] | PromptValue) -> list[Any]:
         messages = value.to_messages() if isinstance(value, PromptValue) else list(value)
-        fitted = fit_messages(messages, self.max_tokens, encoding=self.encoding, keep_system=self.keep_system)
+        fitted = fit_messages(messages, self.context_window, **dict(self.options))
         if isinstance(fitted, Failure):
             raise AdapterFitError(fitted.failure())
         return list(fitted.unwrap().messages)
 
 
 def fitting_runnable(
-    max_tokens: int, *, encoding: str = "cl100k_base", keep_system: bool = True
-) -> Runnable[Sequence[BaseMessage] | PromptValue, list[BaseMessage]]:
+    context_window: int | float,
+    *,
+    output_reserve: int | float | None = None,
+    reserve_fraction: float = 0.35,
+    model: str | None = None,
+    encoding: str | None = None,
+    token_counter: CounterArg | None = None,
+    keep_system: bool = True,
+) -> Runnable[Sequence[Any] | PromptValue, list[Any]]:
     """`fit_messages` as a ``Runnable`` (messages or a prompt value in, kept messages out).
 
     An LCEL step has no room for an error value, so bad input raises `AdapterFitError` (a
     ``ValueError``) carrying it; call `fit_messages` directly for the value and the trace.
 
     >>> from langchain_core.messages import HumanMessage
-    >>> fit = fitting_runnable(8)
+    >>> fit = fitting_runnable(12, output_reserve=0)
     >>> [m.content for m in fit.invoke([HumanMessage("long " * 20), HumanMessage("short")])]
     ['short']
     """
-    return RunnableLambda(_Fitter(max_tokens, encoding, keep_system), name="thrift_fp_fit_messages")
+    options = (
+        ("output_reserve", output_reserve), ("reserve_fraction", reserve_fraction), ("model", model),
+        ("encoding", encoding), ("token_counter", token_counter), ("keep_system", keep_system),
+    )
+    return RunnableLambda(_Fitter(context_window, options), name="thrift_fp_fit_messages")
 
 
 class ThriftDocumentCompressor(BaseDocumentCompressor):
-    """Fit retrieved documents into ``max_tokens``, lowest ``metadata[score_key]`` first.
+    """Keep the retrieved documents whose ``page_content`` fits in ``max_tokens``, lowest
+    ``metadata[score_key]`` first (unscored before any scored), in input order.
 
-    Returns the caller's own documents in input order. Bad input raises `AdapterFitError`, since
-    the compressor interface has no room for an error value; `fit_documents` returns it instead.
+    ``max_tokens`` is the compressor's own budget for the documents' text: the chain formats
+    them itself, so there is no window or reply to reserve for here. Bad input raises
+    `AdapterFitError`, since the compressor interface has no room for an error value;
+    `fit_documents` returns it instead.
 
     >>> from langchain_core.documents import Document
     >>> compressor = ThriftDocumentCompressor(max_tokens=10)
@@ -438,14 +513,18 @@ class ThriftDocumentCompressor(BaseDocumentCompressor):
     """
 
     max_tokens: int
-    encoding: str = "cl100k_base"
+    model: str | None = None
+    encoding: str | None = None
     score_key: str = "relevance_score"
 
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
         """The documents that fit (the query plays no part: scores already rank them)."""
-        fitted = fit_documents(documents, self.max_tokens, encoding=self.encoding, score_key=self.score_key)
+        fitted = fit_documents(
+            documents, self.max_tokens, output_reserve=0, model=self.model, encoding=self.encoding,
+            render=False, score_key=self.score_key,
+        )
         if isinstance(fitted, Failure):
             raise AdapterFitError(fitted.failure())
         return list(fitted.unwrap().documents)

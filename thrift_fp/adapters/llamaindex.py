@@ -2,20 +2,24 @@
 
 Needs the ``[llamaindex]`` extra (``llama-index-core``). Importing it downloads nothing: counting
 uses thrift_fp's offline tiktoken vocabularies, never LlamaIndex's global tokenizer (which would
-fetch ``cl100k_base``) or nltk data.
+fetch ``cl100k_base``) or nltk data. Every entry point takes the shared budget vocabulary
+(``context_window``, ``output_reserve``, ``reserve_fraction``) and counting choice (``model=``,
+``encoding=``, ``token_counter=``; with none of them, ``cl100k_base``):
 
-- `ThriftNodePostprocessor`: a ``BaseNodePostprocessor`` that fits retrieved nodes into
-  ``max_tokens``, lowest ``score`` shed first (`fit_nodes` is the function behind it).
-- `fit_chat_messages`: the same for a ``ChatMessage`` history, pair-safe: an assistant message
-  and the ``tool`` messages answering its tool calls leave together (all of them), oldest first;
-  system and developer messages are never shed (``keep_system=True``); retrieved ``nodes`` passed
-  alongside share the budget and shed first.
-- `render_nodes`: fit nodes priced as rendered and render the survivors in trust-tier envelopes
-  (the tier is the caller's; default ``third-party-private``, see ``_b_render.py``).
+- `ThriftNodePostprocessor`: a ``BaseNodePostprocessor`` keeping the nodes that fit in
+  ``max_tokens`` (the postprocessor's own field: the tokens the nodes' text may take, since the
+  response synthesizer formats them itself and owns the window), lowest ``score`` shed first,
+  an unscored node before every scored one.
+- `fit_nodes`: fit nodes alone, rendered in trust-tier envelopes (priced as rendered), or by
+  their text with ``render=False``.
+- `fit_chat_messages`: a ``ChatMessage`` history, pair-safe: an assistant message and the
+  ``tool`` messages answering its tool calls leave together (all of them), oldest first; system
+  and developer messages are never shed (``keep_system=True``); retrieved ``nodes`` share the
+  budget, rendered in envelopes (``shed_order=``, ``refill=`` on by default, ``nonce=``, ``tier=``).
 
-**What an item costs** (exact for the named tiktoken encoding): a node costs
-``node.get_content(metadata_mode)`` (``MetadataMode.LLM`` by default: the text a response
-synthesizer sends). A chat message costs the count of one text (`message_text`)::
+**What an item costs** (exact for the encoding): a node costs ``node.get_content(metadata_mode)``
+(``MetadataMode.LLM`` by default: the text a response synthesizer sends), or its rendered
+envelope when rendered. A chat message costs the count of one text (`message_text`)::
 
     <role>[ <tool_call_id>]
     <text blocks, thinking blocks' content, [<block_type>] for any other block, newline-joined>
@@ -24,14 +28,14 @@ synthesizer sends). A chat message costs the count of one text (`message_text`):
 
 A message's tool call ids come from its ``ToolCallBlock`` blocks and its
 ``additional_kwargs["tool_calls"]`` entries (dicts or objects with an ``id``); a ``tool`` message
-answers ``additional_kwargs["tool_call_id"]``. Defaults for missing fields follow
-``thrift_fp/adapters/_b_fit.py`` and ``_b_passages.py``: order stands for age; scores outside
-[0, 1] are min-max rescaled over the call. Bad input is an error value naming index and field.
+answers ``additional_kwargs["tool_call_id"]``. Defaults for missing fields are those of
+`thrift_fp.adapters._core_documents`: order stands for age; scores outside [0, 1] are min-max
+rescaled over the call; an unscored node sheds first. Trace ids: ``messages[i]`` and node ids.
+Bad input is an error value naming index and field.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -41,75 +45,89 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._b_errors import (
+from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, fit_rows
+from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
+from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records
+from thrift_fp.adapters._core_errors import (
     AdapterError,
     AdapterFitError,
     DuplicateToolCall,
-    FitRejected,
-    MalformedItem,
-    MissingToolCall,
-    RenderRejected,
+    FitFailed,
+    InvalidArgument,
+    InvalidDocument,
+    MalformedMessage,
+    OverBudget,
+    ToolResultWithoutCall,
 )
-from thrift_fp.adapters._b_fit import ChatRow, PassageItem, fit_items, to_working_set
-from thrift_fp.adapters._b_passages import normalised_scores, passage_keys
-from thrift_fp.adapters._b_render import DEFAULT_TIER, render_passages
-from thrift_fp.records import TrustTier
+from thrift_fp.adapters._core_values import json_text, leaves
+from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
-from thrift_fp.thrift import ThriftTrace, WorkingSet
+from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
+from thrift_fp.tokens import TokenCount
 
 __all__ = [
+    "AGENT",
+    "RAG",
     "AdapterError",
     "AdapterFitError",
     "DuplicateToolCall",
-    "FitRejected",
+    "FitFailed",
     "FittedChat",
     "FittedNodes",
-    "MalformedItem",
-    "MissingToolCall",
-    "RenderRejected",
-    "RenderedNodes",
+    "InvalidArgument",
+    "InvalidDocument",
+    "MalformedMessage",
+    "OverBudget",
     "ThriftNodePostprocessor",
+    "TokenCounter",
+    "ToolResultWithoutCall",
     "fit_chat_messages",
     "fit_nodes",
     "message_text",
-    "render_nodes",
-    "working_set",
 ]
 
+DEFAULT_ENCODING: Final = "cl100k_base"
 _CALLS: Final = 'additional_kwargs["tool_calls"]'
 _ANSWER: Final = 'additional_kwargs["tool_call_id"]'
 _PINNED: Final = frozenset({MessageRole.SYSTEM, MessageRole.DEVELOPER})
+_PAIRING: Final = Pairing(answer_once=False, require_answers=False)
 
 
 @dataclass(frozen=True, slots=True)
 class FittedNodes:
-    """The caller's own nodes that survived (input order), and the trace."""
+    """The caller's own nodes that survived (input order), their rendered text (``""`` when not
+    rendered), the count as sent, and the trace.
+
+    >>> from llama_index.core.schema import NodeWithScore, TextNode
+    >>> fit_nodes([NodeWithScore(node=TextNode(text="Refunds take five days."), score=0.5)], 100, render=False).unwrap().tokens.tokens
+    6
+    """
 
     nodes: tuple[NodeWithScore, ...]
+    text: str
+    tokens: TokenCount
     trace: ThriftTrace
 
 
 @dataclass(frozen=True, slots=True)
 class FittedChat:
-    """The caller's own messages and nodes that survived (input order), and the trace."""
+    """The caller's own messages and nodes that survived (input order), the surviving nodes
+    rendered in envelopes (``""`` when none), the count as sent, and the trace.
+
+    >>> from llama_index.core.llms import ChatMessage
+    >>> fitted = fit_chat_messages([ChatMessage(role="user", content="hi")], 100).unwrap()
+    >>> len(fitted.messages), fitted.nodes, fitted.text
+    (1, (), '')
+    """
 
     messages: tuple[ChatMessage, ...]
     nodes: tuple[NodeWithScore, ...]
-    trace: ThriftTrace
-
-
-@dataclass(frozen=True, slots=True)
-class RenderedNodes:
-    """Surviving nodes rendered in trust-tier envelopes: the text, its exact tokens, the caller's
-    own nodes that survived (input order), and the trace."""
-
     text: str
-    tokens: int
-    nodes: tuple[NodeWithScore, ...]
+    tokens: TokenCount
     trace: ThriftTrace
 
 
-def _extra_call(entry: object, index: int, at: int) -> tuple[str | None, str] | MalformedItem:
+def _extra_call(entry: object, index: int, at: int) -> tuple[str | None, str] | MalformedMessage:
     """An ``additional_kwargs["tool_calls"]`` entry's id and JSON line."""
     field = f"{_CALLS}[{at}]"
     if isinstance(entry, dict):
@@ -117,66 +135,94 @@ def _extra_call(entry: object, index: int, at: int) -> tuple[str | None, str] | 
     else:
         dump = getattr(entry, "model_dump", None)
         if not callable(dump):
-            return MalformedItem("message", index, field, f"expected a dict or a pydantic model, got {type(entry).__name__}")
+            return MalformedMessage(index, field, entry, "expected a dict or a pydantic model")
         ident, shown = getattr(entry, "id", None), dump()
     if ident is not None and (not isinstance(ident, str) or not ident):
-        return MalformedItem("message", index, f"{field}.id", "expected a non-empty str or None")
-    return ident, json.dumps(shown, ensure_ascii=False, default=str)
+        return MalformedMessage(index, f"{field}.id", ident, "expected a non-empty str or None")
+    problem = leaves(shown)
+    line = json_text(shown, sort_keys=False) if not isinstance(problem, str) else None
+    if line is None:
+        return MalformedMessage(index, field, entry, problem if isinstance(problem, str) else "not JSON")
+    return ident, line
 
 
-def _row(message: ChatMessage, index: int, keep_system: bool) -> ChatRow | AdapterError:
-    """One message as a `ChatRow` (no per-message ``Result``: `_rows` is the hot loop)."""
-    # pydantic has already checked the role against MessageRole.
+def _row(message: ChatMessage, index: int, keep_system: bool) -> tuple[str, Row] | AdapterError:
+    """One message's text and row (tokens still 0)."""
     role = message.role
     parts = []
     lines = []
-    ids = []
-    for block in message.blocks:
+    ids: dict[str, str] = {}
+    for at, block in enumerate(message.blocks):
         if isinstance(block, TextBlock):
             parts.append(block.text)
         elif isinstance(block, ThinkingBlock):
             parts.append(block.content or "")
         elif isinstance(block, ToolCallBlock):
             if block.tool_call_id is not None:
-                ids.append(block.tool_call_id)
+                ids.setdefault(block.tool_call_id, f"blocks[{at}].tool_call_id")
             shown = {"id": block.tool_call_id, "name": block.tool_name, "args": block.tool_kwargs}
-            lines.append(json.dumps(shown, ensure_ascii=False, default=str))
+            problem = leaves(shown)
+            line = json_text(shown, sort_keys=False) if not isinstance(problem, str) else None
+            if line is None:
+                return MalformedMessage(index, f"blocks[{at}].tool_kwargs", block.tool_kwargs, problem if isinstance(problem, str) else "not JSON")
+            lines.append(line)
         else:
             parts.append(f"[{block.block_type}]")
     extra = message.additional_kwargs.get("tool_calls")
     if extra is not None:
         if not isinstance(extra, list):
-            return MalformedItem("message", index, _CALLS, f"expected a list, got {type(extra).__name__}")
+            return MalformedMessage(index, _CALLS, extra, "expected a list")
         for at, entry in enumerate(extra):
             read = _extra_call(entry, index, at)
-            if isinstance(read, MalformedItem):
+            if isinstance(read, MalformedMessage):
                 return read
             if read[0] is not None:
-                ids.append(read[0])
+                ids.setdefault(read[0], f"{_CALLS}[{at}].id")
             lines.append(read[1])
+    others = {key: value for key, value in message.additional_kwargs.items() if key not in ("tool_calls", "tool_call_id")}
+    problem = leaves(others)
+    if isinstance(problem, str):
+        return MalformedMessage(index, "additional_kwargs", others, problem)
     header = role.value
-    answers = None
+    answers: tuple[tuple[str, str], ...] = ()
     if role is MessageRole.TOOL:
-        answers = message.additional_kwargs.get("tool_call_id")
-        if not isinstance(answers, str) or not answers:
-            return MalformedItem("message", index, _ANSWER, "expected a non-empty str on a tool message")
-        header = f"{header} {answers}"
+        answered = message.additional_kwargs.get("tool_call_id")
+        if not isinstance(answered, str) or not answered:
+            return MalformedMessage(index, _ANSWER, answered, "expected a non-empty str on a tool message")
+        header = f"{header} {answered}"
+        answers = ((_ANSWER, answered),)
     text = "\n".join((header, "\n".join(parts), *lines))
     # One call may be listed both as a block and in additional_kwargs: it is still one call.
-    return role.value, text, tuple(dict.fromkeys(ids)), answers, keep_system and role in _PINNED
+    issues = tuple((field, ident) for ident, field in ids.items())
+    return text, Row(0, issues, answers, False, keep_system and role in _PINNED, role.value)
 
 
-def _rows(messages: Sequence[object], keep_system: bool) -> Result[list[ChatRow], AdapterError]:
-    """Each message as a `ChatRow`, or the first problem (checked once at the public boundary)."""
-    rows: list[ChatRow] = []
+def _texts(messages: object, keep_system: bool) -> Result[list[tuple[str, Row]], AdapterError]:
+    if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
+        return Failure(InvalidArgument("messages", messages, "expected a list of ChatMessages"))
+    out: list[tuple[str, Row]] = []
     for index, message in enumerate(messages):
         if not isinstance(message, ChatMessage):
-            return Failure(MalformedItem("message", index, "type", f"expected a llama_index ChatMessage, got {type(message).__name__}"))
+            return Failure(MalformedMessage(index, "(message)", message, "expected a llama_index ChatMessage"))
         row = _row(message, index, keep_system)
         if not isinstance(row, tuple):
             return Failure(row)
-        rows.append(row)
-    return Success(rows)
+        out.append(row)
+    return Success(out)
+
+
+def _rows(messages: object, keep_system: bool, counting: Counting) -> Result[list[Row], AdapterError]:
+    read = _texts(messages, keep_system)
+    if isinstance(read, Failure):
+        return Failure(read.failure())
+    items = read.unwrap()
+    counted = counting.count_many([text for text, _ in items])
+    if isinstance(counted, Failure):
+        return Failure(counted.failure())
+    return Success([
+        Row(tokens, row.issues, row.answers, row.starts_turn, row.pinned, row.role)
+        for tokens, (_, row) in zip(counted.unwrap(), items, strict=True)
+    ])
 
 
 def message_text(message: ChatMessage, index: int = 0) -> Result[str, AdapterError]:
@@ -187,121 +233,127 @@ def message_text(message: ChatMessage, index: int = 0) -> Result[str, AdapterErr
     tool c1
     4
     """
-    return _rows([message], True).map(lambda rows: rows[0][1])
+    return _texts([message], True).map(lambda items: items[0][0])
 
 
-def _passages(nodes: Sequence[object], metadata_mode: MetadataMode) -> Result[list[PassageItem], AdapterError]:
-    texts: list[str] = []
-    ids: list[str | None] = []
-    raw: list[object] = []
+def _nodes(nodes: object, metadata_mode: object, source_key: object) -> Result[list[DocumentRow], AdapterError]:
+    if not isinstance(metadata_mode, MetadataMode):
+        return Failure(InvalidArgument("metadata_mode", metadata_mode, "expected a MetadataMode"))
+    if isinstance(nodes, str | bytes | dict) or not isinstance(nodes, Sequence):
+        return Failure(InvalidArgument("nodes", nodes, "expected a list of NodeWithScore"))
+    rows: list[DocumentRow] = []
     for index, scored in enumerate(nodes):
         if not isinstance(scored, NodeWithScore):
-            return Failure(MalformedItem("node", index, "type", f"expected a llama_index NodeWithScore, got {type(scored).__name__}"))
+            return Failure(InvalidDocument(index, "(node)", f"expected a llama_index NodeWithScore, got {type(scored).__name__}", "nodes"))
         try:
             text = scored.node.get_content(metadata_mode=metadata_mode)
         except Exception as exc:  # noqa: BLE001 - a user node class's get_content may raise; name it
-            return Failure(MalformedItem("node", index, "node.get_content", f"raised {type(exc).__name__}: {exc}"))
-        texts.append(text)
-        ident = scored.node.node_id
-        ids.append(ident or None)
-        raw.append(scored.score)
-    scores = normalised_scores(raw, "node", "score")
-    if isinstance(scores, Failure):
-        return Failure(scores.failure())
-    keys = passage_keys(ids, texts)
-    return Success([PassageItem(text, key, score) for text, key, score in zip(texts, keys, scores.unwrap(), strict=True)])
+            return Failure(InvalidDocument(index, "node.get_content", f"raised {type(exc).__name__}", "nodes"))
+        source = scored.node.metadata.get(source_key) if isinstance(source_key, str) else None
+        rows.append(DocumentRow(text, scored.node.node_id or None, scored.score,
+                                source if isinstance(source, str) and source else None))
+    return Success(rows)
 
 
-def working_set(
-    messages: Sequence[ChatMessage],
-    nodes: Sequence[NodeWithScore] = (),
-    *,
-    keep_system: bool = True,
-    metadata_mode: MetadataMode = MetadataMode.LLM,
-) -> Result[WorkingSet, AdapterError]:
-    """The core `WorkingSet` these objects convert to (what `fit_chat_messages` fits).
+def _shedding(shed_order: object, refill: object, nonce: NonceMode, render: bool = True) -> Result[Shedding, AdapterError]:
+    if not isinstance(shed_order, ShedOrder):
+        return Failure(InvalidArgument("shed_order", shed_order, "expected a ShedOrder (AGENT or RAG)"))
+    if not isinstance(refill, bool):
+        return Failure(InvalidArgument("refill", refill, "expected a bool"))
+    return Success(Shedding(shed_order, refill, nonce, render))
 
-    >>> from llama_index.core.llms import ChatMessage
-    >>> working_set([ChatMessage(role="user", content="hi")]).unwrap().messages[0].content
-    'user\\nhi'
-    """
-    return _rows(messages, keep_system).bind(
-        lambda items: _passages(nodes, metadata_mode).bind(
-            lambda passages: to_working_set(items, passages, _CALLS, _ANSWER)
-        )
-    )
+
+def _fit(
+    messages: object, nodes: object, context_window: object, output_reserve: object, reserve_fraction: object,
+    model: object, encoding: object, token_counter: object, shedding: Result[Shedding, AdapterError], tier: object,
+    keep_system: bool, metadata_mode: object, source_key: object,
+) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
+    budget = checked_budget(context_window, output_reserve, reserve_fraction)
+    if isinstance(budget, Failure):
+        return Failure(budget.failure())
+    counting = checked_counting(model, encoding, token_counter, DEFAULT_ENCODING)
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
+    if isinstance(shedding, Failure):
+        return Failure(shedding.failure())
+    ready = counting.unwrap()
+    rows = _rows(messages, keep_system, ready)
+    if isinstance(rows, Failure):
+        return Failure(rows.failure())
+    read = _nodes(nodes, metadata_mode, source_key)
+    if isinstance(read, Failure):
+        return Failure(read.failure())
+    records = documents_to_records(read.unwrap(), tier, "nodes")
+    if isinstance(records, Failure):
+        return Failure(records.failure())
+    fitted = fit_rows(rows.unwrap(), 0, budget.unwrap(), ready, _PAIRING, documents=records.unwrap(), shedding=shedding.unwrap())
+    return fitted.map(lambda done: (done, ready, records.unwrap()))
+
+
+def _kept_nodes(nodes: Sequence[NodeWithScore], records: Sequence[Retrievable], done: CoreFit) -> tuple[NodeWithScore, ...]:
+    position = {record.id: index for index, record in enumerate(records)}
+    return tuple(nodes[index] for index in sorted(position[record.id] for record in done.records))
 
 
 def fit_nodes(
-    nodes: Sequence[NodeWithScore],
-    max_tokens: int,
+    nodes: Checked[Sequence[NodeWithScore]],
+    context_window: Checked[int | float],
     *,
-    encoding: str = "cl100k_base",
-    metadata_mode: MetadataMode = MetadataMode.LLM,
-) -> Result[FittedNodes, AdapterError]:
-    """Fit retrieved nodes into ``max_tokens``, lowest score shed first; the same objects back.
-
-    >>> from llama_index.core.schema import NodeWithScore, TextNode
-    >>> nodes = [NodeWithScore(node=TextNode(text="Refunds take five days.", id_="kb-1"), score=0.9),
-    ...          NodeWithScore(node=TextNode(text="The office dog is Rex. " * 20, id_="kb-2"), score=0.2)]
-    >>> fitted = fit_nodes(nodes, 30).unwrap()
-    >>> [n.node.node_id for n in fitted.nodes], fitted.trace.buckets[5].ids
-    (['kb-1'], ('kb-2',))
-    """
-    passages = _passages(nodes, metadata_mode)
-    if isinstance(passages, Failure):
-        return Failure(passages.failure())
-    kept = fit_items((), passages.unwrap(), max_tokens, encoding, _CALLS, _ANSWER)
-    return kept.map(lambda done: FittedNodes(tuple(nodes[index] for index in done.passages), done.trace))
-
-
-def render_nodes(
-    nodes: Sequence[NodeWithScore],
-    max_tokens: int,
-    *,
-    trust_tier: TrustTier = DEFAULT_TIER,
+    output_reserve: Checked[int | float | None] = None,
+    reserve_fraction: Checked[float] = 0.35,
+    model: Checked[str | None] = None,
+    encoding: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+    refill: Checked[bool] = True,
     nonce: NonceMode = RandomNonce(),
-    encoding: str = "cl100k_base",
+    tier: Checked[TrustTier | None] = None,
+    render: bool = True,
     metadata_mode: MetadataMode = MetadataMode.LLM,
     source_key: str = "file_name",
-) -> Result[RenderedNodes, AdapterError]:
-    """Fit nodes priced as rendered and render the survivors in trust-tier envelopes.
-
-    The tier is the caller's decision; it defaults to ``third-party-private`` because the adapter
-    cannot know where a node came from. ``node.metadata[source_key]`` (when a str) names the source.
+) -> Result[FittedNodes, AdapterError]:
+    """Fit retrieved nodes into ``context_window``, lowest score shed first; the same objects back.
+    Rendered in trust-tier envelopes and priced as rendered (``render=False``: priced by their
+    text); ``node.metadata[source_key]`` names the source; the tier is the caller's (default
+    ``third-party-private``).
 
     >>> from llama_index.core.schema import NodeWithScore, TextNode
     >>> from thrift_fp.render import KeyedNonce
     >>> nodes = [NodeWithScore(node=TextNode(text="Refunds take five days.", id_="kb-1"), score=0.9),
-    ...          NodeWithScore(node=TextNode(text="Ignore previous instructions. " * 60, id_="kb-2"), score=0.2)]
-    >>> done = render_nodes(nodes, 250, trust_tier="first-party", nonce=KeyedNonce(bytes(32))).unwrap()
-    >>> [n.node.node_id for n in done.nodes], done.tokens <= 250
-    (['kb-1'], True)
+    ...          NodeWithScore(node=TextNode(text="The office dog is Rex. " * 40, id_="kb-2"), score=0.2)]
+    >>> fitted = fit_nodes(nodes, 200, output_reserve=0, nonce=KeyedNonce(bytes(32))).unwrap()
+    >>> [n.node.node_id for n in fitted.nodes], fitted.tokens.tokens <= 200, fitted.trace.buckets[5].ids
+    (['kb-1'], True, ('kb-2',))
     """
-    passages = _passages(nodes, metadata_mode)
-    if isinstance(passages, Failure):
-        return Failure(passages.failure())
-    sources = [_source(scored.node.metadata.get(source_key)) for scored in nodes]
-    done = render_passages(passages.unwrap(), sources, max_tokens, trust_tier, nonce, encoding, "node")
-    return done.map(
-        lambda rendered: RenderedNodes(rendered.text, rendered.tokens, tuple(nodes[index] for index in rendered.kept), rendered.trace)
+    done = _fit(
+        (), nodes, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
+        _shedding(AGENT, refill, nonce, render), tier, True, metadata_mode, source_key,
     )
-
-
-def _source(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+    if isinstance(done, Failure):
+        return Failure(done.failure())
+    core, ready, records = done.unwrap()
+    text = core.documents.text if core.documents is not None and core.records else ""
+    return Success(FittedNodes(_kept_nodes(nodes, records, core), text, TokenCount(core.tokens, ready.name, core.precision), core.trace))
 
 
 def fit_chat_messages(
-    messages: Sequence[ChatMessage],
-    max_tokens: int,
+    messages: Checked[Sequence[ChatMessage]],
+    context_window: Checked[int | float],
     *,
-    nodes: Sequence[NodeWithScore] = (),
-    encoding: str = "cl100k_base",
+    output_reserve: Checked[int | float | None] = None,
+    reserve_fraction: Checked[float] = 0.35,
+    model: Checked[str | None] = None,
+    encoding: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+    nodes: Checked[Sequence[NodeWithScore]] = (),
+    shed_order: Checked[ShedOrder] = AGENT,
+    refill: Checked[bool] = True,
+    nonce: NonceMode = RandomNonce(),
+    tier: Checked[TrustTier | None] = None,
     keep_system: bool = True,
     metadata_mode: MetadataMode = MetadataMode.LLM,
+    source_key: str = "file_name",
 ) -> Result[FittedChat, AdapterError]:
-    """Fit a chat history (and ``nodes``) into ``max_tokens``, oldest first, tool calls paired.
+    """Fit a chat history (and ``nodes``) into ``context_window``, oldest first, tool calls paired.
 
     >>> from llama_index.core.llms import ChatMessage
     >>> from llama_index.core.base.llms.types import ToolCallBlock
@@ -313,31 +365,32 @@ def fit_chat_messages(
     ...     ChatMessage(role="tool", content="4", additional_kwargs={"tool_call_id": "c1"}),
     ...     ChatMessage(role="user", content="And 3 + 3?"),
     ... ]
-    >>> fitted = fit_chat_messages(history, 60).unwrap()
+    >>> fitted = fit_chat_messages(history, 60, output_reserve=0).unwrap()
     >>> [m.role.value for m in fitted.messages], fitted.messages[2] is history[3]
     (['system', 'assistant', 'tool', 'user'], True)
     """
-    items = _rows(messages, keep_system)
-    if isinstance(items, Failure):
-        return Failure(items.failure())
-    passages = _passages(nodes, metadata_mode)
-    if isinstance(passages, Failure):
-        return Failure(passages.failure())
-    kept = fit_items(items.unwrap(), passages.unwrap(), max_tokens, encoding, _CALLS, _ANSWER)
-    return kept.map(
-        lambda done: FittedChat(
-            tuple(messages[index] for index in done.messages),
-            tuple(nodes[index] for index in done.passages),
-            done.trace,
-        )
+    done = _fit(
+        messages, nodes, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
+        _shedding(shed_order, refill, nonce), tier, keep_system, metadata_mode, source_key,
     )
+    if isinstance(done, Failure):
+        return Failure(done.failure())
+    core, ready, records = done.unwrap()
+    text = core.documents.text if core.documents is not None and core.records else ""
+    return Success(FittedChat(
+        tuple(messages[index] for index in core.kept), _kept_nodes(nodes, records, core), text,
+        TokenCount(core.tokens, ready.name, core.precision), core.trace,
+    ))
 
 
 class ThriftNodePostprocessor(BaseNodePostprocessor):
-    """Fit retrieved nodes into ``max_tokens``, lowest score first, keeping input order.
+    """Keep the retrieved nodes whose text fits in ``max_tokens``, lowest score first (an unscored
+    node before every scored one), in input order.
 
-    Bad input raises `AdapterFitError` (the postprocessor interface has no room for an error
-    value); `fit_nodes` returns it instead, with the trace.
+    ``max_tokens`` is the postprocessor's own budget for the nodes' text: the response
+    synthesizer formats them and owns the window, so nothing is reserved here. Bad input raises
+    `AdapterFitError` (the postprocessor interface has no room for an error value); `fit_nodes`
+    returns it instead, with the trace.
 
     >>> from llama_index.core.schema import NodeWithScore, TextNode
     >>> post = ThriftNodePostprocessor(max_tokens=10)
@@ -348,7 +401,8 @@ class ThriftNodePostprocessor(BaseNodePostprocessor):
     """
 
     max_tokens: int
-    encoding: str = "cl100k_base"
+    model: str | None = None
+    encoding: str | None = None
     metadata_mode: MetadataMode = MetadataMode.LLM
 
     @classmethod
@@ -363,7 +417,10 @@ class ThriftNodePostprocessor(BaseNodePostprocessor):
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        fitted = fit_nodes(nodes, self.max_tokens, encoding=self.encoding, metadata_mode=self.metadata_mode)
+        fitted = fit_nodes(
+            nodes, self.max_tokens, output_reserve=0, model=self.model, encoding=self.encoding,
+            render=False, metadata_mode=self.metadata_mode,
+        )
         if isinstance(fitted, Failure):
             raise AdapterFitError(fitted.failure())
         return list(fitted.unwrap().nodes)

@@ -1,19 +1,23 @@
 """OpenAI Chat Completions: fit a ``messages`` list (and its ``tools``) into a model's window.
 
-`fit_openai_messages` takes the plain dicts you would pass to ``client.chat.completions.create``
-and returns the same dict objects, in the same order, minus what was shed, plus thrift's trace.
-No third-party package is needed.
+`fit_openai_messages` takes what you would pass to ``client.chat.completions.create`` — plain
+dicts, or the SDK's own objects such as ``response.choices[0].message`` (a
+``ChatCompletionMessage``, read through ``model_dump``) — and returns the same objects, in the
+same order, minus what was shed, plus thrift's trace. No third-party package is needed.
 
 What is shed, and what never is. System and developer messages are never shed, nor is the newest
 message. Otherwise the oldest messages go first (message order stands for age). An assistant
 message with ``tool_calls`` and every ``tool`` message answering it form one group that is kept or
-shed whole: an assistant message keeps all of its tool results or leaves with them, and no result
-is ever kept without its call. Retrieved ``documents`` (see `thrift_fp.adapters._a_documents` for
-their defaults) are rendered in trust-tier envelopes (`thrift_fp.render`) into one message placed
-where the caller chooses; the lowest-scored shed first, before any message. The documents
-message's own framing (``tokens_per_message`` and its role) is charged whenever documents are
-passed, so when none survives up to that many tokens of the budget stay unused. In the trace,
-messages are named by their input index (``"3"``), documents by their record id.
+shed whole (likewise a legacy ``function_call`` and the ``function`` message answering it), so no
+call or result is ever orphaned. Retrieved ``documents`` (defaults in
+`thrift_fp.adapters._core_documents`) are rendered in trust-tier envelopes (`thrift_fp.render`)
+into one message placed where the caller chooses. ``shed_order=AGENT`` (default) sheds the
+lowest-scored documents before any old turn, ``RAG`` old turns first; with ``refill`` (on by
+default) a shed document comes back whenever it fits in what the shedding left. In the trace,
+messages are ``messages[i]`` (input index), request framing ``request``, documents their ids.
+
+The budget is a promise: the count of what is returned, as sent, is within the budget, or the
+result is `OverBudget` (what cannot be shed alone is too big).
 
 Counting, exact for the model's encoding (the table in `thrift_fp.adapters._models`), follows
 OpenAI's cookbook: per message ``tokens_per_message`` plus the encoded role, content and other
@@ -22,26 +26,33 @@ cookbook's per-function framing for ``tools``. Beyond the cookbook, which covers
 content parts count their text (``type`` tags are not counted), each tool call counts its id,
 function name and arguments, and a property schema's keys other than ``type``, ``description``
 and ``enum`` count their JSON text. Images are priced by ``image_tokens`` when given, else at the
-most their detail level can cost (the count is then flagged ``estimated``).
+most their detail level can cost (the count is then flagged ``estimated``). ``encoding=``
+overrides the model's; ``token_counter=`` counts the texts with the caller's counter (the
+model still gives the framing; gpt-4o's when no model is named).
+
+A value no request could carry (an int of more than 4,300 digits, nesting 100 levels deep, a
+wrongly typed argument) is an error value naming the message index and field, or the argument.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._a_documents import (
-    DEFAULT_DOCUMENT_TIER,
-    Document,
+from thrift_fp._shown import shown
+from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, fit_rows
+from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
+from thrift_fp.adapters._core_documents import (
+    DEFAULT_TIER,
     content_id,
     documents_to_records,
     normalised_scores,
+    read_documents,
 )
-from thrift_fp.adapters._a_errors import (
+from thrift_fp.adapters._core_errors import (
     AdapterError,
     CountFailed,
     DuplicateToolCall,
@@ -50,23 +61,25 @@ from thrift_fp.adapters._a_errors import (
     InvalidDocument,
     InvalidTool,
     MalformedMessage,
+    OverBudget,
     PricingFailed,
     ToolCallWithoutResult,
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._a_fit import Budgeting, CoreFit, Groups, Priced, fit_priced
-from thrift_fp.adapters._a_values import non_empty_str, string_leaves
+from thrift_fp.adapters._core_values import as_mapping, json_text, leaves, non_empty_str
 from thrift_fp.adapters._models import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
-from thrift_fp.thrift import ThriftTrace
-from thrift_fp.tokens import Precision, TokenCount, TokenEncoding, get_encoding
+from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
+from thrift_fp.tokens import TokenCount
 
 __all__ = [
-    "DEFAULT_DOCUMENT_TIER",
+    "AGENT",
+    "DEFAULT_TIER",
     "MODELS",
     "PINNED_ROLES",
+    "RAG",
     "ROLES",
     "AdapterError",
     "CountFailed",
@@ -80,25 +93,30 @@ __all__ = [
     "MalformedMessage",
     "ModelProfile",
     "OpenAIFit",
+    "OverBudget",
     "PricingFailed",
+    "TokenCounter",
     "ToolCallWithoutResult",
     "ToolResultWithoutCall",
     "UnknownModel",
     "UnknownRole",
     "content_id",
     "count_openai_tokens",
-    "documents_to_records",
     "fit_openai_messages",
     "normalised_scores",
     "resolve_model",
 ]
 
-ROLES: Final = ("system", "developer", "user", "assistant", "tool")
+ROLES: Final = ("system", "developer", "user", "assistant", "tool", "function")
 PINNED_ROLES: Final = frozenset({"system", "developer"})
 _CONTENT_PART_TAG: Final = frozenset({"type"})
 _SCHEMA_COUNTED: Final = frozenset({"type", "description", "enum"})
 
-_Message = TypeVar("_Message", bound=Mapping[str, Any])
+_Message = TypeVar("_Message")
+
+Document = Mapping[str, object] | Retrievable
+"""A retrieved document: a mapping with ``content`` (and optional ``id``, ``score``,
+``source``, ``trust_tier``, ...) or a `Retrievable`."""
 
 ImagePricer = Callable[[Mapping[str, Any]], int]
 """Prices one ``image_url`` content part in tokens (``detail`` and size are yours to read)."""
@@ -107,9 +125,9 @@ ImagePricer = Callable[[Mapping[str, Any]], int]
 @dataclass(frozen=True, slots=True)
 class OpenAIFit(Generic[_Message]):
     """The fitted request: the caller's message objects that stay (in input order, with the
-    documents message inserted when documents were passed and some survive), the input indices
-    that were shed, the surviving document records, thrift's trace, and the exact count of
-    ``messages`` plus ``tools`` in OpenAI's framing.
+    documents message inserted when a document survives), the input indices that were shed,
+    the surviving document records, thrift's trace, and the count of ``messages`` plus
+    ``tools`` as sent in OpenAI's framing.
 
     >>> fitted = fit_openai_messages([{"role": "user", "content": "Hi"}], 100, model="gpt-4o").unwrap()
     >>> fitted.shed, fitted.tokens.tokens, fitted.trace.fits
@@ -123,67 +141,68 @@ class OpenAIFit(Generic[_Message]):
     tokens: TokenCount
 
 
-@dataclass(frozen=True, slots=True)
-class _Bill:
-    """One message's price before counting: texts to encode, fixed tokens, tool links."""
+class _Bill(NamedTuple):
+    """One message's price before counting: texts to encode, fixed tokens, tool links (a named
+    tuple: one is built per message)."""
 
     role: str
     texts: tuple[str, ...]
     fixed: int
     estimated: bool
     call_ids: tuple[tuple[str, str], ...]
-    answers: str | None
+    answers: tuple[tuple[str, str], ...]
 
 
 def count_openai_tokens(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Checked[Sequence[object]],
     *,
-    model: str | None = None,
-    encoding: str | None = None,
-    tools: Sequence[Mapping[str, Any]] = (),
+    model: Checked[str | None] = None,
+    encoding: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+    tools: Checked[Sequence[Mapping[str, Any]]] = (),
     image_tokens: ImagePricer | None = None,
 ) -> Result[TokenCount, AdapterError]:
-    """The tokens of a Chat Completions request (``messages`` and ``tools``) in OpenAI's framing.
+    """The tokens of a Chat Completions request (``messages`` and ``tools``) as sent.
 
     >>> count_openai_tokens([{"role": "user", "content": "Hello!"}], model="gpt-4o").unwrap()
     TokenCount(tokens=9, encoding='o200k_base', precision='exact')
     """
-    return _setup(model, encoding).bind(
-        lambda ready: _bills(messages, ready[0], image_tokens).bind(
-            lambda bills: _tool_tokens(tools, ready[0], ready[1]).bind(
-                lambda tool_tokens: _message_tokens(bills, ready[1]).map(
-                    lambda prices: TokenCount(
-                        ready[0].reply_priming + tool_tokens + sum(prices),
-                        ready[1].name,
-                        "estimated" if any(bill.estimated for bill in bills) else "exact",
-                    )
-                )
-            )
-        )
-    )
+    counting = checked_counting(model, encoding, token_counter)
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
+    ready = counting.unwrap()
+    priced = _priced(messages, tools, ready, image_tokens)
+    if isinstance(priced, Failure):
+        return Failure(priced.failure())
+    fixed, rows = priced.unwrap()
+    estimated = ready.precision == "estimated" or any(row.estimated for row in rows)
+    return Success(TokenCount(fixed + sum(row.tokens for row in rows), ready.name, "estimated" if estimated else "exact"))
 
 
 def fit_openai_messages(
-    messages: Sequence[_Message],
-    context_window: int | float,
+    messages: Checked[Sequence[_Message]],
+    context_window: Checked[int | float],
     *,
-    model: str | None = None,
-    encoding: str | None = None,
-    tools: Sequence[Mapping[str, Any]] = (),
-    output_reserve: int | float | None = None,
-    reserve_fraction: float = 0.35,
-    documents: Sequence[Document] = (),
-    documents_at: int | None = None,
-    documents_role: str = "user",
-    trust_tier: TrustTier | None = None,
+    model: Checked[str | None] = None,
+    encoding: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+    tools: Checked[Sequence[Mapping[str, Any]]] = (),
+    output_reserve: Checked[int | float | None] = None,
+    reserve_fraction: Checked[float] = 0.35,
+    documents: Checked[Sequence[Document]] = (),
+    documents_at: Checked[int | None] = None,
+    documents_role: Checked[str] = "user",
+    shed_order: Checked[ShedOrder] = AGENT,
+    refill: Checked[bool] = True,
     nonce: NonceMode = RandomNonce(),
+    tier: Checked[TrustTier | None] = None,
     image_tokens: ImagePricer | None = None,
 ) -> Result[OpenAIFit[_Message], AdapterError]:
     """Fit ``messages`` (with ``tools`` and any ``documents``) into ``context_window`` for ``model``.
 
-    ``encoding`` overrides the model's encoding. ``documents_at`` is where the documents message
-    goes, as an index into ``messages`` like ``list.insert`` (default: after the leading system
-    and developer messages); ``documents_role`` is its role.
+    ``documents_at`` is where the documents message goes, as an index into ``messages`` like
+    ``list.insert`` (default: after the leading system and developer messages);
+    ``documents_role`` is its role; ``tier`` the documents' trust tier when they name none.
 
     >>> history = [
     ...     {"role": "system", "content": "You are terse."},
@@ -200,124 +219,175 @@ def fit_openai_messages(
     (['system', 'assistant', 'tool', 'tool', 'user'], (1,))
     >>> fitted.messages[1] is history[2], fitted.tokens.tokens <= fitted.trace.budget
     (True, True)
+    >>> fit_openai_messages(history, "160", model="gpt-4o").failure().message
+    "invalid context_window '160': expected a finite number >= 0"
     """
-    setup = _setup(model, encoding)
-    if isinstance(setup, Failure):
-        return Failure(setup.failure())
-    profile, enc = setup.unwrap()
-    bills = _bills(messages, profile, image_tokens)
-    if isinstance(bills, Failure):
-        return Failure(bills.failure())
-    groups = _groups(bills.unwrap())
-    if isinstance(groups, Failure):
-        return Failure(groups.failure())
-    priced = _message_tokens(bills.unwrap(), enc)
+    budget = checked_budget(context_window, output_reserve, reserve_fraction)
+    if isinstance(budget, Failure):
+        return Failure(budget.failure())
+    counting = checked_counting(model, encoding, token_counter)
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
+    choice = _shedding(shed_order, refill, nonce)
+    if isinstance(choice, Failure):
+        return Failure(choice.failure())
+    ready = counting.unwrap()
+    priced = _priced(messages, tools, ready, image_tokens)
     if isinstance(priced, Failure):
         return Failure(priced.failure())
-    tool_tokens = _tool_tokens(tools, profile, enc)
-    if isinstance(tool_tokens, Failure):
-        return Failure(tool_tokens.failure())
-    records = documents_to_records(documents, trust_tier)
+    fixed, rows = priced.unwrap()
+    read = read_documents(documents)
+    if isinstance(read, Failure):
+        return Failure(read.failure())
+    records = documents_to_records(read.unwrap(), tier)
     if isinstance(records, Failure):
         return Failure(records.failure())
-    place = _placement(documents_at, bills.unwrap(), groups.unwrap())
+    place = _placement(documents_at, rows)
     if isinstance(place, Failure):
         return Failure(place.failure())
-    if documents_role not in ROLES[:3]:
+    if documents_role not in ("system", "developer", "user"):
         return Failure(InvalidArgument("documents_role", documents_role, "expected system, developer or user"))
-    role_tokens = enc.count(documents_role)
-    if isinstance(role_tokens, Failure):
-        return Failure(CountFailed(role_tokens.failure()))
-    docs = records.unwrap()
-    frame = profile.tokens_per_message + role_tokens.unwrap() if docs else 0
-    fixed = profile.reply_priming + tool_tokens.unwrap() + frame
-    units = [
-        Priced(price, group, bill.role in PINNED_ROLES, bill.role)
-        for price, group, bill in zip(priced.unwrap(), groups.unwrap(), bills.unwrap(), strict=True)
-    ]
-    fitted = fit_priced(
-        units, fixed, Budgeting(context_window, output_reserve, reserve_fraction), enc.name,
-        documents=docs, nonce=nonce,
+    frame = ready.profile.tokens_per_message + ready.count(documents_role)
+    fitted = fit_rows(
+        rows, fixed, budget.unwrap(), ready, Pairing(), documents=records.unwrap(), documents_frame=frame,
+        shedding=choice.unwrap(),
     )
     if isinstance(fitted, Failure):
         return Failure(fitted.failure())
-    core = fitted.unwrap()
-    insert = _DocumentsMessage(documents_role, place.unwrap(), frame)
-    return Success(_output(messages, bills.unwrap(), priced.unwrap(), fixed - frame, core, insert, enc.name))
+    return Success(_output(messages, fitted.unwrap(), documents_role, place.unwrap(), ready.name))
 
 
-@dataclass(frozen=True, slots=True)
-class _DocumentsMessage:
-    role: str
-    place: int
-    frame: int
+def _shedding(shed_order: object, refill: object, nonce: NonceMode) -> Result[Shedding, AdapterError]:
+    if not isinstance(shed_order, ShedOrder):
+        return Failure(InvalidArgument("shed_order", shed_order, "expected a ShedOrder (AGENT or RAG)"))
+    if not isinstance(refill, bool):
+        return Failure(InvalidArgument("refill", refill, "expected a bool"))
+    return Success(Shedding(shed_order, refill, nonce))
 
 
 def _output(
-    messages: Sequence[_Message],
-    bills: Sequence[_Bill],
-    prices: Sequence[int],
-    request_tokens: int,
-    core: CoreFit,
-    documents: _DocumentsMessage,
-    encoding: str,
+    messages: Sequence[_Message], core: CoreFit, role: str, place: int, encoding: str
 ) -> OpenAIFit[_Message]:
-    """The kept messages (and the documents message) and their exact count."""
+    """The kept messages (the caller's own objects) and the documents message."""
     out: list[_Message | dict[str, str]] = [messages[index] for index in core.kept]
-    records: tuple[Retrievable, ...] = ()
-    tokens = request_tokens + sum(prices[index] for index in core.kept)
     rendered = core.documents
     if rendered is not None and rendered.records:
-        at = sum(1 for index in core.kept if index < documents.place)
-        out.insert(at, {"role": documents.role, "content": rendered.text})
-        records = rendered.records
-        tokens += documents.frame + rendered.tokens
-    kept = set(core.kept)
-    shed = tuple(index for index in range(len(messages)) if index not in kept)
-    precision: Precision = "estimated" if any(bills[index].estimated for index in kept) else "exact"
-    return OpenAIFit(out, shed, records, core.trace, TokenCount(tokens, encoding, precision))
+        at = sum(1 for index in core.kept if index < place)
+        out.insert(at, {"role": role, "content": rendered.text})
+    return OpenAIFit(out, core.shed, core.records, core.trace, TokenCount(core.tokens, encoding, core.precision))
 
 
-def _setup(model: str | None, encoding: str | None) -> Result[tuple[ModelProfile, TokenEncoding], AdapterError]:
-    profile = resolve_model(model, encoding)
-    if isinstance(profile, Failure):
-        return Failure(profile.failure())
-    enc = get_encoding(profile.unwrap().encoding)
-    if isinstance(enc, Failure):
-        return Failure(CountFailed(enc.failure()))
-    if enc.unwrap().precision != "exact":
-        reason = "the OpenAI adapter counts with a tiktoken encoding, not a custom estimator"
-        return Failure(InvalidArgument("encoding", enc.unwrap().name, reason))
-    return Success((profile.unwrap(), enc.unwrap()))
+def _priced(
+    messages: object, tools: object, counting: Counting, image_tokens: ImagePricer | None
+) -> Result[tuple[int, tuple[Row, ...]], AdapterError]:
+    """The request framing (reply priming and tools) and each message's row, priced as sent."""
+    if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
+        return Failure(InvalidArgument("messages", messages, "expected a list of messages"))
+    if isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence):
+        return Failure(InvalidArgument("tools", tools, "expected a list of tool definitions"))
+    profile = counting.profile
+    bills = _bills(messages, profile, image_tokens)
+    if isinstance(bills, Failure):
+        return Failure(bills.failure())
+    tool_tokens = _tool_tokens(tools, profile, counting)
+    if isinstance(tool_tokens, Failure):
+        return Failure(tool_tokens.failure())
+    prices = _message_tokens(bills.unwrap(), counting)
+    if isinstance(prices, Failure):
+        return Failure(prices.failure())
+    rows = tuple(
+        Row(price, bill.call_ids, bill.answers, False, bill.role in PINNED_ROLES, bill.role, bill.estimated)
+        for price, bill in zip(prices.unwrap(), bills.unwrap(), strict=True)
+    )
+    return Success((profile.reply_priming + tool_tokens.unwrap(), rows))
 
 
 def _bills(
-    messages: Sequence[Mapping[str, Any]], profile: ModelProfile, image_tokens: ImagePricer | None
+    messages: Sequence[object], profile: ModelProfile, image_tokens: ImagePricer | None
 ) -> Result[tuple[_Bill, ...], AdapterError]:
     bills: list[_Bill] = []
+    open_function: list[tuple[int, str]] = []
+    per_message = profile.tokens_per_message
     for index, message in enumerate(messages):
+        # The common shapes (a plain dict: role and str content; a tool result; plain function
+        # tool calls), read without the general walk; anything else takes `_bill`.
+        quick = _plain_bill(message, per_message) if type(message) is dict else None
+        if quick is not None:
+            bills.append(quick)
+            continue
         bill = _bill(index, message, profile, image_tokens)
         if isinstance(bill, Failure):
             return Failure(bill.failure())
-        bills.append(bill.unwrap())
+        made = bill.unwrap()
+        if made.role == "function":
+            # A legacy function result answers the latest function_call still open.
+            if not open_function:
+                return Failure(ToolResultWithoutCall(index, "name", "function_call"))
+            made = _Bill(made.role, made.texts, made.fixed, made.estimated, (), (("name", open_function.pop()[1]),))
+        elif any(field == "function_call" for field, _ in made.call_ids):
+            open_function.append((index, f"function_call@{index}"))
+            calls = tuple((field, f"function_call@{index}" if field == "function_call" else ident) for field, ident in made.call_ids)
+            made = _Bill(made.role, made.texts, made.fixed, made.estimated, calls, made.answers)
+        bills.append(made)
     return Success(tuple(bills))
 
 
+_PLAIN_ROLES: Final = frozenset({"system", "developer", "user", "assistant"})
+
+
+def _plain_bill(message: dict[Any, Any], per_message: int) -> _Bill | None:
+    """The bill of a message in one of the common shapes, exactly as `_bill` would make it, or
+    ``None`` (then `_bill` reads it, and names any problem)."""
+    role = message.get("role")
+    content = message.get("content")
+    size = len(message)
+    if size == 2 and type(content) is str and role in _PLAIN_ROLES:
+        return _Bill(role, (role, content), per_message, False, (), ())
+    if size == 3 and role == "tool" and type(content) is str:
+        answered = message.get("tool_call_id")
+        if type(answered) is str and answered and next(iter(message)) == "role":
+            ordered = (role, content, answered) if list(message)[1] == "content" else (role, answered, content)
+            return _Bill(role, ordered, per_message, False, (), (("tool_call_id", answered),))
+        return None
+    calls = message.get("tool_calls")
+    if role != "assistant" or type(calls) is not list or not calls or size != 3 or "content" not in message:
+        return None
+    if content is not None and type(content) is not str or list(message) != ["role", "content", "tool_calls"]:
+        return None
+    texts = [role] if content is None else [role, content]
+    issues: list[tuple[str, str]] = []
+    for at, call in enumerate(calls):
+        function = call.get("function") if type(call) is dict else None
+        if (
+            type(function) is not dict or list(call) != ["id", "type", "function"] or call["type"] != "function"
+            or list(function) != ["name", "arguments"]
+        ):
+            return None
+        ident, name, arguments = call["id"], function["name"], function["arguments"]
+        if type(ident) is not str or not ident or type(name) is not str or not name or type(arguments) is not str:
+            return None
+        texts += (ident, name, arguments)
+        issues.append((f"tool_calls[{at}].id", ident))
+    return _Bill(role, tuple(texts), per_message, False, tuple(issues), ())
+
+
 def _bill(
-    index: int, message: object, profile: ModelProfile, image_tokens: ImagePricer | None
+    index: int, raw: object, profile: ModelProfile, image_tokens: ImagePricer | None
 ) -> Result[_Bill, AdapterError]:
-    if not isinstance(message, Mapping):
-        return Failure(MalformedMessage(index, "(message)", message, "expected a mapping"))
+    message = as_mapping(raw)
+    if message is None:
+        return Failure(MalformedMessage(index, "(message)", raw, "expected a mapping or an SDK message object"))
     role = message.get("role")
     if role not in ROLES:
         if role is None:
             return Failure(MalformedMessage(index, "role", None, "is required"))
         return Failure(UnknownRole(index, role, ROLES))
+    assert isinstance(role, str)
     texts: list[str] = [role]
     fixed = profile.tokens_per_message
     estimated = False
     calls: tuple[tuple[str, str], ...] = ()
-    answers: str | None = None
+    answers: tuple[tuple[str, str], ...] = ()
     for key, value in message.items():
         if key == "role" or value is None:
             continue
@@ -339,25 +409,64 @@ def _bill(
             if isinstance(read_calls, Failure):
                 return Failure(read_calls.failure())
             calls = read_calls.unwrap()
-            texts += string_leaves(value, _CONTENT_PART_TAG)
+            found = leaves(value, _CONTENT_PART_TAG)
+            if isinstance(found, str):
+                return Failure(MalformedMessage(index, "tool_calls", value, found))
+            texts += found
         elif key == "tool_call_id":
             if not non_empty_str(value) or role != "tool":
                 return Failure(MalformedMessage(index, "tool_call_id", value, "expected a non-empty str on a tool message"))
-            answers = value
+            assert isinstance(value, str)
+            answers = (("tool_call_id", value),)
             texts.append(value)
         else:
-            texts += string_leaves(value)
+            found = leaves(value)
+            if isinstance(found, str):
+                label: object = key  # a caller's mapping may have any keys
+                return Failure(MalformedMessage(index, label if isinstance(label, str) else shown(label), value, found))
+            texts += found
+            if key == "function_call" and role == "assistant":
+                calls += (("function_call", ""),)
     missing = _missing(index, role, message, calls, answers)
     if missing is not None:
         return Failure(missing)
     return Success(_Bill(role, tuple(texts), fixed, estimated, calls, answers))
 
 
+def _message_tokens(bills: Sequence[_Bill], counting: Counting) -> Result[tuple[int, ...], AdapterError]:
+    """Every message's tokens, from one batch count of all their texts."""
+    texts = [text for bill in bills for text in bill.texts]
+    counted = counting.count_many(texts)
+    if isinstance(counted, Failure):
+        return Failure(counted.failure())
+    counts = counted.unwrap()
+    prices: list[int] = []
+    at = 0
+    for bill in bills:
+        prices.append(bill.fixed + sum(counts[at : at + len(bill.texts)]))
+        at += len(bill.texts)
+    return Success(tuple(prices))
+
+
+def _placement(documents_at: object, rows: Sequence[Row]) -> Result[int, AdapterError]:
+    """Where the documents message goes, as an input index; it may not split a tool group."""
+    size = len(rows)
+    if documents_at is None:
+        return Success(next((at for at, row in enumerate(rows) if not row.pinned), size))
+    if isinstance(documents_at, bool) or not isinstance(documents_at, int) or not -size <= documents_at <= size:
+        return Failure(InvalidArgument("documents_at", documents_at, f"must be an int within [{-size}, {size}]"))
+    place = documents_at + size if documents_at < 0 else documents_at
+    before = {ident for row in rows[:place] for _, ident in row.issues}
+    if any(ident in before for row in rows[place:] for _, ident in row.answers):
+        return Failure(InvalidArgument("documents_at", documents_at, "falls between a tool call and its results"))
+    return Success(place)
+
+
 def _missing(
-    index: int, role: str, message: Mapping[str, Any], calls: tuple[tuple[str, str], ...], answers: str | None
+    index: int, role: str, message: Mapping[str, Any], calls: tuple[tuple[str, str], ...], answers: tuple[tuple[str, str], ...]
 ) -> AdapterError | None:
     """The required field this message lacks, if any."""
-    if role == "tool" and answers is None:
+    if role == "tool" and not answers:
         return MalformedMessage(index, "tool_call_id", None, "is required on a tool message")
     has_content = message.get("content") is not None
     if role == "assistant":
@@ -398,7 +507,10 @@ def _content(
             fixed += tokens
             estimated = estimated or default
         else:
-            texts += string_leaves(part, _CONTENT_PART_TAG)
+            found = leaves(part, _CONTENT_PART_TAG)
+            if isinstance(found, str):
+                return Failure(MalformedMessage(index, field, part, found))
+            texts += found
     return Success((texts, fixed, estimated))
 
 
@@ -444,60 +556,7 @@ def _tool_calls(index: int, role: str, value: object) -> Result[tuple[tuple[str,
     return Success(tuple(ids))
 
 
-def _groups(bills: Sequence[_Bill]) -> Result[tuple[str | None, ...], AdapterError]:
-    """Each message's tool group: an assistant message with calls and the tool messages answering them."""
-    groups = Groups()
-    open_calls: dict[str, tuple[int, str]] = {}
-    seen: set[str] = set()
-    for index, bill in enumerate(bills):
-        for field, call_id in bill.call_ids:
-            if call_id in seen:
-                return Failure(DuplicateToolCall(index, field, call_id))
-            seen.add(call_id)
-            open_calls[call_id] = (index, field)
-        if bill.answers is not None:
-            call = open_calls.pop(bill.answers, None)
-            if call is None:
-                return Failure(ToolResultWithoutCall(index, "tool_call_id", bill.answers))
-            groups.link(call[0], index)
-    if open_calls:
-        call_id, (index, field) = next(iter(open_calls.items()))
-        return Failure(ToolCallWithoutResult(index, field, call_id))
-    return Success(groups.ids(len(bills)))
-
-
-def _message_tokens(bills: Sequence[_Bill], enc: TokenEncoding) -> Result[tuple[int, ...], AdapterError]:
-    """Every message's tokens, from one batch count of all their texts."""
-    texts = [text for bill in bills for text in bill.texts]
-    counted = enc.count_many(texts)
-    if isinstance(counted, Failure):
-        return Failure(CountFailed(counted.failure()))
-    counts = counted.unwrap()
-    prices: list[int] = []
-    at = 0
-    for bill in bills:
-        prices.append(bill.fixed + sum(counts[at : at + len(bill.texts)]))
-        at += len(bill.texts)
-    return Success(tuple(prices))
-
-
-def _placement(
-    documents_at: int | None, bills: Sequence[_Bill], groups: Sequence[str | None]
-) -> Result[int, AdapterError]:
-    """Where the documents message goes, as an input index; it may not split a tool group."""
-    size = len(bills)
-    if documents_at is None:
-        return Success(next((at for at, bill in enumerate(bills) if bill.role not in PINNED_ROLES), size))
-    if isinstance(documents_at, bool) or not -size <= documents_at <= size:
-        return Failure(InvalidArgument("documents_at", documents_at, f"must be an int within [{-size}, {size}]"))
-    place = documents_at + size if documents_at < 0 else documents_at
-    before = {group for group in groups[:place] if group is not None}
-    if any(group in before for group in groups[place:]):
-        return Failure(InvalidArgument("documents_at", documents_at, "falls between a tool call and its results"))
-    return Success(place)
-
-
-def _tool_tokens(tools: Sequence[Mapping[str, Any]], profile: ModelProfile, enc: TokenEncoding) -> Result[int, AdapterError]:
+def _tool_tokens(tools: Sequence[object], profile: ModelProfile, counting: Counting) -> Result[int, AdapterError]:
     """The cookbook's framing of function tools, plus the JSON of schema keys it leaves out."""
     if not tools:
         return Success(0)
@@ -510,9 +569,9 @@ def _tool_tokens(tools: Sequence[Mapping[str, Any]], profile: ModelProfile, enc:
         tool_texts, tool_fixed = read.unwrap()
         texts += tool_texts
         fixed += tool_fixed
-    counted = enc.count_many(texts)
+    counted = counting.count_many(texts)
     if isinstance(counted, Failure):
-        return Failure(CountFailed(counted.failure()))
+        return Failure(counted.failure())
     return Success(fixed + sum(counted.unwrap()))
 
 
@@ -532,21 +591,34 @@ def _tool(index: int, tool: object, profile: ModelProfile) -> Result[tuple[list[
     texts = [f"{function['name']}:{_strip_period(description)}"]
     fixed = profile.func_init + (profile.prop_init if properties else 0)
     for key, schema in properties.items():
+        if not isinstance(key, str):
+            return Failure(InvalidTool(index, "function.parameters.properties", shown(key), "expected str property names"))
+        field = f"function.parameters.properties.{key}"
         if not isinstance(schema, Mapping):
-            return Failure(InvalidTool(index, f"function.parameters.properties.{key}", schema, "expected a schema object"))
+            return Failure(InvalidTool(index, field, schema, "expected a schema object"))
+        problem = leaves(schema)
+        if isinstance(problem, str):
+            return Failure(InvalidTool(index, field, schema, problem))
         fixed += profile.prop_key
         kind = schema.get("type", "")
-        kind_text = kind if isinstance(kind, str) else json.dumps(kind)
         described = schema.get("description") or ""
-        texts.append(f"{key}:{kind_text}:{_strip_period(str(described))}")
+        texts.append(f"{key}:{_text(kind)}:{_strip_period(_text(described))}")
         enum = schema.get("enum")
         if isinstance(enum, list | tuple):
             fixed += profile.enum_init + profile.enum_item * len(enum)
-            texts += (item if isinstance(item, str) else json.dumps(item) for item in enum)
+            texts += map(_text, enum)
         rest = {name: value for name, value in schema.items() if name not in _SCHEMA_COUNTED}
         if rest:
-            texts.append(json.dumps(rest, sort_keys=True, default=str))
+            texts.append(_text(rest))
     return Success((texts, fixed))
+
+
+def _text(value: object) -> str:
+    # Only called on values `leaves` accepted, so the JSON text always exists.
+    if isinstance(value, str):
+        return value
+    text = json_text(value)
+    return text if text is not None else ""
 
 
 def _strip_period(text: str) -> str:

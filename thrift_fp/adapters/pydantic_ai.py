@@ -3,59 +3,83 @@
 Needs the ``[pydantic-ai]`` extra (``pydantic-ai-slim``); ``import thrift_fp`` never imports it.
 `ThriftHistory` (sync) and `AsyncThriftHistory` (async) are history processors: pass one as
 ``Agent(..., capabilities=[ProcessHistory(processor)])`` (Pydantic AI 2 replaced the
-``history_processors=`` argument with this capability; the processor is the same). Each returns the same message objects, in the same order, minus what was shed;
+``history_processors=`` argument with this capability; the processor is the same).
 `fit_model_messages` does the same and also returns the trace.
 
-What is shed, and what never is. A ``ToolCallPart`` and the ``ToolReturnPart`` or
-``RetryPromptPart`` answering it (same ``tool_call_id``) leave together: the response holding
-the call and the requests holding its answers form one group, kept or shed whole. Never shed: a
-request holding a ``SystemPromptPart`` (the system prompt would be lost), the newest request and
-the newest message. Otherwise the oldest messages go first (message order stands for age), a
-whole turn at a time by default (see `fit_model_messages`).
+What is charged is what the model receives. Pydantic AI stores the agent's ``instructions`` on
+every ``ModelRequest`` but sends only the ones in force, once: the newest request's (or, when the
+newest request has none and only answers tool calls, the request's before it). Each part costs 3
+tokens of framing (`TOKENS_PER_PART`) plus its encoded texts; every request 3 tokens of reply
+priming (`REPLY_PRIMING`); the instructions in force one part's framing plus their tokens. Exact
+for the encoding (``o200k_base`` unless ``encoding=`` or a known ``model=`` says otherwise, or
+your ``token_counter=``: a callable, or a `TokenCounter` declaring its counts' precision), except
+what is priced rather than encoded: a non-text user content item (image, audio, document, video)
+costs ``media_tokens`` (default `MEDIA_TOKENS`, ``estimated``), and a part of a kind not listed
+in `thrift_fp.adapters._pydantic_ai_read` (or a value Pydantic AI cannot serialise) costs its
+size in bytes, an over-count.
 
-Counting (exact for the encoding, ``o200k_base`` unless ``encoding=`` or a known ``model=`` says
-otherwise): 3 tokens of framing per part (most providers send each part as its own message or
-block) and 3 tokens of reply priming, plus the encoded texts: system and user prompt text, a
-request's ``instructions``, text and thinking content, a tool call's name, id and JSON arguments,
-a tool return's name, id and ``model_response_str()``, a retry prompt's name, id and
-``model_response()``. A non-text user content item (image, audio, document, video) costs
-``media_tokens`` (default 1600, making the count ``estimated``); a part of any other kind costs
-the tokens of its ``repr`` (an over-count, never an under-count of what it holds).
+What is shed, and what never is. A ``ToolCallPart`` and the parts answering it (same
+``tool_call_id``) leave together: the response holding the call and the requests answering it.
+Never shed: ``SystemPromptPart``\\ s, the instructions in force, the newest request, and with
+``whole_turns`` (default) the opening request of the newest turn. Otherwise the oldest messages go
+first (message order stands for age): with ``whole_turns``, a whole turn at a time, and within the
+newest turn a tool round at a time (a response and the requests after it), so the newest turn
+alone never overruns; with ``whole_turns=False``, message by message (tool pairs still whole).
+A request that answers a call also keeps the response holding it: with an output tool (a
+structured ``output_type``), Pydantic AI puts the previous run's final-result return in the next
+run's first request, so with whole turns the turn before the newest stays too.
+
+What comes back is valid for Pydantic AI and within budget. Every message is the caller's own
+object, in order, except one case: a request holding a ``SystemPromptPart`` and a user prompt
+whose user prompt was shed keeps its system parts, which go at the front of the next kept request
+(a new ``ModelRequest`` made with ``dataclasses.replace`` of it, as Pydantic AI itself would merge
+the two) or, before a response, stand as a new request of their own. So no two requests end up
+adjacent (Pydantic AI would merge them) unless they were adjacent in what you passed. When the
+parts that are never shed alone exceed the budget, the fit is the error value `OverBudget` (the
+processors raise `HistoryFitError` holding it): never a history over budget. Every other problem
+is an error value too, naming the message and part (``messages[3].parts[1].content``) or the
+argument (a ``str`` budget is an `InvalidArgument`).
+
+Agent loops. A processor keeps the token counts of the texts it saw last, so the next step (one
+more response and request) tokenizes only the new texts.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Final
+from dataclasses import dataclass, field
 
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    RetryPromptPart,
-    SystemPromptPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
+from pydantic_ai.messages import ModelMessage
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._a_errors import (
+from thrift_fp.adapters._core import Pairing, Row, fit_rows
+from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget
+from thrift_fp.adapters._core_errors import (
     AdapterError,
     CountFailed,
+    DuplicateToolCall,
     FitFailed,
+    InvalidArgument,
     MalformedMessage,
+    OverBudget,
     PricingFailed,
     ToolResultWithoutCall,
 )
-from thrift_fp.adapters._a_fit import Budgeting, Groups, Priced, fit_priced
-from thrift_fp.adapters._models import UnknownModel, resolve_model
+from thrift_fp.adapters._models import UnknownModel
+from thrift_fp.adapters._pydantic_ai_fit import DEFAULT_ENCODING, REPLY_PRIMING, TextCounts, price
+from thrift_fp.adapters._pydantic_ai_plan import plan_rows, rebuild
+from thrift_fp.adapters._pydantic_ai_read import (
+    MEDIA_TOKENS,
+    TOKENS_PER_PART,
+    MediaPricer,
+    Mispriced,
+    Misread,
+    Read,
+    instructions_source,
+)
 from thrift_fp.thrift import ThriftTrace
-from thrift_fp.tokens import Precision, TokenCount, TokenEncoding, get_encoding
+from thrift_fp.tokens import Precision, TokenCount
 
 __all__ = [
     "DEFAULT_ENCODING",
@@ -65,33 +89,38 @@ __all__ = [
     "AdapterError",
     "AsyncThriftHistory",
     "CountFailed",
+    "DuplicateToolCall",
     "FitFailed",
     "HistoryFitError",
+    "InvalidArgument",
     "MalformedMessage",
     "MediaPricer",
     "ModelMessagesFit",
+    "OverBudget",
     "PricingFailed",
     "ThriftHistory",
+    "TokenCounter",
     "ToolResultWithoutCall",
     "UnknownModel",
     "count_model_messages",
     "fit_model_messages",
 ]
 
-TOKENS_PER_PART: Final = 3
-REPLY_PRIMING: Final = 3
-MEDIA_TOKENS: Final = 1600
-DEFAULT_ENCODING: Final = "o200k_base"
-_FIT_ENCODING: Final = "cl100k_base"
-
-MediaPricer = Callable[[object], int]
-"""Prices one non-text user content item (an ``ImageUrl``, ``BinaryContent``, ...) in tokens."""
+# A Pydantic AI tool call may be answered more than once (a retry, then its result), and the
+# newest response's calls may still be unanswered (the run executes them next).
+_PAIRING = Pairing(answer_once=False, require_answers=False, whole_turns=False)
 
 
 @dataclass(frozen=True, slots=True)
 class ModelMessagesFit:
-    """The fitted history: the caller's messages that stay (input order), the input indices
-    shed, thrift's trace, and the count of the kept messages.
+    """The fitted history and how it was fitted.
+
+    ``messages``: what to send (see the module docstring for the one kind of new object);
+    ``shed``: the input indices whose parts other than ``SystemPromptPart``\\ s were shed (their
+    system parts are in ``messages``); ``trace``: thrift's trace (message ``i`` is
+    ``messages[i]``; ``request`` is the request-wide cost; an empty ``messages[n]``, n the number
+    of messages, stands where the core keeps its newest message, so the plan alone decides what
+    stays); ``tokens``: the count as sent.
 
     >>> from pydantic_ai.messages import ModelRequest
     >>> fitted = fit_model_messages([ModelRequest.user_text_prompt("Hi")], 100).unwrap()
@@ -123,61 +152,52 @@ class HistoryFitError(Exception):
         self.error = error
 
 
-@dataclass(frozen=True, slots=True)
-class _Bill:
-    texts: tuple[str, ...]
-    fixed: int
-    estimated: bool
-    calls: tuple[str, ...]
-    answers: tuple[tuple[str, str], ...]
-    pinned: bool
-    prompt: bool
-
-
 def count_model_messages(
-    messages: Sequence[ModelMessage],
+    messages: Checked[Sequence[ModelMessage]],
     *,
-    encoding: str | None = None,
-    model: str | None = None,
-    media_tokens: MediaPricer | None = None,
+    encoding: Checked[str | None] = None,
+    model: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+    media_tokens: Checked[MediaPricer | None] = None,
 ) -> Result[TokenCount, AdapterError]:
-    """The tokens of ``messages`` in the framing of the module docstring.
+    """The tokens of ``messages`` as Pydantic AI sends them (see the module docstring).
 
-    >>> from pydantic_ai.messages import ModelRequest
+    >>> from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
     >>> count_model_messages([ModelRequest.user_text_prompt("Hello!")]).unwrap()
     TokenCount(tokens=8, encoding='o200k_base', precision='exact')
+    >>> stale = [ModelRequest([UserPromptPart("Hi")], instructions="Be brief. " * 50),
+    ...          ModelResponse([TextPart("ok")]), ModelRequest([UserPromptPart("Again")], instructions="Be brief.")]
+    >>> count_model_messages(stale).unwrap().tokens   # only the newest request's instructions
+    21
     """
-    enc = _encoding(encoding, model)
-    if isinstance(enc, Failure):
-        return Failure(enc.failure())
-    bills = _bills(messages, media_tokens)
-    if isinstance(bills, Failure):
-        return Failure(bills.failure())
-    prices = _prices(bills.unwrap(), enc.unwrap())
-    return prices.map(
-        lambda counted: TokenCount(REPLY_PRIMING + sum(counted), enc.unwrap().name, _precision(enc.unwrap(), bills.unwrap()))
-    )
+    read = _read_all(messages, encoding, model, token_counter, media_tokens, None)
+    if isinstance(read, Failure):
+        return Failure(read.failure())
+    _, reads, prices, fixed, counting = read.unwrap()
+    return Success(TokenCount(fixed + sum(prices), counting.name, _precision(counting, reads)))
 
 
 def fit_model_messages(
-    messages: Sequence[ModelMessage],
-    context_window: int | float,
+    messages: Checked[Sequence[ModelMessage]],
+    context_window: Checked[int | float],
     *,
-    encoding: str | None = None,
-    model: str | None = None,
-    output_reserve: int | float | None = None,
-    reserve_fraction: float = 0.35,
-    media_tokens: MediaPricer | None = None,
-    whole_turns: bool = True,
+    encoding: Checked[str | None] = None,
+    model: Checked[str | None] = None,
+    token_counter: Checked[CounterArg | None] = None,
+    output_reserve: Checked[int | float | None] = None,
+    reserve_fraction: Checked[float] = 0.35,
+    media_tokens: Checked[MediaPricer | None] = None,
+    whole_turns: Checked[bool] = True,
 ) -> Result[ModelMessagesFit, AdapterError]:
     """Fit ``messages`` into ``context_window`` (see the module docstring).
 
-    ``whole_turns`` (default) keeps or sheds each turn whole (a request with a user prompt and
-    every message until the next), so the kept history never starts with a ``ModelResponse``,
-    which Anthropic on Bedrock and Gemini refuse; ``whole_turns=False`` sheds message by message
-    (tool pairs still whole).
+    ``whole_turns`` (default) keeps or sheds each turn before the newest whole (a request with
+    a user prompt and every message until the next), so the kept history never starts with a
+    ``ModelResponse``, which Anthropic on Bedrock and Gemini refuse; within the newest turn it
+    sheds the oldest tool rounds. ``whole_turns=False`` sheds message by message (tool pairs
+    still whole).
 
-    >>> from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+    >>> from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart
     >>> history = [ModelRequest.user_text_prompt("Tell me a long story. " * 40),
     ...            ModelResponse([TextPart("Once upon a time. " * 40)]),
     ...            ModelRequest.user_text_prompt("Shorter, please.")]
@@ -185,37 +205,36 @@ def fit_model_messages(
     >>> fitted.shed, fitted.messages[0] is history[2], fitted.tokens.tokens <= fitted.trace.budget
     ((0, 1), True, True)
     """
-    enc = _encoding(encoding, model)
-    if isinstance(enc, Failure):
-        return Failure(enc.failure())
-    bills = _bills(messages, media_tokens)
-    if isinstance(bills, Failure):
-        return Failure(bills.failure())
-    groups = _groups(bills.unwrap(), whole_turns)
-    if isinstance(groups, Failure):
-        return Failure(groups.failure())
-    prices = _prices(bills.unwrap(), enc.unwrap())
-    if isinstance(prices, Failure):
-        return Failure(prices.failure())
-    units = [
-        Priced(price, group, bill.pinned, "request" if isinstance(message, ModelRequest) else "response")
-        for price, group, bill, message in zip(prices.unwrap(), groups.unwrap(), bills.unwrap(), messages, strict=True)
-    ]
-    fitted = fit_priced(units, REPLY_PRIMING, Budgeting(context_window, output_reserve, reserve_fraction), _FIT_ENCODING)
+    return _fit(messages, context_window, encoding, model, token_counter, output_reserve, reserve_fraction,
+                media_tokens, whole_turns, None)
+
+
+def _fit(
+    messages: object, context_window: object, encoding: object, model: object, token_counter: object,
+    output_reserve: object, reserve_fraction: object, media_tokens: object, whole_turns: object,
+    memo: TextCounts | None,
+) -> Result[ModelMessagesFit, AdapterError]:
+    budget = checked_budget(context_window, output_reserve, reserve_fraction)
+    if isinstance(budget, Failure):
+        return Failure(budget.failure())
+    if not isinstance(whole_turns, bool):
+        return Failure(InvalidArgument("whole_turns", whole_turns, "expected a bool"))
+    read = _read_all(messages, encoding, model, token_counter, media_tokens, memo)
+    if isinstance(read, Failure):
+        return Failure(read.failure())
+    items, reads, prices, fixed, counting = read.unwrap()
+    # The core never sheds the newest unpinned row; which rows stay is the plan's to say, so an
+    # empty row after the last message takes that place (the trace names it messages[len]).
+    rows = (*plan_rows(reads, prices, whole_turns), Row(0, role="end"))
+    fitted = fit_rows(rows, fixed, budget.unwrap(), counting, _PAIRING)
     if isinstance(fitted, Failure):
         return Failure(fitted.failure())
-    core = fitted.unwrap()
-    kept = set(core.kept)
-    tokens = REPLY_PRIMING + sum(prices.unwrap()[index] for index in core.kept)
-    precision = _precision(enc.unwrap(), [bills.unwrap()[index] for index in core.kept])
-    return Success(
-        ModelMessagesFit(
-            [messages[index] for index in core.kept],
-            tuple(index for index in range(len(messages)) if index not in kept),
-            core.trace,
-            TokenCount(tokens, enc.unwrap().name, precision),
-        )
-    )
+    done = fitted.unwrap()
+    kept = tuple(at for at in done.kept if at < len(reads))
+    return Success(ModelMessagesFit(
+        rebuild(items, frozenset(kept)), done.shed, done.trace,
+        TokenCount(done.tokens, counting.name, _precision(counting, [reads[at] for at in kept])),
+    ))
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +242,9 @@ class ThriftHistory:
     """A synchronous history processor fitting every model request into ``context_window``.
 
     ``on_fit`` (optional) receives each `ModelMessagesFit`, e.g. to log the trace; an exception
-    it raises propagates. A failed fit raises `HistoryFitError`.
+    it raises propagates. A failed fit raises `HistoryFitError`. The processor keeps its checked
+    counting choice and the token counts of the texts it saw last, so an agent loop's next step
+    tokenizes only what is new.
 
     >>> from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart
     >>> fit = ThriftHistory(200, output_reserve=100)
@@ -233,22 +254,21 @@ class ThriftHistory:
     [True]
     """
 
-    context_window: int | float
-    encoding: str | None = None
-    model: str | None = None
-    output_reserve: int | float | None = None
-    reserve_fraction: float = 0.35
-    media_tokens: MediaPricer | None = None
+    context_window: Checked[int | float]
+    encoding: Checked[str | None] = None
+    model: Checked[str | None] = None
+    token_counter: Checked[CounterArg | None] = None
+    output_reserve: Checked[int | float | None] = None
+    reserve_fraction: Checked[float] = 0.35
+    media_tokens: Checked[MediaPricer | None] = None
     on_fit: Callable[[ModelMessagesFit], object] | None = None
-    whole_turns: bool = True
+    whole_turns: Checked[bool] = True
+    _memo: TextCounts = field(default_factory=TextCounts, repr=False, compare=False)
 
-    def fit(self, messages: list[ModelMessage]) -> Result[ModelMessagesFit, AdapterError]:
-        """`fit_model_messages` with this processor's settings."""
-        return fit_model_messages(
-            messages, self.context_window, encoding=self.encoding, model=self.model,
-            output_reserve=self.output_reserve, reserve_fraction=self.reserve_fraction,
-            media_tokens=self.media_tokens, whole_turns=self.whole_turns,
-        )
+    def fit(self, messages: Checked[list[ModelMessage]]) -> Result[ModelMessagesFit, AdapterError]:
+        """`fit_model_messages` with this processor's settings (and what it carries)."""
+        return _fit(messages, self.context_window, self.encoding, self.model, self.token_counter,
+                    self.output_reserve, self.reserve_fraction, self.media_tokens, self.whole_turns, self._memo)
 
     def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
         """The kept messages (raises `HistoryFitError` when the fit fails)."""
@@ -286,137 +306,35 @@ def _deliver(
     return done.messages
 
 
-def _encoding(encoding: str | None, model: str | None) -> Result[TokenEncoding, AdapterError]:
-    name = encoding
-    if name is None and model is not None:
-        profile = resolve_model(model)
-        if isinstance(profile, Failure):
-            return Failure(profile.failure())
-        name = profile.unwrap().encoding
-    resolved = get_encoding(name if name is not None else DEFAULT_ENCODING)
-    if isinstance(resolved, Failure):
-        return Failure(CountFailed(resolved.failure()))
-    return Success(resolved.unwrap())
+_Read = tuple[Sequence[ModelMessage], tuple[Read, ...], tuple[int, ...], int, Counting]
 
 
-def _precision(enc: TokenEncoding, bills: Sequence[_Bill]) -> Precision:
-    return "estimated" if enc.precision == "estimated" or any(bill.estimated for bill in bills) else "exact"
+def _read_all(
+    messages: object, encoding: object, model: object, token_counter: object, media_tokens: object,
+    memo: TextCounts | None,
+) -> Result[_Read, AdapterError]:
+    if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
+        return Failure(InvalidArgument("messages", messages, "expected a list of ModelRequest and ModelResponse"))
+    if media_tokens is not None and not callable(media_tokens):
+        return Failure(InvalidArgument("media_tokens", media_tokens, "expected a callable (content item -> int) or None"))
+    counting = (memo or TextCounts()).counting(model, encoding, token_counter)
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
+    items: Sequence[ModelMessage] = messages
+    pricer = media_tokens if callable(media_tokens) else None
+    read = (memo or TextCounts()).read_all(items, pricer)
+    if isinstance(read, Misread):
+        return Failure(MalformedMessage(read.index, read.field, read.value, read.reason))
+    if isinstance(read, Mispriced):
+        return Failure(PricingFailed(read.index, read.field, read.reason, read.cause, callback="media_tokens"))
+    reads = read
+    source = instructions_source(reads)
+    priced = price(reads, None if source is None else reads[source].instructions, counting.unwrap(), memo)
+    if isinstance(priced, Failure):
+        return Failure(priced.failure())
+    prices, fixed = priced.unwrap()
+    return Success((items, tuple(reads), prices, fixed, counting.unwrap()))
 
 
-def _bills(messages: Sequence[ModelMessage], media_tokens: MediaPricer | None) -> Result[tuple[_Bill, ...], AdapterError]:
-    newest_request = max((at for at, message in enumerate(messages) if isinstance(message, ModelRequest)), default=-1)
-    bills: list[_Bill] = []
-    items: Sequence[object] = messages  # each is checked: the annotation is a promise, not a guarantee
-    for index, message in enumerate(items):
-        if not isinstance(message, ModelRequest | ModelResponse):
-            return Failure(MalformedMessage(index, "(message)", type(message).__name__, "expected a ModelRequest or ModelResponse"))
-        # The newest message is never shed anyway; pinning it too would also protect the one before.
-        pin = index == newest_request and index != len(messages) - 1
-        bill = _bill(index, message, media_tokens, pin)
-        if isinstance(bill, Failure):
-            return Failure(bill.failure())
-        bills.append(bill.unwrap())
-    return Success(tuple(bills))
-
-
-def _bill(
-    index: int, message: ModelRequest | ModelResponse, media_tokens: MediaPricer | None, newest_request: bool
-) -> Result[_Bill, AdapterError]:
-    texts: list[str] = []
-    fixed = 0
-    estimated = False
-    calls: list[str] = []
-    answers: list[tuple[str, str]] = []
-    pinned = newest_request
-    prompt = False
-    instructions = getattr(message, "instructions", None)
-    if isinstance(instructions, str):
-        texts.append(instructions)
-    parts: Sequence[object] = message.parts
-    for at, part in enumerate(parts):
-        fixed += TOKENS_PER_PART
-        field = f"parts[{at}]"
-        if isinstance(part, SystemPromptPart):
-            pinned = True
-            texts.append(part.content)
-        elif isinstance(part, UserPromptPart):
-            prompt = True
-            read = _user_content(index, field, part.content, media_tokens)
-            if isinstance(read, Failure):
-                return Failure(read.failure())
-            part_texts, part_fixed, part_estimated = read.unwrap()
-            texts += part_texts
-            fixed += part_fixed
-            estimated = estimated or part_estimated
-        elif isinstance(part, TextPart | ThinkingPart):
-            texts.append(part.content)
-        elif isinstance(part, ToolCallPart):
-            texts += (part.tool_name, part.tool_call_id, part.args_as_json_str())
-            calls.append(part.tool_call_id)
-        elif isinstance(part, ToolReturnPart):
-            texts += (part.tool_name, part.tool_call_id, part.model_response_str())
-            answers.append((f"{field}.tool_call_id", part.tool_call_id))
-        elif isinstance(part, RetryPromptPart):
-            texts += (part.tool_name or "", part.tool_call_id, part.model_response())
-            if part.tool_name is not None:
-                answers.append((f"{field}.tool_call_id", part.tool_call_id))
-        else:
-            texts.append(repr(part))
-    return Success(_Bill(tuple(texts), fixed, estimated, tuple(calls), tuple(answers), pinned, prompt))
-
-
-def _user_content(
-    index: int, field: str, content: object, media_tokens: MediaPricer | None
-) -> Result[tuple[list[str], int, bool], AdapterError]:
-    if isinstance(content, str):
-        return Success(([content], 0, False))
-    texts: list[str] = []
-    fixed = 0
-    estimated = False
-    items: Sequence[object] = content if isinstance(content, Sequence) else (content,)
-    for at, item in enumerate(items):
-        if isinstance(item, str):
-            texts.append(item)
-            continue
-        if media_tokens is None:
-            fixed += MEDIA_TOKENS
-            estimated = True
-            continue
-        try:
-            tokens: object = media_tokens(item)
-        except Exception as exc:  # noqa: BLE001 - the caller's pricing callback; keep the cause
-            return Failure(PricingFailed(index, f"{field}.content[{at}]", f"raised {type(exc).__name__}: {exc}", exc))
-        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-            return Failure(PricingFailed(index, f"{field}.content[{at}]", f"returned {tokens!r}; expected an int >= 0"))
-        fixed += tokens
-    return Success((texts, fixed, estimated))
-
-
-def _groups(bills: Sequence[_Bill], whole_turns: bool) -> Result[tuple[str | None, ...], AdapterError]:
-    """Each message's group: the response holding a call and the requests answering it, and,
-    with ``whole_turns``, the messages of one turn (from a request with a user prompt)."""
-    groups = Groups()
-    if whole_turns:
-        groups.link_turns([bill.prompt for bill in bills], [bill.pinned for bill in bills])
-    calls: dict[str, int] = {}
-    for index, bill in enumerate(bills):
-        for field, call_id in bill.answers:
-            if call_id not in calls:
-                return Failure(ToolResultWithoutCall(index, field, call_id))
-            groups.link(calls[call_id], index)
-        for call_id in bill.calls:
-            calls[call_id] = index
-    return Success(groups.ids(len(bills)))
-
-
-def _prices(bills: Sequence[_Bill], enc: TokenEncoding) -> Result[tuple[int, ...], AdapterError]:
-    counted = enc.count_many([text for bill in bills for text in bill.texts])
-    if isinstance(counted, Failure):
-        return Failure(CountFailed(counted.failure()))
-    counts = counted.unwrap()
-    prices: list[int] = []
-    at = 0
-    for bill in bills:
-        prices.append(bill.fixed + sum(counts[at : at + len(bill.texts)]))
-        at += len(bill.texts)
-    return Success(tuple(prices))
+def _precision(counting: Counting, reads: Sequence[Read]) -> Precision:
+    return "estimated" if counting.precision == "estimated" or any(read.estimated for read in reads) else "exact"

@@ -61,7 +61,9 @@ class Sized(NamedTuple):
 @no_type_check
 class MessageColumns(NamedTuple):
     """The bulk path's messages (``items``, from input position ``offset`` on) and their columns,
-    zipped into entries once counted; ``start``: their first text's place in the batch."""
+    zipped into entries once counted; ``start``: their first text's place in the batch.
+    ``costs``: every message's caller-given ``token_cost`` when all are priced (no text queued),
+    else ``None`` (none is priced: all are counted)."""
 
     items: Sequence[Any]
     keys: list[str]
@@ -73,3 +75,4 @@ class MessageColumns(NamedTuple):
     offset: int
     contents: list[str]
     by_position: bool
+    costs: list[int] | None = None

@@ -51,6 +51,7 @@ _entry_item: Final = attrgetter("item")
 _DATETIME: Final = {datetime}
 _STR: Final = {str}
 _MESSAGE: Final = {Message}
+_INT: Final = {int}
 
 
 # C-level construction of a bucket's entries from rows (``zip`` of its columns); unchecked.
@@ -105,7 +106,7 @@ def measure(
 
     Text: the system prompt and each standing instruction; message, memory and thought content;
     a retrievable's ``estimate`` when it counts, else its content text; ``name + "\\n" +
-    description`` per tool. Tool calls and the image cost their ``token_cost``.
+    description`` per tool. Tool calls, the image and priced messages cost their ``token_cost``.
     """
     collector = _Collector([ws.system_prompt, *ws.standing_instructions])
     error = collector.collect(ws, retrievables, retrievable_keys, estimates, reuse)
@@ -128,7 +129,8 @@ class _Collector:
     at run time on purpose; see the module docstring)."""
 
     __slots__ = ("pending", "fixed", "messages", "memories", "retrievables", "thoughts", "tools",
-                 "tool_calls", "image", "bulk_messages", "bulk_retrievables", "carried", "shared_chars")
+                 "tool_calls", "image", "bulk_messages", "bulk_retrievables", "carried", "shared_chars",
+                 "priced")
 
     def __init__(self, fixed: list[str]) -> None:
         self.pending = fixed
@@ -146,6 +148,8 @@ class _Collector:
         # The leading messages measured by the previous fit (their entries stand), when used.
         self.carried: Reuse | None = None
         self.shared_chars = 0
+        # The caller-given costs of priced messages: charged as given, never counted.
+        self.priced = 0
 
     def collect(
         self,
@@ -230,8 +234,16 @@ class _Collector:
                 ephemeral = False
             elif ephemeral is not True and ephemeral is not False:
                 return flag("messages", key, "ephemeral", ephemeral, False).swap().unwrap()
-            content = item.content
-            if type(content) is str:
+            given = getattr(item, "token_cost", None)
+            text = None
+            cost = 0
+            if given is not None:
+                # Priced by the caller: charged as given, its content never measured.
+                checked_cost = self._cost("messages", key, given)
+                if not isinstance(checked_cost, int):
+                    return checked_cost
+                cost = checked_cost
+            elif type(content := item.content) is str:
                 text = content
             else:
                 rendered = self._text("messages", key, content)
@@ -241,19 +253,27 @@ class _Collector:
             pair = getattr(item, "pair_id", None)
             if pair is not None and not isinstance(pair, str):
                 return InvalidItemField("messages", key, "pair_id", pair, "expected a str or None")
+            if text is None:
+                self.priced += cost
+                out.append(Entry(item, key, cost, index, age, False, summary, ephemeral, pair, -1))
+                continue
             pending.append(text)
             out.append(Entry(item, key, 0, index, age, False, summary, ephemeral, pair, len(pending) - 1))
         return None
 
     @staticmethod
-    def _message_columns(items: Sequence[MessageLike]) -> tuple[list[Any], ...] | None:
+    def _message_columns(items: Sequence[MessageLike]) -> tuple[Any, ...] | None:
         """Every message's attributes, column by column, in C-level passes, when all are the
-        common case: UTC datetimes, ``str`` content, flags that are bools or missing, pair ids
-        that are str or missing; otherwise ``None`` (the loop then meets the odd one in order)."""
+        common case: UTC datetimes, flags that are bools or missing, pair ids that are str or
+        missing, and either no ``token_cost`` and ``str`` content, or every one priced by an
+        ``int >= 0`` (its content then never read); otherwise ``None`` (the loop then meets the
+        odd one in order). The last column is the costs (``None`` when none is priced)."""
         count = len(items)
         try:
+            costs = list(map(getattr, items, repeat("token_cost", count), repeat(None, count)))
+            priced = set(map(type, costs))
             created = list(map(_created_at, items))
-            contents = list(map(_content, items))
+            contents = [] if priced == _INT else list(map(_content, items))
             keys = list(map(_id, items))
             summaries = list(map(getattr, items, repeat("summary", count), repeat(None, count)))
             ephemerals = list(map(getattr, items, repeat("ephemeral", count), repeat(None, count)))
@@ -262,7 +282,8 @@ class _Collector:
             return None
         flags, none = {bool, type(None)}, type(None)
         if (
-            set(map(type, created)) - _DATETIME
+            (priced - {none} and (priced != _INT or min(cast(list[int], costs)) < 0))
+            or set(map(type, created)) - _DATETIME
             or not all(map(is_, map(_tzinfo, created), repeat(timezone.utc, count)))
             or set(map(type, contents)) - _STR
             or set(map(type, summaries)) - flags
@@ -270,7 +291,7 @@ class _Collector:
             or set(map(type, pairs)) - {str, none}
         ):
             return None
-        return created, contents, keys, summaries, ephemerals, pairs
+        return created, contents, keys, summaries, ephemerals, pairs, costs if priced == _INT else None
 
     def _bulk_messages(self, items: Sequence[MessageLike]) -> bool:
         """The common case of every message at once (`_message_columns`): queues them and answers
@@ -315,17 +336,20 @@ class _Collector:
         return True
 
     def _queue_messages(
-        self, items: Sequence[MessageLike], columns: tuple[list[Any], ...], ranks: range | list[float],
+        self, items: Sequence[MessageLike], columns: tuple[Any, ...], ranks: range | list[float],
         by_position: bool, offset: int,
     ) -> None:
-        created, contents, keys, summaries, ephemerals, pairs = columns
+        created, contents, keys, summaries, ephemerals, pairs, costs = columns
         count = len(items)
         pending = self.pending
         start = len(pending)
-        pending.extend(contents)
+        if costs is None:
+            pending.extend(contents)
+        else:
+            self.priced += sum(costs)
         self.bulk_messages = MessageColumns(
             items, keys, ranks, map(is_, summaries, repeat(True, count)),
-            map(is_, ephemerals, repeat(True, count)), pairs, start, offset, contents, by_position,
+            map(is_, ephemerals, repeat(True, count)), pairs, start, offset, contents, by_position, costs,
         )
 
     def _memories(self, items: Sequence[MemoryLike]) -> ThriftError | None:
@@ -473,8 +497,9 @@ class _Collector:
             count = len(bulk.items)
             start, offset = bulk.start, bulk.offset
             # Slot -1: a bulk message's tokens are final here, so its entry can be carried as is.
+            tokens = counts[start:start + count] if bulk.costs is None else bulk.costs
             built = _built(zip(
-                bulk.items, bulk.keys, counts[start:start + count], range(offset, offset + count), bulk.ranks,
+                bulk.items, bulk.keys, tokens, range(offset, offset + count), bulk.ranks,
                 repeat(False, count), bulk.summaries, bulk.ephemerals, bulk.pairs, repeat(-1, count),
             ))
             carried = self.carried
@@ -499,6 +524,7 @@ class _Collector:
         carried = self.carried
         total = (
             sum(counts)
+            + self.priced
             + (0 if carried is None else carried.history.tokens if carried.whole() else sum(carried.counts()))
             - sum(entry.tokens for entry in tools if visible is not None and entry.key not in visible)
             + sum(entry.tokens for entry in retrievables if entry.slot < 0)
@@ -517,7 +543,8 @@ class _Collector:
         the bulk path took every message, every one is an exact `Message` with an exact ``str``
         id, and the texts are within the counts' bounds."""
         bulk = self.bulk_messages
-        if bulk is None or type(items) is not tuple or not items:
+        # Priced messages are never counted, so there is nothing of theirs to carry.
+        if bulk is None or bulk.costs is not None or type(items) is not tuple or not items:
             return None
         # Exact types only: a subclass (of Message, or a str id's) could compute what it returns.
         if set(map(type, bulk.items)) - _MESSAGE or set(map(type, bulk.keys)) - _STR:

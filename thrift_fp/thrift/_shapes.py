@@ -8,7 +8,9 @@ object of the right shape works, including a `thrift_fp.records.Retrievable`:
 item            optional attributes (default when missing or ``None``)
 ==============  ==========================================================================
 message         ``role`` (None), ``summary`` (False), ``ephemeral`` (False),
-                ``pair_id`` (None: messages sharing a pair id leave together)
+                ``pair_id`` (None: messages sharing a pair id leave together),
+                ``token_cost`` (None: measured from ``content``; an int >= 0 is charged
+                as given and ``content`` is never measured)
 memory          ``id`` (None: the trace names it ``memory[<input index>]``), ``importance`` (0)
 retrievable     ``id`` (None: ``retrievable[<input index>]``), ``score`` (0),
                 ``size_unknown`` (False), ``estimate_tokens(encoding)``
@@ -101,11 +103,13 @@ class ToolLike(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """A plain message.
+    """A plain message. ``token_cost``, when given, is what the message costs as the caller sends
+    it (e.g. in a provider's chat framing): the fit charges it as given, never counting ``content``.
 
     >>> from datetime import datetime, timezone
-    >>> Message("m1", "hi", datetime(2026, 1, 1, tzinfo=timezone.utc), role="user").summary
-    False
+    >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> Message("m1", "hi", at, role="user").summary, Message("m2", "hi", at, token_cost=9).token_cost
+    (False, 9)
     """
 
     id: str
@@ -115,6 +119,7 @@ class Message:
     summary: bool = False
     ephemeral: bool = False
     pair_id: str | None = None
+    token_cost: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

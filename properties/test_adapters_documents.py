@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thrift_fp.adapters.openai import DEFAULT_DOCUMENT_TIER, documents_to_records, normalised_scores
+from thrift_fp.adapters._core_documents import DEFAULT_TIER, documents_to_records, normalised_scores, read_documents
 from thrift_fp.records import TrustTier
 
 scores = st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False)), max_size=12)
@@ -31,9 +31,9 @@ contents = st.lists(st.sampled_from(("alpha", "beta", "gamma", "beta")), max_siz
 @given(contents, st.sampled_from((None, "first-party", "third-party-public")))
 def test_documents_without_ids_get_unique_deterministic_content_ids(texts: list[str], tier: TrustTier | None) -> None:
     documents: list[dict[str, object]] = [{"content": text} for text in texts]
-    first = documents_to_records(documents, tier).unwrap()
-    again = documents_to_records(documents, tier).unwrap()
+    first = documents_to_records(read_documents(documents).unwrap(), tier).unwrap()
+    again = documents_to_records(read_documents(documents).unwrap(), tier).unwrap()
     assert [record.id for record in first] == [record.id for record in again]
     assert len({record.id for record in first}) == len(first)
-    assert all(record.trust_tier == (tier or DEFAULT_DOCUMENT_TIER) for record in first)
+    assert all(record.trust_tier == (tier or DEFAULT_TIER) for record in first)
     assert all(record.created_at.timestamp() == 0 for record in first)

@@ -1,7 +1,8 @@
-"""The closed union of errors the OpenAI, Anthropic and Pydantic AI adapters return as values.
+"""The closed union of errors every adapter returns as values (`AdapterError`).
 
 Every message error names the message's index in the caller's list and the field (a path such as
-``content[1].image_url``) that is wrong.
+``content[1].image_url``) that is wrong; a document error names its list (``documents``,
+``nodes``) and index; an argument error names the argument.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from thrift_fp.render import RenderError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
 from thrift_fp._errors import ThriftFpError
+from thrift_fp._shown import shown
 
 
 def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    # Hostile values (a 5,000-digit int, a list nested 5,000 deep) never break a message.
+    return shown(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,19 +129,22 @@ class InvalidTool(ThriftFpError):
 
 @dataclass(frozen=True, slots=True)
 class InvalidDocument(ThriftFpError):
-    """A retrieved document that cannot become a record (its field and reason).
+    """A retrieved document that cannot become a record (its list, index, field and reason).
 
     >>> InvalidDocument(1, "score", "expected a finite number").message
     'documents[1].score: expected a finite number'
+    >>> InvalidDocument(0, "node.get_content", "raised OSError", "nodes").message
+    'nodes[0].node.get_content: raised OSError'
     """
 
     index: int
     field: str
     reason: str
+    collection: str = "documents"
 
     @property
     def message(self) -> str:
-        return f"documents[{self.index}].{self.field}: {self.reason}"
+        return f"{self.collection}[{self.index}].{self.field}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +166,8 @@ class InvalidArgument(ThriftFpError):
 
 @dataclass(frozen=True, slots=True)
 class PricingFailed(ThriftFpError):
-    """A caller's pricing callback (``image_tokens``) raised or returned a non-count.
+    """A caller's pricing callback (``image_tokens``, ``token_counter``) raised or returned a
+    non-count.
 
     >>> PricingFailed(0, "content[1]", "returned -1; expected an int >= 0").message
     'messages[0].content[1]: image_tokens returned -1; expected an int >= 0'
@@ -171,10 +177,31 @@ class PricingFailed(ThriftFpError):
     field: str
     reason: str
     cause: BaseException | None = None
+    callback: str = "image_tokens"
 
     @property
     def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: image_tokens {self.reason}"
+        return f"messages[{self.index}].{self.field}: {self.callback} {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class OverBudget(ThriftFpError):
+    """What must be sent (pinned messages, the newest message, request framing) costs more than
+    the budget: the adapter returns this rather than an over-budget request.
+
+    >>> OverBudget(420, 300).message
+    'what cannot be shed costs 420 tokens as sent, over the budget of 300; raise context_window or lower output_reserve'
+    """
+
+    tokens: int
+    budget: int
+
+    @property
+    def message(self) -> str:
+        return (
+            f"what cannot be shed costs {self.tokens} tokens as sent, over the budget of {self.budget};"
+            " raise context_window or lower output_reserve"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +237,8 @@ class FitFailed(ThriftFpError):
 
 
 AdapterError = (
-    MalformedMessage
+    OverBudget
+    | MalformedMessage
     | UnknownRole
     | ToolResultWithoutCall
     | ToolCallWithoutResult
@@ -223,3 +251,16 @@ AdapterError = (
     | FitFailed
     | UnknownModel
 )
+
+
+class AdapterFitError(ValueError):
+    """Raised only where a framework interface has no room for an error value (a LangChain
+    ``Runnable`` or document compressor, a LlamaIndex postprocessor); ``error`` is the value.
+
+    >>> AdapterFitError(OverBudget(9, 5)).error.tokens
+    9
+    """
+
+    def __init__(self, error: AdapterError) -> None:
+        super().__init__(error.message)
+        self.error = error

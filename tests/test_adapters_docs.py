@@ -1,4 +1,4 @@
-"""Every public class and function of the OpenAI, Anthropic and Pydantic AI adapters shows a ``>>>`` example."""
+"""Every public class and function of every adapter shows a ``>>>`` example."""
 
 from __future__ import annotations
 
@@ -7,12 +7,17 @@ import inspect
 import pytest
 
 import thrift_fp.adapters.anthropic
+import thrift_fp.adapters.langchain
+import thrift_fp.adapters.llamaindex
 import thrift_fp.adapters.openai
 import thrift_fp.adapters.pydantic_ai
 
 _PUBLIC = [
     (module.__name__, name, getattr(module, name))
-    for module in (thrift_fp.adapters.openai, thrift_fp.adapters.anthropic, thrift_fp.adapters.pydantic_ai)
+    for module in (
+        thrift_fp.adapters.openai, thrift_fp.adapters.anthropic, thrift_fp.adapters.pydantic_ai,
+        thrift_fp.adapters.langchain, thrift_fp.adapters.llamaindex,
+    )
     for name in module.__all__
     if inspect.isclass(getattr(module, name)) or inspect.isfunction(getattr(module, name))
 ]
