@@ -6,11 +6,13 @@ offline, and print what was kept and shed.
 
 from __future__ import annotations
 
+from typing import Any
+
 from thrift_fp.adapters.anthropic import fit_anthropic_messages
 
 
 def main() -> None:
-    history = [
+    history: list[dict[str, Any]] = [
         {"role": "user", "content": "Summarise last week's incident report. " * 20},
         {"role": "assistant", "content": [
             {"type": "thinking", "thinking": "I should read the log first. " * 20, "signature": "s1"},

@@ -7,13 +7,14 @@ into a small window, offline, and print what was kept and shed.
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from thrift_fp.adapters.openai import fit_openai_messages
 from thrift_fp.render import KeyedNonce
 
 
 def main() -> None:
-    history = [
+    history: list[dict[str, Any]] = [
         {"role": "system", "content": "You answer travel questions from the documents."},
         {"role": "user", "content": "Plan me a week in Norway, every detail please. " * 30},
         {"role": "assistant", "content": None, "tool_calls": [
