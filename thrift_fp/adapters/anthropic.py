@@ -54,6 +54,7 @@ from thrift_fp.adapters._core_args import (
     checked_budget,
     checked_counting,
 )
+from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
     CountFailed,
@@ -130,6 +131,11 @@ class AnthropicFit(Generic[_Message]):
     shed: tuple[int, ...]
     trace: ThriftTrace
     tokens: TokenCount
+
+    def _repr_html_(self) -> str:
+        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
+        what was shed and why, the kept documents and the trace."""
+        return fit_picture(self.trace, ())
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, fit_rows
 from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records
+from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
     AdapterFitError,
@@ -108,6 +109,11 @@ class FittedNodes:
     tokens: TokenCount
     trace: ThriftTrace
 
+    def _repr_html_(self) -> str:
+        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
+        what was shed and why, the kept documents and the trace."""
+        return fit_picture(self.trace, self.nodes)
+
 
 @dataclass(frozen=True, slots=True)
 class FittedChat:
@@ -125,6 +131,11 @@ class FittedChat:
     text: str
     tokens: TokenCount
     trace: ThriftTrace
+
+    def _repr_html_(self) -> str:
+        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
+        what was shed and why, the kept documents and the trace."""
+        return fit_picture(self.trace, self.nodes)
 
 
 def _extra_call(entry: object, index: int, at: int) -> tuple[str | None, str] | MalformedMessage:

@@ -52,6 +52,7 @@ from thrift_fp.adapters._core_documents import (
     normalised_scores,
     read_documents,
 )
+from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
     CountFailed,
@@ -139,6 +140,11 @@ class OpenAIFit(Generic[_Message]):
     documents: tuple[Retrievable, ...]
     trace: ThriftTrace
     tokens: TokenCount
+
+    def _repr_html_(self) -> str:
+        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
+        what was shed and why, the kept documents and the trace."""
+        return fit_picture(self.trace, self.documents)
 
 
 class _Bill(NamedTuple):

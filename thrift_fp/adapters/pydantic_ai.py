@@ -55,6 +55,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core import Pairing, Row, fit_rows
 from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget
+from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
     CountFailed,
@@ -132,6 +133,11 @@ class ModelMessagesFit:
     shed: tuple[int, ...]
     trace: ThriftTrace
     tokens: TokenCount
+
+    def _repr_html_(self) -> str:
+        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
+        what was shed and why, the kept documents and the trace."""
+        return fit_picture(self.trace, ())
 
 
 class HistoryFitError(Exception):
