@@ -100,7 +100,7 @@ app = typer.Typer(
         # has no value (None); typer coerces a non-bool value through pydantic, whose import
         # doubled every subcommand's --help time. Bool defaults (click's documented default_map)
         # skip that coercion: typer leaves a bool-annotated flag that is already a bool alone.
-        "default_map": {"help": False, "version": False},
+        "default_map": {"help": False, "version": False, "verbose": False},
     },
     epilog=(
         "Exit status: 0 done, 1 an error (one line on standard error), 2 a command-line syntax error,"
@@ -128,8 +128,22 @@ def _main(
         bool,
         typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Log more: the database driver's warnings, progress and informational records."
+        ),
+    ] = False,
 ) -> None:
     """The options before any command (typer shows the app's help and epilog instead)."""
+    # typer.main's own import of its vendored click's get_current_context (not re-exported).
+    from typer.main import get_current_context  # type: ignore[attr-defined]  # noqa: PLC0415
+
+    from thrift_fp.cli._logging import configure_logging  # noqa: PLC0415 - logging only for a command
+
+    # Not a `ctx: typer.Context` parameter: typer passes its vendored click's Context, which is
+    # not a typer.Context, and the run-time type check would refuse it.
+    get_current_context().call_on_close(configure_logging(verbose))
 
 
 # Below this many files to read, a progress bar is more flicker than help.
