@@ -106,10 +106,11 @@ def test_ask_errors_are_one_line(docs: Path, tmp_path: Path, capsys: pytest.Capt
     db = tmp_path / "index.db"
     run(["index", str(docs), "--db", str(db)])
     capsys.readouterr()
-    assert run(["ask", "budget", "--db", str(db), "--budget", "-5"]) == 1
-    _one_error_line(capsys, "--budget -5", "must not be negative")
-    assert run(["ask", "budget", "--db", str(db), "--window", "-1"]) == 1
-    _one_error_line(capsys, "--window -1")
+    for option, value in (("--budget", "-5"), ("--window", "-1")):  # usage errors: status 2
+        assert run(["ask", "budget", "--db", str(db), option, value]) == 2
+        assert f"Error: Invalid value for '{option}'" in capsys.readouterr().err
+    assert run(["ask", "budget", "--db", str(db), "--budget", "5", "--window", "9"]) == 2
+    assert "Error: give either --budget or --window, not both" in capsys.readouterr().err
     assert run(["ask", "budget", "-q", "reserve", "--db", str(db), "--max-queries", "1"]) == 1
     _one_error_line(capsys, "query budget exhausted (1 of 1 used)")
     assert run(["ask", "budget", "--db", str(db), "--encoding", "nope"]) == 1

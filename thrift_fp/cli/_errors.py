@@ -45,7 +45,8 @@ class InvalidArgument(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"{self.option} {self.value!r}: {self.reason}"
+        # No value (a missing one) is not shown as "None".
+        return f"{self.option}: {self.reason}" if self.value is None else f"{self.option} {self.value!r}: {self.reason}"
 
 
 CliError = InvalidJson | InvalidWorkingSet | InvalidArgument | AssembleError | ThriftError | PostgresError
