@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Final, cast
+from typing import ClassVar, Final, cast
 
 from returns.result import Failure, Result, Success
 
@@ -70,6 +70,10 @@ class Retrievable:
     ValueError: invalid retrievable (1 problem):
       - created_at: naive datetime 2020-01-01 00:00:00 has no timezone; attach one (e.g. tzinfo=UTC)
     """
+
+    # Thrift's text-priced shape (thrift_fp.thrift._text_priced): with str or static Tokenizable
+    # content, estimate_tokens is exactly the count of that text, so a fit counts it in its batch.
+    estimate_counts_content: ClassVar[bool] = True
 
     id: str
     content: str | Tokenizable | SpooledArtifact
