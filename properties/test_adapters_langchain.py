@@ -1,4 +1,4 @@
-"""Properties of the LangChain adapter (issue 13): identity, no orphans, core agreement, exact fit."""
+"""Properties of the LangChain adapter: identity, no orphans, core agreement, exact fit."""
 
 from __future__ import annotations
 

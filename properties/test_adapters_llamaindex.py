@@ -1,4 +1,4 @@
-"""Properties of the LlamaIndex adapter (issue 13): identity, no orphans, core agreement, exact fit."""
+"""Properties of the LlamaIndex adapter: identity, no orphans, core agreement, exact fit."""
 
 from __future__ import annotations
 

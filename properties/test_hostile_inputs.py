@@ -1,4 +1,4 @@
-"""Hostile data is a value, never a crash (issue 11), for every public function that takes data.
+"""Hostile data is a value, never a crash, for every public function that takes data.
 
 Each property feeds well-typed hostile values (see ``hostile_strategies``) and asserts that the
 function returns a value: a ``Result`` (``Success`` or ``Failure``), or its documented plain type.
@@ -567,7 +567,7 @@ def test_stray_items_in_a_working_set(bucket: str, data: st.DataObject) -> None:
 
 
 def test_the_suite_calls_every_public_function_of_the_top_level() -> None:
-    """Issue 11: the suite covers every public function in ``thrift_fp.__all__`` that takes data."""
+    """The suite covers every public function in ``thrift_fp.__all__`` that takes data."""
     import inspect
 
     import thrift_fp

@@ -1,4 +1,4 @@
-"""The bulk paths of a fit (issue 19: the common case of a whole bucket decided in C-level passes
+"""The bulk paths of a fit (the common case of a whole bucket decided in C-level passes
 instead of a Python-level step per item) give exactly what the per-item loops give: the same kept
 set, trace and counts, or the same error value, for clean sets and for sets with one item that
 leaves the common case (valid or not)."""

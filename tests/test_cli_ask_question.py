@@ -1,4 +1,4 @@
-"""`thrift-fp ask`: the words form one question, and a repeatable --query asks several (issue 14)."""
+"""`thrift-fp ask`: the words form one question, and a repeatable --query asks several."""
 
 from __future__ import annotations
 

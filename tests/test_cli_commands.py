@@ -91,7 +91,7 @@ def test_ask_json_reports_decisions_receipts_and_trace(docs: Path, tmp_path: Pat
     db = tmp_path / "index.db"
     run(["index", str(docs), "--db", str(db), "--tier", "third-party-public"])
     capsys.readouterr()
-    # Issue 14: the words form one question; --query asks another.
+    # The words form one question; --query asks another.
     assert run(["ask", "budget", "--query", "quotas", "--db", str(db), "--window", "3000", "--json",
                 "--encoding", "o200k_base"]) == 0
     answer = json.loads(capsys.readouterr().out)
@@ -123,7 +123,7 @@ def test_ask_errors_are_one_line(docs: Path, tmp_path: Path, capsys: pytest.Capt
     _one_error_line(capsys, "is not a usable thrift_fp index", "file is not a database")
     assert run(["ask", "?!", "--db", str(db)]) == 1
     _one_error_line(capsys, "has no word to search for")
-    # --tier has choices now (issue 14): a wrong one is a command-line syntax error, listing them.
+    # --tier has choices: a wrong one is a command-line syntax error, listing them.
     assert run(["ask", "budget", "--db", str(db), "--tier", "internal"]) == 2
     err = " ".join(capsys.readouterr().err.replace("│", " ").split())
     assert "'internal' is not one of 'first-party', 'third-party-public', 'third-party-private'" in err
@@ -146,7 +146,7 @@ def test_ask_without_db_indexes_the_embedded_corpus_once(private_cache: Path, ca
 def test_a_failed_index_leaves_no_database(docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (docs / "broken.jsonl").write_text("{not json}\n")
     db = tmp_path / "index.db"
-    # Issue 15: only --strict fails a run on one bad file (a plain run skips it and says why).
+    # Only --strict fails a run on one bad file (a plain run skips it and says why).
     assert run(["index", str(docs), "--db", str(db), "--strict"]) == 1
     skipped, error = capsys.readouterr().err.splitlines()
     assert skipped.startswith("thrift-fp: skipped: ") and "broken.jsonl, line 1" in skipped and "invalid JSON" in skipped

@@ -1,4 +1,4 @@
-"""Crash leftovers of the folder store (issue 11): a killed writer's temporary file is removed,
+"""Crash leftovers of the folder store: a killed writer's temporary file is removed,
 a live writer's never, proved with real processes and threads."""
 
 from __future__ import annotations

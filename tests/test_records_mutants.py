@@ -1,4 +1,4 @@
-"""Records behaviour that sampled mutants showed no test observed (issue 18): the operation named by
+"""Records behaviour that sampled mutants showed no test observed: the operation named by
 store failures, the value an unsupported timestamp shows, RE2 refusals kept off standard error, and the chunking of streamed token counts at
 its size boundary, and SQLite stores that cannot be opened or refuse a write."""
 

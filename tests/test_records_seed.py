@@ -40,7 +40,7 @@ def test_construction_from_a_raw_retrievable_with_every_field() -> None:
         "created_at": "2024-03-01T09:00:00Z",
         "updated_at": 1714564800,
         "inline": True,
-        # Issue 11: a resolver (callable), not a string; a SpooledArtifact subclass is one.
+        # A resolver (callable), not a string; a SpooledArtifact subclass is one.
         "artifact_constructor": PdfArtifact,
     }
     r = parse_retrievable(raw).unwrap()

@@ -1,4 +1,4 @@
-"""Render behaviour that sampled mutants showed no test observed (issue 18): the fields of error
+"""Render behaviour that sampled mutants showed no test observed: the fields of error
 values on failure paths, values passed through `fit_and_render`, the cut-off in `_shown`, and the
 exact refill's walk."""
 

@@ -113,7 +113,7 @@ def test_a_failure_is_a_returns_failure() -> None:
 
 
 def test_a_first_party_body_cannot_close_the_corpus_block() -> None:
-    # Regression (issue 11, item 4): the first format's <retrieved_corpus> wrapper had no nonce,
+    # Regression: the first format's <retrieved_corpus> wrapper had no nonce,
     # so a first-party body could end it with "</retrieved_corpus>" and speak outside the corpus.
     from properties.render_parser import parse_rendered
 

@@ -1,4 +1,4 @@
-"""Cancellation after execute (issue 11): an abort during assert_result, source naming or any
+"""Cancellation after execute: an abort during assert_result, source naming or any
 effect is noticed at that boundary; the key stays reserved and the result is discarded."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Retrieval behaviour that sampled mutants showed no test observed (issue 18): the clock at the
+"""Retrieval behaviour that sampled mutants showed no test observed: the clock at the
 finish step (its cause, a naive reading), the cause kept from a failing budget message builder,
 the key from a definition's own key function, a signal's reason before any abort, and the paths,
 types and shared containers of canonical keys."""

@@ -1,6 +1,6 @@
 """Indexing never aborts on one file: each problem is reported with its reason, the rest is kept.
 
-Acceptance for issue 15. Tests run as root, and root reads a chmod-000 file, so the
+Tests run as root, and root reads a chmod-000 file, so the
 "unreadable" file here is one no process can read: a symbolic link whose target is gone
 (opening it fails with ENOENT). A real permission failure is shown separately, by running
 the indexer as the unprivileged ``nobody`` user in a child process.

@@ -1,4 +1,4 @@
-"""Thrift behaviour that sampled mutants showed no test observed (issue 18): a naive timestamp's
+"""Thrift behaviour that sampled mutants showed no test observed: a naive timestamp's
 error value, an image's invalid fields, counting failures of `turn_tokens`, the keys of a refill
 trace's dict, the fields the per-item loops name, a pair chain of the oldest-turns pass, the
 thread option, and that a clean bucket takes its bulk path."""
@@ -173,7 +173,7 @@ def test_a_tool_description_with_no_string_form_names_the_tool() -> None:
     assert error.message == "cannot measure tools item 'search': object has no string form but object.__str__"
 
 
-# The second half of the 200-mutant sample (issue 18): values the loops check one by one, the
+# The second half of the 200-mutant sample: values the loops check one by one, the
 # pair walk of the oldest-turns pass, the thread option, and the bulk paths themselves.
 
 
@@ -250,7 +250,7 @@ def test_one_counting_thread_never_starts_the_counting_pool(monkeypatch: pytest.
 
 
 def test_a_clean_bucket_takes_the_bulk_path() -> None:
-    # The C-level passes (issue 19) are the common case's path: a fault in them would fall back to
+    # The C-level passes are the common case's path: a fault in them would fall back to
     # the per-item loops silently (same result, only slower), so their answer is pinned here.
     from thrift_fp.records import Retrievable
     from thrift_fp.thrift import WorkingRetrievable

@@ -48,7 +48,7 @@ class ThriftFpError(Exception):
             setattr(cls, "__setattr__", _exception_aware(frozen))  # noqa: B010 - a dunder set on purpose
         # The dataclass's generated ``__repr__`` calls ``repr`` on every field, which raises on an
         # int past 4300 digits and copies a huge string whole: errors hold hostile values, so
-        # their repr goes through the safe renderer, like their messages (issue 11).
+        # their repr goes through the safe renderer, like their messages.
         if "__repr__" in cls.__dict__:
             setattr(cls, "__repr__", _bounded_repr)  # noqa: B010 - a dunder set on purpose
 

@@ -456,7 +456,7 @@ def _window(window: int | None, budget: int | None, encoding: str) -> tuple[int,
 
     if window is not None and budget is not None:
         _usage_error("give either --budget or --window, not both")
-    # ask refills (issue 16): a shed passage that still fits what shedding left comes back.
+    # ask refills: a shed passage that still fits what shedding left comes back.
     if budget is not None:
         return budget, ThriftOptions(output_reserve=0, encoding=encoding, refill=True)
     return (window if window is not None else DEFAULT_WINDOW), ThriftOptions(encoding=encoding, refill=True)
