@@ -241,3 +241,12 @@ def test_integers_too_long_to_print_are_reported_not_raised(field: str) -> None:
 def test_out_of_range_epochs_are_shortened_in_messages() -> None:
     reason = reasons(created_at=10**300)["created_at"]
     assert len(reason) < 200 and "an int of 997 bits" in reason, reason
+
+
+def test_a_timestamp_of_an_unsupported_type_shows_the_value_it_got() -> None:
+    raw = {"id": "a", "content": "x", "trust_tier": "first-party", "created_at": [2024, 5], "updated_at": 0}
+    error = parse_retrievable(raw).failure()
+    reason = "expected an ISO-8601 string, Unix epoch seconds/milliseconds or an aware datetime, got list [2024, 5]"
+    assert error == InvalidRetrievable((FieldProblem("created_at", reason),))
+    assert error.fields == frozenset({"created_at"})
+    assert parse_timestamp([2024, 5]).failure() == reason

@@ -10,12 +10,13 @@ import pytest
 
 from thrift_fp.thrift import (
     AGENT,
-    RAG,
-    SHED_ORDERS,
     Image,
     InvalidOption,
     Memory,
     Message,
+    RAG,
+    RefillTrace,
+    SHED_ORDERS,
     ShedOrder,
     ThriftOptions,
     Tool,
@@ -248,3 +249,23 @@ def test_the_public_boundary_stays_checked_while_the_hot_path_is_not() -> None:
     with pytest.raises(BeartypeCallHintParamViolation):
         subtract_to_fit("not a working set", 10)  # type: ignore[arg-type]  # misuse on purpose
     assert getattr(Entry, "__no_type_check__", False) and getattr(_Collector, "__no_type_check__", False)
+
+
+def test_a_refill_trace_as_a_dict_has_every_field_under_its_own_name() -> None:
+    assert RefillTrace("retrievables", 300, 369, 4, 5, ("kb-7",)).as_dict() == {
+        "bucket": "retrievables",
+        "before_tokens": 300,
+        "after_tokens": 369,
+        "before_count": 4,
+        "after_count": 5,
+        "ids": ["kb-7"],
+    }
+
+
+def test_a_refill_option_that_is_not_a_bool_is_an_invalid_option_naming_it() -> None:
+    options = object.__new__(ThriftOptions)  # past the checked constructor, as unchecked callers are
+    for field in ThriftOptions.__dataclass_fields__:
+        object.__setattr__(options, field, getattr(ThriftOptions(), field))
+    object.__setattr__(options, "refill", "yes")
+    error = subtract_to_fit(WorkingSet(), 1000, None, options).failure()
+    assert error == InvalidOption("refill", "yes", "expected a bool")
