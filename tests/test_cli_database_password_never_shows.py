@@ -93,3 +93,19 @@ def test_a_question_mark_password_connects_and_is_neither_stored_nor_shown(
     assert f"into {redact(url)}" in out and "Shedding drops" in out
     assert f"thrift-fp: error: {redact(url)} has no thrift_fp schema" in err, err
     assert "pa?ss" not in out + err and "ss@" not in out + err
+
+
+@pytest.mark.parametrize(
+    ("conninfo", "shown"),
+    [
+        ("postgresql:///d?host=/x&pa%73sword=Zq9&sslpassword=Zq9k", "postgresql:///d?host=/x&pa%73sword=***&sslpassword=***"),
+        ("postgresql://u:a@b@h/d", "postgresql://u:***@h/d"),  # an unencoded '@' hides all of it
+        ("postgresql://h?password=Zq9@x", "postgresql://***@x"),  # a query that lost its way
+        (r"host=/x password=Zq9\ b dbname=d", "host=/x password=*** dbname=d"),
+        ("host=/x password='Zq9 unterminated", "host=/x password=***"),
+        ("POSTGRESQL://u:Zq9@h/d", "POSTGRESQL://u:***@h/d"),
+    ],
+)
+def test_redaction_cuts_every_spelling_of_a_password(conninfo: str, shown: str) -> None:
+    assert redact(conninfo) == shown
+    assert "Zq9" not in redact(conninfo)

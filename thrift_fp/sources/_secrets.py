@@ -8,8 +8,8 @@ Two layers, so that a password never shows whatever the string looks like:
    (quoted, escaped or bare). Malformed strings (an unclosed ``[``, a bad ``%`` escape) are cut the
    same way: libpq quotes them whole in its errors.
 2. `secret_forms` asks the driver's parser (``psycopg.conninfo.conninfo_to_dict``, libpq's own,
-   handed in by the PostgreSQL source) which password it will send, and lists that password as written, decoded, and in its
-   percent-encoded spellings. `scrub` removes every form from a text (a display string, a driver
+   handed in by the PostgreSQL source) which password it will send, and lists that password as
+   written, decoded, and in its percent-encoded spellings. `scrub` removes every form from a text (a display string, a driver
    or pool message), longest first.
 
 This module imports no driver: without a parser, layer 1 and the written values still apply.
@@ -36,8 +36,6 @@ _KEYWORD_SECRET: Final = re.compile(
     r"(?<!\S)((?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*(?:'|\\?\Z)|(?:\\.|[^\s\\])*\\?)",
     re.IGNORECASE | re.DOTALL,
 )
-# A URL query parameter naming a secret (its key may be percent-encoded).
-_QUERY_SECRET: Final = re.compile(r"((?:\A|&)(?:ssl)?(?:password|%70assword)=)([^&]*)", re.IGNORECASE)
 _UNESCAPE: Final = re.compile(r"\\(.)", re.DOTALL)
 
 
@@ -76,8 +74,16 @@ def _structural(conninfo: str) -> str:
         user = HIDDEN if any(c in user for c in "?&=") else user
         userinfo = f"{user}:{HIDDEN}" if colon else user
     address, question, query = after.partition("?")
-    query = _QUERY_SECRET.sub(lambda match: match.group(1) + HIDDEN, query)
+    query = "&".join(f"{key}={HIDDEN}" if secret else f"{key}{equals}{value}" for key, equals, value, secret in _params(query))
     return f"{scheme.group(1)}{userinfo}{address}{question}{query}"
+
+
+def _params(query: str) -> Iterator[tuple[str, str, str, bool]]:
+    # Each `key=value` of a URL query, and whether its key (percent-decoded, as libpq reads it)
+    # names a secret.
+    for part in query.split("&") if query else ():
+        key, equals, value = part.partition("=")
+        yield key, equals, value, unquote(key).strip().lower() in _SECRET_KEYS
 
 
 def secret_forms(conninfo: str, parse: Parse | None = None) -> tuple[str, ...]:
@@ -115,8 +121,9 @@ def _written_secrets(conninfo: str) -> Iterator[str]:
             yield password
         if any(c in user for c in "?&="):
             yield user
-    for match in _QUERY_SECRET.finditer(rest.partition("?")[2]):
-        yield match.group(2)
+    for _key, _equals, value, secret in _params(rest.partition("?")[2]):
+        if secret:
+            yield value
 
 
 def _decode(value: str) -> str:
