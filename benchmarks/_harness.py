@@ -1,6 +1,6 @@
 """What every workload shares: the timing method, versions, the machine, load, the report.
 
-The method (issue 19), for every workload:
+The method, for every workload:
 
 - every contender runs the same number of times (a baseline is never run once and extrapolated
   while its contender gets best-of-N);

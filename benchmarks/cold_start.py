@@ -2,7 +2,7 @@
 
     python -m benchmarks.cold_start [ROUNDS] [--against CHECKOUT]
 
-Targets (issue 14): ``thrift-fp --help`` ≤ 0.25 s wall (and, held to the same bound, every
+Targets: ``thrift-fp --help`` ≤ 0.25 s wall (and, held to the same bound, every
 subcommand's ``--help`` and ``--version``), and ``import thrift_fp`` ≤ 2× importing its runtime
 dependencies (returns, beartype, tiktoken). Each contender is a new subprocess; rounds run the
 contenders forward then backward (A-B-B-A), so load bursts hit all alike. Medians and bests of

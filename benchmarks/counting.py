@@ -1,4 +1,4 @@
-"""Workload 1, counting overhead: a fit against tokenizing the same texts once (issue 19 targets).
+"""Workload 1, counting overhead: a fit against tokenizing the same texts once (its targets below).
 
 Each row compares equal work with the same number of threads, by CPU time (median; best and wall
 time beside it), runs interleaved A-B-B-A:

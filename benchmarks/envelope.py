@@ -10,7 +10,7 @@ each record carrying a source path, a score and a date. Two record sets:
   real file paths (this Python's standard library, as laid out in the CPython repository),
   third-party ones a tool name.
 
-Targets (issue 12): median overhead <= 30 and p95 <= 40 on both sets and on each generated tier;
+Targets: median overhead <= 30 and p95 <= 40 on both sets and on each generated tier;
 the directive <= 60 tokens.
 It also reports the fixed cost of the directive and block tags, and the README's ``ask "how does
 shedding work" --budget 600``: how many passages, and how many on-topic ones (their text mentions

@@ -9,7 +9,7 @@ child spawned by a large parent reports at least the parent's size; ``VmHWM`` be
 child's own address space, so the headline uses it (ru_maxrss is printed too).
 The bodies come from `LazyReader`, which generates them only if read and counts every read.
 
-Part 2, real bodies (issue 19): 10 spooled records whose real bodies total 10 MB, 100 MB and 1 GB
+Part 2, real bodies: 10 spooled records whose real bodies total 10 MB, 100 MB and 1 GB
 are written to a `FolderStore` in a temporary folder (deleted after each size) and fitted
 *inline*, so the fit must stream-count every byte. Each size runs in its own child process; the
 peak resident set of the fit alone is ``VmHWM`` after resetting it (``/proc/self/clear_refs``)

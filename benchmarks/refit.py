@@ -1,4 +1,4 @@
-"""Workload 6, re-fit: the next turn's fit with the previous fit's counts (issue 16 §3).
+"""Workload 6, re-fit: the next turn's fit with the previous fit's counts.
 
 A working set of 500 chat messages and 50 passages is fitted (turn N); then one message is
 appended (turn N+1) and fitted twice: cold (no counts) and with turn N's `Fitted.counts`. The

@@ -1,4 +1,4 @@
-"""Retrieval quality and indexing speed on real documentation found on this machine (issue 15).
+"""Retrieval quality and indexing speed on real documentation found on this machine.
 
     python -m benchmarks.retrieval_quality            # quality: hit@1, hit@5, MRR@10
     python -m benchmarks.retrieval_quality --no-postgres   # quality without the PostgreSQL rows

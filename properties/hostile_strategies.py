@@ -1,4 +1,4 @@
-"""Well-typed hostile values (issue 11): what an attacker, a broken document or a confused model
+"""Well-typed hostile values: what an attacker, a broken document or a confused model
 sends through every public function that takes data.
 
 Each strategy keeps the *declared* type (an ``int`` parameter gets an ``int``) and pushes on what
@@ -173,7 +173,7 @@ hostile_raw = st.one_of(
 
 # --- stray elements --------------------------------------------------------------------------------
 # beartype checks one sampled element of a list, so a function that takes a collection of user
-# data checks every element itself (issue 11). These are the wrong-typed elements put among good
+# data checks every element itself. These are the wrong-typed elements put among good
 # ones: each property asserts a value (a Failure naming the element), every time.
 
 

@@ -121,9 +121,11 @@ class RecordSpec:
 
 
 def _content(body: str, kind: int, store: MemoryStore, slot: int) -> str | Tokenizable | SpooledArtifact:
-    if kind == 0:
+    # A record's str content is never empty (construction checks it); an empty body still
+    # reaches the renderer, as a Tokenizable that renders to nothing.
+    if kind == 0 and body:
         return body
-    if kind == 1:
+    if kind in (0, 1):
         return Tokenizable(body)
     reader = store.write(f"spool-{slot}", body).unwrap()
     return SpooledArtifact(reader, len(body.encode("utf-8")), len(body.splitlines()))
@@ -139,8 +141,9 @@ def build(specs: Sequence[RecordSpec]) -> tuple[Retrievable, ...]:
             spec.tier,
             spec.created_at,
             _EPOCH,
-            source=spec.source,
-            kind=spec.kind,
+            # An empty source or kind is absent (the record's rule): the renderer never sees "".
+            source=spec.source or None,
+            kind=spec.kind or None,
             score=spec.score,
             inline=spec.inline,
         )

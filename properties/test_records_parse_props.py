@@ -11,7 +11,7 @@ from returns.result import Failure, Success
 
 from properties.records_strategies import CORRUPTIONS, corrupt, json_like, materialise, raw_records
 from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
-from thrift_fp.records._parse import FIELDS
+from thrift_fp.records._fields import FIELDS
 
 
 @given(json_like)

@@ -1,4 +1,4 @@
-"""The render's per-fit work done a column or a whole render at a time (issue 19) equals the
+"""The render's per-fit work done a column or a whole render at a time equals the
 per-record definitions: `digit_skeletons` holds the same digit runs as each text's
 `digit_skeleton` joined by spaces (no run lost, none joining two texts, whatever mix of ASCII and
 other text, byte 0xFF included); `attribute_columns` and `sections` give each record exactly

@@ -72,14 +72,14 @@ def test_scores_are_in_the_unit_interval_and_monotone(a: float, b: float) -> Non
 
 
 @pytest.fixture(scope="module")
-def database() -> Iterator[PostgresDatabase]:
-    with open_database(os.environ["THRIFT_FP_TEST_PG_URL"], create=True).unwrap() as opened:
+def database(pg_base_url: str) -> Iterator[PostgresDatabase]:
+    with open_database(pg_base_url, create=True).unwrap() as opened:
         yield opened
 
 
 @pytest.fixture(scope="module")
-def corpus(database: PostgresDatabase) -> str:
-    root = Path(tempfile.mkdtemp())
+def corpus(database: PostgresDatabase, tmp_path_factory: pytest.TempPathFactory) -> str:
+    root = tmp_path_factory.mktemp("corpus")
     (root / "a.md").write_text("Shedding drops the lowest score first. C++ and node:fs are names.")
     collection = f"props-{root.name}"
     index_paths(database, [root], collection=collection).unwrap()

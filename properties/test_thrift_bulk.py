@@ -1,4 +1,4 @@
-"""The bulk paths of a fit (issue 19: the common case of a whole bucket decided in C-level passes
+"""The bulk paths of a fit (the common case of a whole bucket decided in C-level passes
 instead of a Python-level step per item) give exactly what the per-item loops give: the same kept
 set, trace and counts, or the same error value, for clean sets and for sets with one item that
 leaves the common case (valid or not)."""
@@ -68,7 +68,8 @@ class _Priced:
 def _as(kind: str, item: Any) -> Any:
     if kind == "plain":
         return WorkingRetrievable(str(item.content), id=item.id, score=item.score)
-    return Retrievable(str(item.id), str(item.content), "first-party", AT, AT, score=item.score)
+    # A record's text is never empty (construction checks it): a space, on both paths alike.
+    return Retrievable(str(item.id), str(item.content) or " ", "first-party", AT, AT, score=item.score)
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,8 @@ def _odd_retrievable(item: Any, odd: str, spot: int, previous: Any) -> Any:
     if odd == "int-score":
         return _loose(item, score=1)
     if odd == "nan-score":
-        return replace(item, score=float("nan"))
+        # A record cannot hold a NaN score (construction checks it): an object of its fields can.
+        return replace(item, score=float("nan")) if plain else _loose(item, score=float("nan"))
     if odd in ("int-size-unknown", "size-unknown") and plain:
         return _loose(item, size_unknown=1) if odd == "int-size-unknown" else replace(item, size_unknown=True)
     if odd == "anonymous" and plain:

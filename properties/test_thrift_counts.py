@@ -1,4 +1,4 @@
-"""Reusable counts (issue 16 §3): a fit with any prior counts equals a cold fit, and the counts it
+"""Reusable counts: a fit with any prior counts equals a cold fit, and the counts it
 hands back are those of its own texts."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Carried message histories (issue 16 §3): an agent's turns, each fitted with the previous
+"""Carried message histories: an agent's turns, each fitted with the previous
 turn's counts, give exactly the cold fit at every turn, whatever the turn did to the history.
 
 Each turn applies drawn edits to the previous turn's messages: append (in or out of time order,

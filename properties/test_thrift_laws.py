@@ -1,6 +1,6 @@
-"""Properties 8-9 of issue 5 and the trace arithmetic: idempotence, purity, order independence,
+"""The laws of a fit and the trace arithmetic: idempotence, purity, order independence,
 message order and pairs, a trace that adds up; some with real tiktoken counts. Each runs under
-every preset shed order (issue 16)."""
+every preset shed order."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Refill (issue 16 §1), under every preset shed order: within budget, off is today's fit, on keeps
+"""Refill, under every preset shed order: within budget, off is today's fit, on keeps
 a superset, every item still shed was larger than the leftover at its turn, the trace names what
 came back, and refill is idempotent."""
 

@@ -1,5 +1,5 @@
-"""Properties 1-7 of issue 5: budget, shed order, minimality, bucket order, size-unknown,
-protected items, monotonicity. Each runs under every preset shed order (issue 16)."""
+"""The shedding rules: budget, shed order, minimality, bucket order, size-unknown,
+protected items, monotonicity. Each runs under every preset shed order."""
 
 from __future__ import annotations
 

@@ -115,7 +115,7 @@ def test_the_claw_covers_every_function_of_the_package() -> None:
                 if getattr(value, "__beartype_wrapper", False):
                     checked += 1
                 elif getattr(value, "__no_type_check__", False):
-                    # Deliberately unchecked hot-path code (thrift's per-item internals, issue 19):
+                    # Deliberately unchecked hot-path code (thrift's per-item internals):
                     # it runs on data validated once at the public boundary, as its comments say.
                     assert module.__name__.startswith("thrift_fp.thrift."), module.__name__
                 else:

@@ -1,6 +1,6 @@
 """Regressions: error messages of thrift, render and sources show caller values bounded.
 
-Each raised before, from a message built with ``repr``/``str`` of unbounded data (issue 11).
+Each raised before, from a message built with ``repr``/``str`` of unbounded data.
 """
 
 from __future__ import annotations

@@ -14,8 +14,10 @@ from thrift_fp.cli import run
 from thrift_fp.sources import index_paths
 
 
-def test_a_negative_quota_is_an_argument_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_negative_quota_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "a.md").write_text("budget")
     index_paths(tmp_path / "index.db", [tmp_path / "a.md"]).unwrap()
-    assert run(["ask", "budget", "--db", str(tmp_path / "index.db"), "--max-queries", "-3"]) == 1
-    assert capsys.readouterr().err == "thrift-fp: error: --max-queries -3: must not be negative\n"
+    for option in ("--max-queries", "--max-results"):
+        assert run(["ask", "budget", "--db", str(tmp_path / "index.db"), option, "-3"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("Usage: thrift-fp ask") and f"Error: Invalid value for '{option}'" in err, err

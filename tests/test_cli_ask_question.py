@@ -1,4 +1,4 @@
-"""`thrift-fp ask`: the words form one question, and a repeatable --query asks several (issue 14)."""
+"""`thrift-fp ask`: the words form one question, and a repeatable --query asks several."""
 
 from __future__ import annotations
 
@@ -36,9 +36,10 @@ def test_query_asks_more_questions(database: Path, capsys: pytest.CaptureFixture
     assert _receipts(capsys) == ["budget"]
 
 
-def test_no_question_is_an_argument_error(database: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["ask", "--db", str(database)]) == 1
-    assert capsys.readouterr().err == "thrift-fp: error: QUESTION '': give a question, or one or more --query\n"
+def test_no_question_is_a_usage_error(database: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["ask", "--db", str(database)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Usage: thrift-fp ask") and err.endswith("Error: give a question, or one or more --query\n"), err
 
 
 def test_assemble_takes_a_str_as_one_question_and_any_iterable_as_several(database: Path) -> None:

@@ -27,7 +27,7 @@ def test_only_the_cli_imports_the_cli_libraries() -> None:
             assert not _imports(path) & CLI_ONLY, path
 
 
-# Imported inside the function that needs them, never at module level (issue 15).
+# Imported inside the function that needs them, never at module level (so that --help and --version stay fast).
 LAZY_IN_SOURCES = {"pathspec", "markdown_it", "selectolax", "charset_normalizer"}
 
 

@@ -91,7 +91,7 @@ def test_ask_json_reports_decisions_receipts_and_trace(docs: Path, tmp_path: Pat
     db = tmp_path / "index.db"
     run(["index", str(docs), "--db", str(db), "--tier", "third-party-public"])
     capsys.readouterr()
-    # Issue 14: the words form one question; --query asks another.
+    # The words form one question; --query asks another.
     assert run(["ask", "budget", "--query", "quotas", "--db", str(db), "--window", "3000", "--json",
                 "--encoding", "o200k_base"]) == 0
     answer = json.loads(capsys.readouterr().out)
@@ -106,10 +106,11 @@ def test_ask_errors_are_one_line(docs: Path, tmp_path: Path, capsys: pytest.Capt
     db = tmp_path / "index.db"
     run(["index", str(docs), "--db", str(db)])
     capsys.readouterr()
-    assert run(["ask", "budget", "--db", str(db), "--budget", "-5"]) == 1
-    _one_error_line(capsys, "--budget -5", "must not be negative")
-    assert run(["ask", "budget", "--db", str(db), "--window", "-1"]) == 1
-    _one_error_line(capsys, "--window -1")
+    for option, value in (("--budget", "-5"), ("--window", "-1")):  # usage errors: status 2
+        assert run(["ask", "budget", "--db", str(db), option, value]) == 2
+        assert f"Error: Invalid value for '{option}'" in capsys.readouterr().err
+    assert run(["ask", "budget", "--db", str(db), "--budget", "5", "--window", "9"]) == 2
+    assert "Error: give either --budget or --window, not both" in capsys.readouterr().err
     assert run(["ask", "budget", "-q", "reserve", "--db", str(db), "--max-queries", "1"]) == 1
     _one_error_line(capsys, "query budget exhausted (1 of 1 used)")
     assert run(["ask", "budget", "--db", str(db), "--encoding", "nope"]) == 1
@@ -122,7 +123,7 @@ def test_ask_errors_are_one_line(docs: Path, tmp_path: Path, capsys: pytest.Capt
     _one_error_line(capsys, "is not a usable thrift_fp index", "file is not a database")
     assert run(["ask", "?!", "--db", str(db)]) == 1
     _one_error_line(capsys, "has no word to search for")
-    # --tier has choices now (issue 14): a wrong one is a command-line syntax error, listing them.
+    # --tier has choices: a wrong one is a command-line syntax error, listing them.
     assert run(["ask", "budget", "--db", str(db), "--tier", "internal"]) == 2
     err = " ".join(capsys.readouterr().err.replace("│", " ").split())
     assert "'internal' is not one of 'first-party', 'third-party-public', 'third-party-private'" in err
@@ -145,7 +146,7 @@ def test_ask_without_db_indexes_the_embedded_corpus_once(private_cache: Path, ca
 def test_a_failed_index_leaves_no_database(docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (docs / "broken.jsonl").write_text("{not json}\n")
     db = tmp_path / "index.db"
-    # Issue 15: only --strict fails a run on one bad file (a plain run skips it and says why).
+    # Only --strict fails a run on one bad file (a plain run skips it and says why).
     assert run(["index", str(docs), "--db", str(db), "--strict"]) == 1
     skipped, error = capsys.readouterr().err.splitlines()
     assert skipped.startswith("thrift-fp: skipped: ") and "broken.jsonl, line 1" in skipped and "invalid JSON" in skipped

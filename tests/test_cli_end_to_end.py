@@ -34,7 +34,7 @@ def corpus(tmp_path: Path) -> Path:
         "Shedding removes the lowest-scoring passages first while the working set is over budget.\n"
     )
     (docs / "faq.jsonl").write_text('{"id": "quota", "text": "A quota caps how many queries one request may run."}\n')
-    # A record cannot choose its own tier (issue 11): public pages are indexed under their tier.
+    # A record cannot choose its own tier: public pages are indexed under their tier.
     (tmp_path / "web.jsonl").write_text('{"id": "web", "content": "Public pages say shedding is like packing a suitcase."}\n')
     return docs
 

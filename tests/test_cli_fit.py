@@ -74,7 +74,6 @@ def test_fit_reads_standard_input_and_budget_overrides(capsys: pytest.CaptureFix
         ("{oops", [], ["is not valid JSON", "line 1, column 2"]),
         ('{"working_set": {"messages": [{"id": 1}]}, "extra": 1}', [], ["not a valid working set", "$.extra", "(and 3 more)"]),
         ('{"working_set": {}}', [], ["give --window, --budget or context_window"]),
-        ('{"working_set": {}}', ["--window", "-3"], ["--window -3", "must not be negative"]),
         ('{"working_set": {}, "context_window": 10}', ["--encoding", "nope"], ["unknown encoding 'nope'"]),
         ('{"working_set": {"retrievables": [{"content": "x", "score": 2}]}, "context_window": 9}', [], ["$.working_set.retrievables[0].score"]),
     ],
@@ -88,6 +87,25 @@ def test_fit_errors_are_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert all(word in err for word in words), err
+
+
+@pytest.mark.parametrize("args", [["--window", "-3"], ["--budget", "-1"], ["--window", "5", "--budget", "5"]])
+def test_a_negative_or_doubled_window_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    request = tmp_path / "ws.json"
+    request.write_text('{"working_set": {}}')
+    assert run(["fit", str(request), *args]) == 2
+    assert capsys.readouterr().err.startswith("Usage: thrift-fp fit")
+
+
+def test_no_window_anywhere_says_so_without_a_none(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    request = tmp_path / "ws.json"
+    request.write_text('{"working_set": {}}')
+    assert run(["fit", str(request)]) == 1
+    assert capsys.readouterr().err == (
+        "thrift-fp: error: no context window: give --window, --budget or context_window in the file\n"
+    )
 
 
 def test_every_problem_is_reported_with_its_path() -> None:

@@ -33,7 +33,7 @@ def test_a_long_failed_run_is_exactly_one_error_line(tmp_path: Path, capsys: pyt
     (many / "zz-broken.jsonl").write_text("{not json}\n")
     assert run(["index", str(many), "--db", str(tmp_path / "many.db"), "--strict"]) == 1
     err = capsys.readouterr().err
-    # One line for the skipped file, one for the error: no progress bar left behind (issue 15: --strict).
+    # One line for the skipped file, one for the error: no progress bar left behind (--strict).
     assert err.startswith("thrift-fp: skipped: ") and err.count("\n") == 2, repr(err)
     assert err.splitlines()[1].startswith("thrift-fp: error: ")
 

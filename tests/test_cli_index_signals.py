@@ -1,4 +1,4 @@
-"""SIGTERM during `thrift-fp index` leaves no hidden temporary database behind (issue 11)."""
+"""SIGTERM during `thrift-fp index` leaves no hidden temporary database behind."""
 
 from __future__ import annotations
 

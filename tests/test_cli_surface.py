@@ -39,12 +39,25 @@ def test_help_lists_choices_and_defaults(capsys: pytest.CaptureFixture[str], mon
     assert run(["ask", "--help"]) == 0
     ask = _flat(capsys.readouterr().out)
     assert f"[default: {DEFAULT_WINDOW}]" in ask
-    assert "<list[first-party|third-party-public|third-party-private]>" in ask
+    assert "--tier TIER Only this trust tier (repeatable): first-party, third-party-public, third-party-private." in ask
     assert run(["index", "--help"]) == 0
     index = _flat(capsys.readouterr().out)
     assert "[default: first-party]" in index and f"[default: {DEFAULT_MAX_TOKENS}]" in index
     assert run(["--help"]) == 0
     assert "3 `fit` found that the working set does not fit" in _flat(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("command", [[], ["index"], ["ask"], ["fit"], ["schema"], ["count"]], ids=str)
+def test_help_shows_no_python_types(
+    command: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "300")
+    assert run([*command, "--help"]) == 0
+    shown = capsys.readouterr().out
+    assert "<" not in shown and "list[" not in shown and "Path]" not in shown, shown
+    if command in (["index"], ["ask"], ["fit"], ["count"]):
+        # Each argument is still explained, in the command's description.
+        assert {"index": "PATH... are", "ask": "QUESTION... is", "fit": "FILE is", "count": "FILE is"}[command[0]] in shown
 
 
 def test_an_80_column_help_lists_every_command_uncut(

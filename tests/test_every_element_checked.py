@@ -1,4 +1,4 @@
-"""Regressions (issue 11): a wrongly typed element inside a list is an error value every time.
+"""Regressions: a wrongly typed element inside a list is an error value every time.
 
 beartype checks one sampled element of a list, so before ``Each[T]`` (thrift_fp._args) a bad
 element raised a beartype violation only when the draw hit it. Fifty calls make a draw that

@@ -63,7 +63,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
     assert set(thrift_fp.__all__) <= set(dir(thrift_fp))
 
 
-# --- One passage type: what fit_and_render accepts (issue 14, docs/surface.md "Which type when") ---
+# --- One passage type: what fit_and_render accepts (docs/surface.md "Which type when") ---
 
 _OTHER_PASSAGE_TYPES = ("WorkingRetrievable", "Hit", "DocumentPassage", "PricedRetrievable", "RawRetrievable")
 

@@ -10,20 +10,23 @@ import pytest
 from returns.result import Failure, Result, Success
 
 from thrift_fp.records import (
+    ByteStore,
     InvalidLineRange,
     InvalidPattern,
     MemoryStore,
     ReaderDescriptor,
     Retrievable,
-    SpooledArtifact,
     SpoolReader,
+    SpooledArtifact,
     StoreError,
     StoreFailed,
     ValueNotFound,
+    _stream_count,
+    open_reader,
     parse_retrievable,
     to_snapshot,
 )
-from thrift_fp.records import _stream_count
+from thrift_fp.records._store import Writable
 from thrift_fp.tokens import (
     EstimatorFailed,
     Tokenizable,
@@ -262,7 +265,7 @@ def test_a_raising_reader_becomes_store_failed_values_with_the_cause() -> None:
     )
 
 
-# --- grep on RE2 (issue 11: ReDoS) ------------------------------------------------------------------
+# --- grep on RE2 (no ReDoS) ------------------------------------------------------------------
 
 # Each is exponential (or refused with an exception) on Python's backtracking `re`.
 _BOMBS = [r"(a+)+$", r"(a|a)+$", r"(a|aa)+$", r"(a*)*b", r"^(\w+\s?)*$", r"(.*a){20}", r"(a?){30}a{30}"]
@@ -305,3 +308,58 @@ def test_a_reader_handing_out_lone_surrogates_is_grepped_not_crashed() -> None:
 
     assert SpooledArtifact(SurrogateReader()).grep("ok").unwrap() == ((0, "ok \ud800"),)
     assert SpooledArtifact(SurrogateReader()).grep("\ufffd").unwrap() == ((0, "ok \ud800"),)
+
+
+class _LocationDown:
+    """A caller-written byte store whose ``location`` raises: matching a descriptor runs it."""
+
+    @property
+    def kind(self) -> str:
+        return "remote"
+
+    @property
+    def location(self) -> str:
+        raise ConnectionError("no route to backend")
+
+    def write(self, id: str, data: Writable) -> Result[SpoolReader, StoreError]:
+        raise AssertionError("not called")
+
+    def read(self, id: str) -> Result[SpoolReader, StoreError]:
+        raise AssertionError("not called")
+
+    def delete(self, id: str) -> Result[bool, StoreError]:
+        raise AssertionError("not called")
+
+
+def test_a_store_that_raises_while_being_matched_is_a_read_failure_with_its_cause() -> None:
+    store: ByteStore = _LocationDown()
+    error = open_reader(ReaderDescriptor("remote", "s3://bucket", "doc"), [store]).failure()
+    assert isinstance(error, StoreFailed)
+    assert (error.operation, error.id) == ("read", "doc")
+    assert isinstance(error.cause, ConnectionError)
+    assert error.message == "read of id 'doc' failed: the store raised ConnectionError: no route to backend"
+
+
+def test_a_pattern_re2_refuses_is_an_error_value_and_nothing_on_standard_error(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    artifact = SpooledArtifact(MemoryStore().write("doc", "x\n").unwrap())
+    capfd.readouterr()
+    error = artifact.grep("(?=x)").failure()
+    assert error == InvalidPattern("(?=x)", "invalid perl operator: (?=")
+    assert capfd.readouterr().err == ""
+
+
+# 64 KiB lines, each ending in a non-space character and a break, each starting with a letter: every
+# line boundary is an exact cut point, and two lines are exactly the 128 KiB chunk target.
+_LINE = "abc " * 16_383 + "abc\n"
+
+
+def test_a_chunk_is_cut_once_it_reaches_the_target_size_exactly() -> None:
+    assert len(_LINE) * 2 == 128 * 1024
+    text = _LINE * 6
+    artifact = SpooledArtifact(MemoryStore().write("doc", text).unwrap())
+    streamed = artifact.count_tokens_streamed("cl100k_base").unwrap()
+    assert streamed.chunks == 3
+    assert streamed.count == count_tokens(text, "cl100k_base").unwrap()
+    assert streamed.estimated_because is None

@@ -1,4 +1,4 @@
-"""Seed 003's artifactConstructor (issue 11): a resolver builds the artifact when a record is
+"""Seed 003's artifactConstructor: a resolver builds the artifact when a record is
 auto-spooled, and again when its snapshot is read back, so the artifact keeps its type."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Crash leftovers of the folder store (issue 11): a killed writer's temporary file is removed,
+"""Crash leftovers of the folder store: a killed writer's temporary file is removed,
 a live writer's never, proved with real processes and threads."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from thrift_fp.records import FolderStore
+from thrift_fp.records import FolderStore, StoreFailed
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock-based ownership is POSIX")
 
@@ -143,3 +143,30 @@ def test_leftovers_of_many_kills_are_gone_after_the_next_process_writes(tmp_path
     assert _partials(tmp_path) == []
     assert store.read("next").unwrap().read_all().unwrap() == "n"
     assert store.read("doc").unwrap().read_all().unwrap() in {"v0", (big * 8).decode()}
+
+
+def test_a_folder_that_cannot_be_listed_is_a_clean_up_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = FolderStore(str(tmp_path))
+    cause = PermissionError(13, "Permission denied")
+
+    def refuse(path: object) -> object:
+        raise cause
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    error = store.remove_leftovers().failure()
+    assert error == StoreFailed("clean up", ".partial-*", "[Errno 13] Permission denied", cause)
+    assert error.message == "clean up of id '.partial-*' failed: [Errno 13] Permission denied"
+
+
+def test_a_write_whose_rename_fails_is_a_write_failure_and_leaves_no_partial_file(tmp_path: Path) -> None:
+    store = FolderStore(str(tmp_path))
+    # A non-empty folder where the value's file goes: rename(2) cannot replace it.
+    os.mkdir(tmp_path / "doc")
+    (tmp_path / "doc" / "inside").write_text("x")
+    error = store.write("doc", "new").failure()
+    assert isinstance(error, StoreFailed)
+    assert (error.operation, error.id) == ("write", "doc")
+    assert isinstance(error.cause, OSError)
+    assert error.reason == str(error.cause) and "Errno" in error.reason
+    assert error.message == f"write of id 'doc' failed: {error.cause}"
+    assert sorted(os.listdir(tmp_path)) == ["doc"]

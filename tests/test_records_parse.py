@@ -84,7 +84,7 @@ def test_negative_size_hints_are_rejected() -> None:
 
 
 def test_size_hints_past_64_bits_are_rejected() -> None:
-    # Regression (issue 11): a hint of 2**1024 was accepted, then overflowed the handle text.
+    # Regression: a hint of 2**1024 was accepted, then overflowed the handle text.
     reader = MemoryStore().write("doc-1", "x").unwrap()
     for hint in (2**63, 2**1024, 10**5000):
         assert "must be an int in [0, 2**63 - 1]" in reasons(content=SpooledArtifact(reader, line_count_hint=hint))["content"]
@@ -125,7 +125,7 @@ def test_optional_texts_must_be_non_empty_strings(name: str, value: object) -> N
 
 @pytest.mark.parametrize("value", ["pdf", "", 7, ["a"]])
 def test_artifact_constructor_must_be_a_callable(value: object) -> None:
-    # Issue 11 changed this: a string name was accepted; the seed's resolver is a callable.
+    # A string name used to be accepted; a resolver is a callable.
     assert reasons(artifact_constructor=value)["artifact_constructor"].startswith("must be a callable")
 
 
@@ -241,3 +241,12 @@ def test_integers_too_long_to_print_are_reported_not_raised(field: str) -> None:
 def test_out_of_range_epochs_are_shortened_in_messages() -> None:
     reason = reasons(created_at=10**300)["created_at"]
     assert len(reason) < 200 and "an int of 997 bits" in reason, reason
+
+
+def test_a_timestamp_of_an_unsupported_type_shows_the_value_it_got() -> None:
+    raw = {"id": "a", "content": "x", "trust_tier": "first-party", "created_at": [2024, 5], "updated_at": 0}
+    error = parse_retrievable(raw).failure()
+    reason = "expected an ISO-8601 string, Unix epoch seconds/milliseconds or an aware datetime, got list [2024, 5]"
+    assert error == InvalidRetrievable((FieldProblem("created_at", reason),))
+    assert error.fields == frozenset({"created_at"})
+    assert parse_timestamp([2024, 5]).failure() == reason

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 
+import pytest
 from returns.result import Failure
 
 from thrift_fp.records import (
@@ -18,6 +19,7 @@ from thrift_fp.records import (
     parse_retrievable,
     to_snapshot,
 )
+from thrift_fp.render import render_retrievables
 from thrift_fp.tokens import Tokenizable, count_tokens
 from tests.test_records_artifact import BrokenReader
 
@@ -38,7 +40,7 @@ def test_construction_from_a_raw_retrievable_with_every_field() -> None:
         "created_at": "2024-03-01T09:00:00Z",
         "updated_at": 1714564800,
         "inline": True,
-        # Issue 11: a resolver (callable), not a string; a SpooledArtifact subclass is one.
+        # A resolver (callable), not a string; a SpooledArtifact subclass is one.
         "artifact_constructor": PdfArtifact,
     }
     r = parse_retrievable(raw).unwrap()
@@ -114,3 +116,13 @@ def test_snapshot_round_trip_and_undescribable_readers() -> None:
     undescribable = parse_retrievable({"id": "u", "content": SpooledArtifact(BrokenReader()),
                                        "trust_tier": "first-party", "created_at": 0, "updated_at": 0}).unwrap()
     assert isinstance(to_snapshot(undescribable).failure(), SnapshotUnsupported)
+
+
+def test_a_directly_built_record_with_a_naive_time_is_refused_at_construction() -> None:
+    # It used to be built, and rendering it beside an aware record raised TypeError.
+    at = datetime(2020, 1, 1, tzinfo=UTC)
+    with pytest.raises(ValueError, match=r"created_at: naive datetime 2020-01-01 00:00:00 has no timezone"):
+        Retrievable("a", "b", "third-party-public", datetime(2020, 1, 1), at)
+    other = Retrievable("c", "d", "third-party-public", at.astimezone(timezone(timedelta(hours=5))), at)
+    assert other.created_at.tzinfo is UTC and other.created_at == at
+    assert render_retrievables([Retrievable("a", "b", "third-party-public", at, at), other]).unwrap().text

@@ -61,7 +61,7 @@ def test_text_and_static_tokenizable_round_trip_with_every_field() -> None:
 
 
 def test_folder_and_sqlite_spooled_bodies_reopen_through_their_store(tmp_path: Path) -> None:
-    # Issue 11 changed this: a snapshot used to reopen the path it names; now the store must be given.
+    # A snapshot used to reopen the path it names; now the store must be given.
     for store in (FolderStore(str(tmp_path / "f")), SqliteStore(str(tmp_path / "s.db"))):
         r = record(SpooledArtifact(store.write("doc", "body\n").unwrap(), 5, 1))
         assert isinstance(from_snapshot(to_snapshot(r).unwrap()).failure(), UnresolvableReader)
@@ -139,7 +139,7 @@ def _snapshot_naming(store: str, location: str, id: str) -> dict[str, object]:
 
 @pytest.mark.parametrize("kind", ["folder", "sqlite"])
 def test_a_snapshot_naming_a_file_outside_every_given_store_reads_nothing(tmp_path: Path, kind: str) -> None:
-    # Regression (issue 11): from_snapshot opened whatever folder or database the snapshot named.
+    # Regression: from_snapshot opened whatever folder or database the snapshot named.
     outside = tmp_path / "outside"
     secret_folder = FolderStore(str(outside))
     secret_db = SqliteStore(str(outside / "secret.db"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -264,3 +265,62 @@ def test_sqlite_reads_and_deletes_leave_a_foreign_database_unchanged(tmp_path: P
         tables = connection.execute("SELECT name FROM sqlite_master").fetchall()
     connection.close()
     assert tables == [("app",)]
+
+
+def test_a_delete_the_file_system_refuses_is_a_store_failure_naming_the_delete(tmp_path: Path) -> None:
+    store = FolderStore(str(tmp_path))
+    # A directory where the value's file would be: unlink(2) refuses it with EISDIR.
+    os.mkdir(tmp_path / "doc")
+    error = store.delete("doc").failure()
+    assert isinstance(error, StoreFailed)
+    assert (error.operation, error.id) == ("delete", "doc")
+    assert isinstance(error.cause, IsADirectoryError)
+    assert error.reason == str(error.cause)
+    assert error.message == f"delete of id 'doc' failed: {error.cause}"
+
+
+def test_a_sqlite_store_that_cannot_be_opened_for_reading_is_a_read_failure(tmp_path: Path) -> None:
+    # The path exists but is a folder: SQLite cannot open it.
+    store = SqliteStore(tmp_path)
+    (error,) = [chunk.failure() for chunk in store.chunks("doc")]
+    assert isinstance(error, StoreFailed)
+    assert (error.operation, error.id, error.reason) == ("read", "doc", "unable to open database file")
+    assert isinstance(error.cause, sqlite3.OperationalError)
+    assert error.message == "read of id 'doc' failed: unable to open database file"
+
+
+def test_a_write_the_database_refuses_is_rolled_back_and_a_write_failure(tmp_path: Path) -> None:
+    path = tmp_path / "spool.db"
+    with closing(sqlite3.connect(path)) as connection, connection:
+        # A table of the store's name with one more required column: every insert fails.
+        connection.execute(
+            "CREATE TABLE spool_chunks (id TEXT NOT NULL, seq INTEGER NOT NULL, chunk BLOB NOT NULL,"
+            " extra TEXT NOT NULL, PRIMARY KEY (id, seq))"
+        )
+        connection.execute("INSERT INTO spool_chunks VALUES ('doc', 0, X'6F6C64', 'x')")
+    store = SqliteStore(path)
+    error = store.write("doc", "new").failure()
+    assert isinstance(error, StoreFailed)
+    assert (error.operation, error.id) == ("write", "doc")
+    assert error.reason == "NOT NULL constraint failed: spool_chunks.extra"
+    assert isinstance(error.cause, sqlite3.IntegrityError)
+    assert error.message == "write of id 'doc' failed: NOT NULL constraint failed: spool_chunks.extra"
+    # Rolled back: the old value (and its row) is still there, and the database is not locked.
+    assert store.read("doc").unwrap().read_all().unwrap() == "old"
+
+
+def test_a_folder_value_is_read_in_pieces_of_at_most_one_mebibyte(tmp_path: Path) -> None:
+    store = FolderStore(str(tmp_path))
+    store.write("doc", "x" * (5 << 19)).unwrap()  # 2.5 MiB
+    assert [len(chunk.unwrap()) for chunk in store.chunks("doc")] == [1 << 20, 1 << 20, 1 << 19]
+
+
+def test_a_folder_value_whose_read_fails_midway_is_a_read_failure(tmp_path: Path) -> None:
+    store = FolderStore(str(tmp_path))
+    # Opening /proc/self/mem succeeds; reading at offset 0 fails with EIO.
+    os.symlink("/proc/self/mem", tmp_path / "doc")
+    (error,) = [chunk.failure() for chunk in store.chunks("doc")]
+    assert isinstance(error, StoreFailed)
+    assert (error.operation, error.id, error.reason) == ("read", "doc", "[Errno 5] Input/output error")
+    assert isinstance(error.cause, OSError)
+    assert error.message == "read of id 'doc' failed: [Errno 5] Input/output error"

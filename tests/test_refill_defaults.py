@@ -1,4 +1,4 @@
-"""Issue 16: `assemble` and `ask` refill by default; the library's `ThriftOptions()` does not."""
+"""`assemble` and `ask` refill by default; the library's `ThriftOptions()` does not."""
 
 from __future__ import annotations
 

@@ -41,6 +41,6 @@ def test_rows_and_fixed_overhead_add_up_to_the_rendered_total(capsys: pytest.Cap
     assert rows_total + fixed == context == total
     assert f"context: {total} cl100k_base tokens of a 600-token budget" in " ".join(err.split())
     # The README's question now keeps every passage of the on-topic document; the first format's
-    # wrappers shed one of them (shedding.md#3 before the structure-aware passages of issue 15).
+    # wrappers shed one of them (shedding.md#3 before the structure-aware passages).
     on_topic = [row for row in rows if row[1].startswith("corpus/shedding.md#")]
     assert len(on_topic) >= 2 and all(row[0] == "kept" for row in on_topic)

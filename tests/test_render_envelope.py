@@ -28,7 +28,7 @@ def test_escaping_covers_the_four_characters_numbers_and_non_printables() -> Non
     assert escape_attribute("&amp;") == "&amp;amp;"
     assert escape_attribute(1.0) == "1.0"
     assert escape_attribute(7) == "7"
-    # Changed with issue 12 (DESIGN §7: control characters are escaped too); a newline was verbatim.
+    # Control characters are escaped too; a newline used to be verbatim.
     assert escape_attribute("it's\nfine") == "it's&#xa;fine"
     assert escape_attribute("a\u200bb\x00\u2028\ud800") == "a&#x200b;b&#x0;&#x2028;&#xd800;"
 

@@ -12,9 +12,17 @@ import pytest
 from returns.result import Failure
 
 from thrift_fp.records import Retrievable
-from thrift_fp.render import MAX_NONCE_ATTEMPTS, KeyedNonce, NonceCollision, RandomNonce, render_retrievables
+from thrift_fp.render import (
+    KeyedNonce,
+    MAX_NONCE_ATTEMPTS,
+    NonceCollision,
+    RandomNonce,
+    fit_and_render,
+    render_retrievables,
+)
 from thrift_fp.render._choose import choose_nonces
 from thrift_fp.render._render import checked_nonce_mode
+from thrift_fp.thrift import WorkingSet
 from thrift_fp.tokens import count_tokens
 
 KEY = bytes(range(32))
@@ -117,3 +125,13 @@ def test_a_body_holding_every_attempt_exhausts_the_draws() -> None:
         f"no usable nonce for the corpus block after {MAX_NONCE_ATTEMPTS} draws:"
         " each one showed in a rendered body or attribute"
     )
+
+
+def test_a_survivor_showing_every_nonce_attempt_is_a_nonce_collision() -> None:
+    # The first draw is refused because the survivor shows it; against every candidate then,
+    # every attempt is shown too.
+    mode = KeyedNonce(bytes(range(32)))
+    body = " ".join(mode.draw("corpus", attempt) for attempt in range(MAX_NONCE_ATTEMPTS))
+    record = Retrievable("p", body, "first-party", WHEN, WHEN)
+    error = fit_and_render(WorkingSet(retrievables=(record,)), 5000, nonce=mode).failure()
+    assert error == NonceCollision("corpus", MAX_NONCE_ATTEMPTS)

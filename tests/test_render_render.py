@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
 from returns.result import Failure
 
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import (
     BodyUnavailable,
     DuplicateRecordId,
+    InvalidFields,
     KeyedNonce,
     RandomNonce,
     RenderCountFailed,
     WeakNonceKey,
+    fit_and_render,
     render_retrievables,
 )
+from thrift_fp.thrift import WorkingSet
 from thrift_fp.tokens import EvaluatorFailed, Tokenizable
 
 WHEN = datetime(2026, 2, 1, tzinfo=timezone.utc)
@@ -113,7 +117,7 @@ def test_a_failure_is_a_returns_failure() -> None:
 
 
 def test_a_first_party_body_cannot_close_the_corpus_block() -> None:
-    # Regression (issue 11, item 4): the first format's <retrieved_corpus> wrapper had no nonce,
+    # Regression: the first format's <retrieved_corpus> wrapper had no nonce,
     # so a first-party body could end it with "</retrieved_corpus>" and speak outside the corpus.
     from properties.render_parser import parse_rendered
 
@@ -127,3 +131,38 @@ def test_a_first_party_body_cannot_close_the_corpus_block() -> None:
     assert rendered.text.count(f"</corpus{nonce}>") == 1
     assert rendered.text.index(body) < rendered.text.index(f"</corpus{nonce}>")
     assert [section.body for section in parse_rendered(rendered.text)] == [body, "hi"]
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("x" * 60, "'" + "x" * 60 + "'"),  # at the cut-off: shown whole
+        ("x" * 61, "'" + "x" * 60 + "... (61 chars)"),  # one past it: cut, and marked as cut
+        ("é\ud800", "'é\\ud800'"),  # a lone surrogate: repr escapes it, so the message encodes
+    ],
+)
+def test_a_bad_field_name_is_shown_safely_and_briefly(name: str, shown: str) -> None:
+    error = fit_and_render(WorkingSet(), 100, fields=[name]).failure()
+    assert isinstance(error, InvalidFields)
+    assert error.name == name
+    assert error.problem.startswith("is not a field (known: id, source, kind, score, date")
+    assert error.message == f"fields: {shown} {error.problem}"
+    error.message.encode("utf-8")
+
+
+def test_a_field_named_twice_is_an_error_value_naming_it() -> None:
+    error = fit_and_render(WorkingSet(), 100, fields=["id", "source", "id"]).failure()
+    assert error == InvalidFields("id", "is named more than once")
+    assert error.message == "fields: 'id' is named more than once"
+
+
+def test_a_body_that_cannot_be_rendered_is_body_unavailable_naming_the_record() -> None:
+    boom = ValueError("no context")
+
+    def evaluate(ctx: object) -> str:
+        raise boom
+
+    record = Retrievable("dyn", Tokenizable(evaluate), "first-party", WHEN, WHEN)
+    error = fit_and_render(WorkingSet(retrievables=(record,)), 1000).failure()
+    assert isinstance(error, BodyUnavailable)
+    assert (error.record_id, error.cause) == ("dyn", boom)

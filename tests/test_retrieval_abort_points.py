@@ -1,4 +1,4 @@
-"""Cancellation after execute (issue 11): an abort during assert_result, source naming or any
+"""Cancellation after execute: an abort during assert_result, source naming or any
 effect is noticed at that boundary; the key stays reserved and the result is discarded."""
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from returns.result import Failure
 
-from tests._retrieval_fixtures import BASE, App, Doc, Found
+from tests._retrieval_fixtures import App, BASE, Doc, Found
 from thrift_fp.retrieval import (
     Aborted,
     CancellationController,
+    CancellationSignal,
     OperationContext,
     Receipt,
     RetrievalDefinition,
@@ -113,3 +114,11 @@ def test_a_key_reserved_by_a_late_abort_is_a_duplicate_next_time() -> None:
     first = _run(definition, controller)
     again = run_retrieval(BASE, "Agent", OperationContext(App()), first.state)
     assert type(again.result.failure()).__name__ == "DuplicateQuery"
+
+
+def test_a_signal_that_was_never_aborted_has_no_reason() -> None:
+    controller = CancellationController()
+    assert (controller.signal.aborted, controller.signal.reason) == (False, None)
+    assert CancellationSignal().reason is None
+    controller.abort()
+    assert (controller.signal.aborted, controller.signal.reason) == (True, None)

@@ -103,3 +103,35 @@ def test_a_dataclass_compared_by_identity_has_no_canonical_key() -> None:
     assert problem == NotCanonical(
         "query['session']", "Session", "a dataclass with eq=False compares by identity; give the definition a key"
     )
+
+
+class _Opaque:
+    """A hashable mapping key with no canonical encoding."""
+
+
+def test_a_mapping_key_without_a_canonical_key_is_located_as_a_key() -> None:
+    problem = canonical_key({"filters": {_Opaque(): 1}}).failure()
+    assert problem == NotCanonical("query['filters'][<_Opaque object>]<key>", "_Opaque", "unsupported type")
+    assert problem.message == "query['filters'][<_Opaque object>]<key> (_Opaque): unsupported type"
+
+
+def test_a_query_nested_too_deep_names_the_type_at_the_cut_off() -> None:
+    nested: list[object] = []
+    for _ in range(101):
+        nested = [nested]
+    problem = canonical_key(nested).failure()
+    assert problem == NotCanonical("query" + "[0]" * 101, "list", "nested deeper than 100 levels")
+
+
+def test_a_set_member_without_a_canonical_key_is_located_as_a_member() -> None:
+    problem = canonical_key({"tags": {_Opaque()}}).failure()
+    assert problem == NotCanonical("query['tags']{member}", "_Opaque", "unsupported type")
+
+
+def test_a_container_shared_twice_is_not_a_cycle() -> None:
+    shared_map: dict[str, object] = {"a": 1}
+    shared_list: list[object] = [1]
+    shared_set: set[object] = {1}
+    for shared, copy in ((shared_map, {"a": 1}), (shared_list, [1]), (shared_set, {1})):
+        assert canonical_key([shared, shared]) == canonical_key([copy, copy])
+        assert isinstance(canonical_key([shared, shared]).unwrap(), str)

@@ -10,7 +10,7 @@ from typing import Any, overload
 import pytest
 from returns.result import Failure
 
-from tests._retrieval_fixtures import BASE, T0, App, Boom, Doc, Found, context
+from tests._retrieval_fixtures import App, BASE, Boom, Doc, Found, T0, context
 from thrift_fp.retrieval import (
     Aborted,
     BudgetExhausted,
@@ -393,3 +393,16 @@ def test_a_query_that_raises_while_keyed_is_invalid_query_not_a_crash() -> None:
     assert error.reason == "no canonical key: serialising it raised Boom: cannot iterate"
     assert isinstance(error.cause, Boom)
     assert outcome.state is EMPTY
+
+
+def test_a_budget_message_builder_that_raises_leaves_the_default_message_and_keeps_the_cause() -> None:
+    cause = Boom("no wording today")
+    errors: ErrorMessages[str, App] = ErrorMessages(budget=lambda query, context: _raise(cause))
+    full: RetrievalState[Doc] = RetrievalState(2, frozenset({'"other"'}), ())
+    outcome = run_retrieval(replace(BASE, errors=errors), "Agent", context(), full)
+    assert isinstance(outcome.result, Failure)
+    error = outcome.result.failure()
+    assert error == BudgetExhausted("docs", AGENT, 2, 2, None, cause)
+    assert error.cause is cause
+    assert error.message == "retrieval 'docs': query budget exhausted (2 of 2 used); refused query \"Agent\""
+    assert outcome.state is full

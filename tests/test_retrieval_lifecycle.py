@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from types import MappingProxyType
+from typing import Any
 
 import pytest
+from returns.result import Failure
 
-from tests._retrieval_fixtures import BASE, LIBRARY, T0, App, Doc, Found, context, ticking_clock
+from tests._retrieval_fixtures import App, BASE, Boom, Doc, Found, LIBRARY, T0, context, ticking_clock
 from thrift_fp.retrieval import (
     CancellationController,
+    ClockFailed,
     OperationContext,
     Receipt,
     RetrievalEffect,
@@ -143,3 +147,45 @@ def test_a_context_logger_records_each_outcome(caplog: pytest.LogCaptureFixture)
         "retrieval 'docs' accepted query #1",
         "retrieval 'docs': duplicate query \"Agent\": each query runs once per request",
     ]
+
+
+AGENT = '"Agent"'
+
+
+def _clock(*readings: Callable[[], datetime]) -> Callable[[], datetime]:
+    """A clock whose n-th reading is the n-th callable's value (which may raise)."""
+    pending = iter(readings)
+    return lambda: next(pending)()
+
+
+def _raise(exc: Exception) -> Any:
+    raise exc
+
+
+def test_a_clock_that_raises_at_the_finish_keeps_the_raise_as_the_cause() -> None:
+    cause = Boom("clock unplugged")
+    outcome = run_retrieval(replace(BASE, now=_clock(lambda: T0, lambda: _raise(cause))), "Agent", context(), EMPTY)
+    assert isinstance(outcome.result, Failure)
+    error = outcome.result.failure()
+    assert error == ClockFailed("docs", AGENT, "Boom: clock unplugged", cause)
+    assert error.cause is cause
+    assert error.message == "retrieval 'docs': clock failed: Boom: clock unplugged"
+    assert outcome.state == RetrievalState(0, frozenset({AGENT}), ())
+
+
+def test_a_naive_reading_at_the_finish_is_clock_failed_with_the_key_reserved() -> None:
+    naive = datetime(2026, 1, 1, 0, 0, 5)
+    outcome = run_retrieval(replace(BASE, now=_clock(lambda: T0, lambda: naive)), "Agent", context(), EMPTY)
+    assert isinstance(outcome.result, Failure)
+    error = outcome.result.failure()
+    assert error == ClockFailed("docs", AGENT, "returned a naive datetime; give it a timezone")
+    assert error.message == "retrieval 'docs': clock failed: returned a naive datetime; give it a timezone"
+    assert outcome.state == RetrievalState(0, frozenset({AGENT}), ())
+
+
+def test_the_key_is_what_the_definitions_own_key_function_returns_for_the_prepared_query() -> None:
+    keyed = replace(BASE, key=lambda query: f"docs:{query.lower()}")
+    outcome = run_retrieval(keyed, "  Agent ", context(), EMPTY)
+    receipt = outcome.result.unwrap()
+    assert receipt.key == "docs:agent"
+    assert outcome.state.seen == frozenset({"docs:agent"})

@@ -406,7 +406,7 @@ def test_a_deleted_file_named_on_its_own_is_pruned(source: Backend, docs: Path) 
 
 
 def test_every_element_of_a_collection_argument_is_checked(source: Backend, docs: Path) -> None:
-    # beartype samples one element of a list: each store checks every one itself (issue 11).
+    # beartype samples one element of a list: each store checks every one itself.
     for _ in range(20):
         for failed, parameter in (
             (source.index([docs, 3]), "roots[1]"),

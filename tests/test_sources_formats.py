@@ -1,4 +1,4 @@
-"""Each document format through its parser, heading-aware passages and JSONL records (issue 15)."""
+"""Each document format through its parser, heading-aware passages and JSONL records."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ def test_jsonl_accepts_content_like_the_rest_of_the_library_and_text_too() -> No
 
 @pytest.mark.parametrize("claimed", TRUST_TIERS)
 def test_a_jsonl_record_cannot_claim_a_tier(tmp_path: Path, claimed: str) -> None:
-    # Issue 11: a line's metadata.trust_tier used to override the operator's tier.
+    # A line's metadata.trust_tier used to override the operator's tier.
     web = tmp_path / "web"
     web.mkdir()
     (web / "pages.jsonl").write_text(

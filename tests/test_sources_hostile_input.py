@@ -30,7 +30,7 @@ def test_a_file_name_that_is_not_utf8_is_an_error_value(tmp_path: Path) -> None:
     root.mkdir()
     (root / "fine.md").write_text("budget")
     os.close(os.open(os.fsencode(root) + b"/latin\xe9.md", os.O_CREAT | os.O_WRONLY))
-    # Issue 15: the file is skipped with its reason, the rest indexed (a strict run writes nothing).
+    # The file is skipped with its reason, the rest indexed (a strict run writes nothing).
     strict = index_paths(tmp_path / "index.db", [root], strict=True)
     assert isinstance(strict, Failure) and list(tmp_path.iterdir()) == [root], "no database, no temporary file"
     (skipped,) = index_paths(tmp_path / "index.db", [root]).unwrap().skipped

@@ -111,7 +111,7 @@ def test_search_deduplicates_by_content_and_filters_tiers(corpus: Path, tmp_path
 
 
 def test_a_failed_strict_index_leaves_no_database_behind(corpus: Path, tmp_path: Path) -> None:
-    # Changed with issue 15: a bad file no longer fails a run; only a strict run is all or nothing.
+    # A bad file does not fail a run; only a strict run is all or nothing.
     db = tmp_path / "index.db"
     (corpus / "zbad.jsonl").write_text('{"id": "x"}\n')
     failed = index_paths(db, [corpus], strict=True).failure()

@@ -1,4 +1,4 @@
-"""Queries: technical tokens survive, stop words do not decide, scores mean something (issue 15)."""
+"""Queries: technical tokens survive, stop words do not decide, scores mean something."""
 
 from __future__ import annotations
 

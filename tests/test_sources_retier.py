@@ -37,7 +37,7 @@ def test_a_new_tier_applies_to_unchanged_files(tmp_path: Path) -> None:
     assert _tiers(database) == {
         "docs/a.md#1": "third-party-private",
         "docs/b.jsonl#r/1": "third-party-private",
-        "docs/b.jsonl#s/1": "third-party-private",  # a record never chooses its own tier (issue 11)
+        "docs/b.jsonl#s/1": "third-party-private",  # a record never chooses its own tier
     }
     again = index_paths(database, [docs], trust_tier="third-party-private").unwrap()
     assert len(again.unchanged) == 2 and again.chunked == ()

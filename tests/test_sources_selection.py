@@ -1,4 +1,4 @@
-"""Which files a run reads (globs, .gitignore, HTML in folders) and pruning (issue 15)."""
+"""Which files a run reads (globs, .gitignore, HTML in folders) and pruning."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The message history a fit carries in its counts (issue 16 §3): when it is reused, when it is
+"""The message history a fit carries in its counts: when it is reused, when it is
 not, and that it never changes a result or an error."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 16: refill, caller-chosen shed order, reusable counts, and the decisions it pins
+"""Refill, caller-chosen shed order, reusable counts, and the decisions it pins
 (docs/thrift-decisions.md)."""
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ import pytest
 
 from thrift_fp.thrift import (
     AGENT,
-    RAG,
-    SHED_ORDERS,
     Image,
     InvalidOption,
     Memory,
     Message,
+    RAG,
+    RefillTrace,
+    SHED_ORDERS,
     ShedOrder,
     ThriftOptions,
     Tool,
@@ -186,7 +187,7 @@ def test_counts_keep_a_digest_not_a_huge_text() -> None:
 
 
 def test_repeated_relevant_tool_names_first_occurrence_decides() -> None:
-    # Issue 16 §4: tools a and b of equal rank, relevant (a, b, a), room for one: the names are a
+    # Tools a and b of equal rank, relevant (a, b, a), room for one: the names are a
     # set, so a comes first in relevance order and is hidden first (it used to be b).
     ws = WorkingSet(system_prompt="s", tools=(Tool("a", "x"), Tool("b", "y")))
     fitted = subtract_to_fit(ws, 2, ("a", "b", "a"), _options(encoding=ONE)).unwrap()
@@ -230,7 +231,7 @@ def test_an_image_with_kept_false_passes_through_at_no_cost() -> None:
 
 
 def test_scaled_relevance_floor_takes_any_ints() -> None:
-    # Issue 11: huge ints used to raise OverflowError in the division.
+    # Huge ints used to raise OverflowError in the division.
     assert scaled_relevance_floor(10**400, 1) == 0.43
     assert scaled_relevance_floor(1, 10**400) == pytest.approx(0.125)
     assert scaled_relevance_floor(10**400, -(10**400)) == 0.125
@@ -238,7 +239,7 @@ def test_scaled_relevance_floor_takes_any_ints() -> None:
 
 
 def test_the_public_boundary_stays_checked_while_the_hot_path_is_not() -> None:
-    # Issue 19: per-item internals run unchecked on validated data (typing.no_type_check); the
+    # Per-item internals run unchecked on validated data (typing.no_type_check); the
     # public entry point is still checked by beartype.
     from beartype.roar import BeartypeCallHintParamViolation
 
@@ -248,3 +249,23 @@ def test_the_public_boundary_stays_checked_while_the_hot_path_is_not() -> None:
     with pytest.raises(BeartypeCallHintParamViolation):
         subtract_to_fit("not a working set", 10)  # type: ignore[arg-type]  # misuse on purpose
     assert getattr(Entry, "__no_type_check__", False) and getattr(_Collector, "__no_type_check__", False)
+
+
+def test_a_refill_trace_as_a_dict_has_every_field_under_its_own_name() -> None:
+    assert RefillTrace("retrievables", 300, 369, 4, 5, ("kb-7",)).as_dict() == {
+        "bucket": "retrievables",
+        "before_tokens": 300,
+        "after_tokens": 369,
+        "before_count": 4,
+        "after_count": 5,
+        "ids": ["kb-7"],
+    }
+
+
+def test_a_refill_option_that_is_not_a_bool_is_an_invalid_option_naming_it() -> None:
+    options = object.__new__(ThriftOptions)  # past the checked constructor, as unchecked callers are
+    for field in ThriftOptions.__dataclass_fields__:
+        object.__setattr__(options, field, getattr(ThriftOptions(), field))
+    object.__setattr__(options, "refill", "yes")
+    error = subtract_to_fit(WorkingSet(), 1000, None, options).failure()
+    assert error == InvalidOption("refill", "yes", "expected a bool")

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from thrift_fp.thrift import (
+    CountingFailed,
     Image,
     Message,
-    ThriftOptions,
     Thought,
+    ThriftOptions,
     UnmeasurableContent,
     WorkingSet,
     group_history_into_turns,
@@ -19,6 +23,7 @@ from thrift_fp.thrift import (
     turn_relevance,
     turn_tokens,
 )
+from thrift_fp.tokens import EstimatorFailed, UnknownEncoding, register_token_estimator, unregister_token_estimator
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -117,3 +122,52 @@ def test_an_omitted_image_costs_nothing_and_stays() -> None:
     fitted = subtract_to_fit(ws, 10).unwrap()
     assert fitted.working_set.image == ws.image
     assert fitted.trace.total_after == 0
+
+
+BOOM = RuntimeError("no counter today")
+
+
+class _Loose:
+    """A duck-typed item with exactly the attributes given (no dataclass defaults)."""
+
+    def __init__(self, **fields: object) -> None:
+        self.__dict__.update(fields)
+
+
+def _raises(text: str) -> int:
+    raise BOOM
+
+
+@pytest.fixture
+def raising_estimator() -> Iterator[str]:
+    register_token_estimator("thrift-mutants-raises", _raises).unwrap()
+    try:
+        yield "thrift-mutants-raises"
+    finally:
+        unregister_token_estimator("thrift-mutants-raises")
+
+
+def test_turn_tokens_with_an_unknown_encoding_is_counting_failed() -> None:
+    error = turn_tokens([(Message("a", "hello", AT),)], "no-such-encoding").failure()
+    assert isinstance(error, CountingFailed)
+    assert isinstance(error.error, UnknownEncoding)
+    assert error.error.name == "no-such-encoding"
+    assert error.message.startswith("token counting failed: unknown encoding 'no-such-encoding'")
+
+
+def test_turn_tokens_with_a_failing_estimator_is_counting_failed_with_its_cause(raising_estimator: str) -> None:
+    error = turn_tokens([(Message("a", "hello", AT),)], raising_estimator).failure()
+    assert isinstance(error, CountingFailed)
+    assert isinstance(error.error, EstimatorFailed)
+    assert error.error.name == raising_estimator
+    assert error.cause is BOOM
+    assert error.message == (
+        "token counting failed: estimator 'thrift-mutants-raises' failed: raised RuntimeError: no counter today"
+    )
+
+
+def test_a_relevance_turn_with_unmeasurable_content_names_the_messages_bucket() -> None:
+    odd = _Loose(id="m1", content=object(), created_at=AT)
+    error = turn_tokens([(odd,)]).failure()  # type: ignore[list-item]  # misuse on purpose
+    assert isinstance(error, UnmeasurableContent)
+    assert (error.bucket, error.item) == ("messages", "m1")

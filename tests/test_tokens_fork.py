@@ -1,4 +1,4 @@
-"""Counting in a forked child completes (issue 11): the counting pool is reset after fork."""
+"""Counting in a forked child completes: the counting pool is reset after fork."""
 
 from __future__ import annotations
 

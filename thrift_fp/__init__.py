@@ -17,7 +17,12 @@ Subpackages are imported on first use of one of their names (PEP 562), so
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import TYPE_CHECKING, Final
+
+# A library adds no handler of its own: records go wherever the application sends them, and
+# nowhere (not Python's last-resort stderr handler) when it configures nothing.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 # Static re-exports for type checkers and IDEs; at run time __getattr__ imports them lazily.
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ else:
 
         beartype checks one sampled element of a list, so a wrongly typed element would raise
         only when the draw hits it. A function annotated ``Each[T]`` checks every element itself
-        and returns an error value, every time (issue 11); beartype still checks the container.
+        and returns an error value, every time; beartype still checks the container.
 
         >>> Each[int]
         collections.abc.Iterable[object]

@@ -5,15 +5,23 @@ exceptions, for one reason: ``returns``' ``Failure.unwrap()`` raises
 ``UnwrapFailedError(...) from inner`` when ``inner`` is an exception, so the user's
 traceback then prints the error's ``message`` (``str(error)``) right above the unwrap.
 They are never raised by the library itself; they are values first.
+
+A class states its message declaratively, as a ``message_template`` (``str.format`` syntax over
+its own fields): ``{field}`` is the field as text, ``{field!r}`` the value through the safe
+renderer `thrift_fp._shown.shown` (bounded, never raises; used for any value a caller or a
+document supplied), ``{field!t}`` through `thrift_fp._shown.shown_text` (unquoted, cut). A
+message that needs more than its fields (a count, a join) adds a private property the template
+names, or overrides ``message``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
-from typing import Final
+import string
+from collections.abc import Callable, Mapping, Sequence
+from typing import ClassVar, Final
 
-from thrift_fp._shown import shown
+from thrift_fp._shown import shown, shown_text
 
 # What Python itself assigns on an exception (contextlib sets ``__traceback__`` and
 # ``add_note`` sets ``__notes__`` through ``setattr``); a frozen dataclass would refuse them.
@@ -38,6 +46,8 @@ class ThriftFpError(Exception):
     """
 
     __slots__ = ()
+    message_template: ClassVar[str | None] = None
+    """The message over the fields (see the module's docstring); ``None``: the class's name."""
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -48,14 +58,21 @@ class ThriftFpError(Exception):
             setattr(cls, "__setattr__", _exception_aware(frozen))  # noqa: B010 - a dunder set on purpose
         # The dataclass's generated ``__repr__`` calls ``repr`` on every field, which raises on an
         # int past 4300 digits and copies a huge string whole: errors hold hostile values, so
-        # their repr goes through the safe renderer, like their messages (issue 11).
+        # their repr goes through the safe renderer, like their messages.
         if "__repr__" in cls.__dict__:
             setattr(cls, "__repr__", _bounded_repr)  # noqa: B010 - a dunder set on purpose
 
     @property
     def message(self) -> str:
-        """The human-readable message; every error class names its field and value here."""
-        return type(self).__name__
+        """The human-readable message, from the class's ``message_template``; every error class
+        names its field and value there.
+
+        >>> from thrift_fp.thrift import InvalidBudget
+        >>> InvalidBudget("context_window", "x" * 100, "must be a number").message
+        "invalid context_window 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (100 chars): must be a number"
+        """
+        template = type(self).message_template
+        return type(self).__name__ if template is None else _MESSAGES.format(template, self)
 
     def __str__(self) -> str:
         return self.message
@@ -64,6 +81,23 @@ class ThriftFpError(Exception):
         # BaseException pickles ``self.args``, which a dataclass never fills: rebuild from fields.
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}  # type: ignore[arg-type]  # every subclass is a dataclass
         return (_rebuild, (type(self), fields))
+
+
+class _Messages(string.Formatter):
+    """``str.format`` over an error's attributes, with ``!r`` and ``!t`` through the safe renderer."""
+
+    def get_value(self, key: int | str, args: Sequence[object], kwargs: Mapping[str, object]) -> object:
+        return getattr(args[0], str(key))
+
+    def convert_field(self, value: object, conversion: str | None) -> object:
+        if conversion == "r":
+            return shown(value)
+        if conversion == "t":
+            return shown_text(value) if isinstance(value, str) else shown(value)
+        return super().convert_field(value, conversion)
+
+
+_MESSAGES: Final = _Messages()
 
 
 def _exception_aware(frozen: Callable[[object, str, object], None]) -> Callable[[object, str, object], None]:

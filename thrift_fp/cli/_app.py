@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal, NoReturn, get_args
 
 import typer
 
+from thrift_fp.cli._words import plural
+
 if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first use
     from returns.result import Result
     from rich.progress import Progress, TaskID
@@ -100,7 +102,7 @@ app = typer.Typer(
         # has no value (None); typer coerces a non-bool value through pydantic, whose import
         # doubled every subcommand's --help time. Bool defaults (click's documented default_map)
         # skip that coercion: typer leaves a bool-annotated flag that is already a bool alone.
-        "default_map": {"help": False, "version": False},
+        "default_map": {"help": False, "version": False, "verbose": False},
     },
     epilog=(
         "Exit status: 0 done, 1 an error (one line on standard error), 2 a command-line syntax error,"
@@ -128,19 +130,49 @@ def _main(
         bool,
         typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Log more: the database driver's warnings, progress and informational records."
+        ),
+    ] = False,
 ) -> None:
     """The options before any command (typer shows the app's help and epilog instead)."""
+    # typer.main's own import of its vendored click's get_current_context (not re-exported).
+    from typer.main import get_current_context  # type: ignore[attr-defined]  # noqa: PLC0415
+
+    from thrift_fp.cli._logging import configure_logging  # noqa: PLC0415 - logging only for a command
+
+    # Not a `ctx: typer.Context` parameter: typer passes its vendored click's Context, which is
+    # not a typer.Context, and the run-time type check would refuse it.
+    get_current_context().call_on_close(configure_logging(verbose))
 
 
 # Below this many files to read, a progress bar is more flicker than help.
 _PROGRESS_MIN_FILES = 20
 _INDEX_DB_HELP = "The index file to create or update, or a postgresql:// URL."
+_NO_MATCH: Final = "no passage matched; the context is empty (exit status 0)"
 
 
 def _fail(error: ThriftFpError) -> NoReturn:
     message = " ".join(error.message.split())
     typer.echo(f"thrift-fp: error: {message}", err=True)
     raise typer.Exit(1)
+
+
+def _usage_error(message: str) -> NoReturn:
+    # click's own usage error: the usage line, a pointer to --help, and exit status 2.
+    # typer.main's import of its vendored click's get_current_context (not re-exported).
+    from typer.main import get_current_context  # type: ignore[attr-defined]  # noqa: PLC0415
+
+    get_current_context().fail(message)
+    raise AssertionError("click's Context.fail raises")  # for the type checker: fail() is NoReturn
+
+
+def _skipped_line(message: str) -> str:
+    # One "skipped": some problems already say it ("skipped PATH: binary data").
+    line = " ".join(message.split())
+    return f"thrift-fp: {line}" if line.startswith("skipped ") else f"thrift-fp: skipped: {line}"
 
 
 def _check_encoding(encoding: str) -> None:
@@ -192,10 +224,13 @@ class _ProgressBar:
 def _index_command(
     paths: Annotated[
         list[Path],
-        typer.Argument(metavar="PATH", help="Files and folders (.md, .rst, .html, .txt, .jsonl inside folders)."),
+        # Described in the docstring: typer's argument listing would add a Python type (<list[Path]>).
+        typer.Argument(metavar="PATH", hidden=True),
     ],
     db: Annotated[str, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=_INDEX_DB_HELP)] = "thrift-fp.db",
-    tier: Annotated[Tier, typer.Option(help="Trust tier of these documents.")] = "first-party",
+    tier: Annotated[
+        Tier, typer.Option(metavar="TIER", help=f"Trust tier of these documents: {', '.join(TIER_CHOICES)}.")
+    ] = "first-party",
     max_tokens: Annotated[int, typer.Option(metavar="N", help="Token bound of one passage.")] = DEFAULT_MAX_TOKENS,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer for the passage bound.")] = "cl100k_base",
     include: Annotated[
@@ -214,7 +249,10 @@ def _index_command(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
-    """Build or update an index: changed files are re-chunked, vanished ones leave, bad ones are skipped."""
+    """Build or update an index: changed files are re-chunked, vanished ones leave, bad ones are skipped.
+
+    PATH... are the files and folders to index (.md, .rst, .html, .txt, .jsonl inside folders).
+    """
     from returns.result import Failure  # noqa: PLC0415 - the library loads on use
 
     from thrift_fp.cli._postgres import is_database_url  # noqa: PLC0415
@@ -239,14 +277,14 @@ def _index_command(
             if as_json:
                 typer.echo(json.dumps({"error": error.message, "skipped": _skipped_json(error.skipped)}, indent=2))
             for skipped in error.skipped:
-                typer.echo(f"thrift-fp: skipped: {' '.join(skipped.message.split())}", err=True)
+                typer.echo(_skipped_line(skipped.message), err=True)
         _fail(error)
     report = indexed.unwrap()
     if as_json:
         typer.echo(json.dumps(_index_json(report), indent=2, ensure_ascii=False))
         return
     for skipped in report.skipped:
-        typer.echo(f"thrift-fp: skipped: {' '.join(skipped.message.split())}", err=True)
+        typer.echo(_skipped_line(skipped.message), err=True)
     typer.echo(_index_summary(report))
 
 
@@ -301,11 +339,11 @@ def _index_postgres(
         error = indexed.failure()
         if isinstance(error, IndexProblems):
             for problem in error.skipped:
-                typer.echo(f"thrift-fp: skipped: {' '.join(problem.message.split())}", err=True)
+                typer.echo(_skipped_line(problem.message), err=True)
         _fail(error)
     summary, lines = indexed.unwrap()
     for line in lines:
-        typer.echo(f"thrift-fp: {' '.join(line.split())}", err=True)
+        typer.echo(_skipped_line(line), err=True)
     typer.echo(summary)
 
 
@@ -313,9 +351,9 @@ def _index_summary(report: IndexReport) -> str:
     files = len(report.chunked) + len(report.touched) + len(report.unchanged)
     skipped = f", {len(report.skipped)} skipped" if report.skipped else ""
     return (
-        f"indexed {files} files into {report.database}: {len(report.chunked)} chunked, "
+        f"indexed {plural(files, 'file')} into {report.database}: {len(report.chunked)} chunked, "
         f"{len(report.touched)} touched, {len(report.unchanged)} unchanged, {len(report.removed)} removed"
-        f"{skipped}; {report.passages} passages"
+        f"{skipped}; {plural(report.passages, 'passage')}"
     )
 
 
@@ -347,28 +385,38 @@ _WINDOW_HELP = f"Context window in tokens (35% is reserved for the answer).  [de
 def _ask_command(
     words: Annotated[
         list[str] | None,
-        typer.Argument(metavar="QUESTION", help="The question: all words form one query (quotes not needed)."),
+        typer.Argument(metavar="QUESTION", hidden=True),  # described in the docstring, without a Python type
     ] = None,
     queries: Annotated[
         list[str] | None,
         typer.Option("--query", "-q", metavar="TEXT", help="A further query (repeatable): one retrieval each."),
     ] = None,
     db: Annotated[str | None, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=_DB_HELP)] = None,
-    window: Annotated[int | None, typer.Option(metavar="N", help=_WINDOW_HELP)] = None,
-    budget: Annotated[int | None, typer.Option(metavar="N", help="Token budget of the rendered context itself.")] = None,
+    window: Annotated[int | None, typer.Option(metavar="N", min=0, help=_WINDOW_HELP)] = None,
+    budget: Annotated[
+        int | None, typer.Option(metavar="N", min=0, help="Token budget of the rendered context itself.")
+    ] = None,
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer used to fit and count.")] = "cl100k_base",
     tier: Annotated[
-        list[TierOption] | None, typer.Option(help="Only these trust tiers (repeatable).  [default: all]")
+        list[TierOption] | None,
+        typer.Option(metavar="TIER", help=f"Only this trust tier (repeatable): {', '.join(TIER_CHOICES)}.  [default: all]"),
     ] = None,
-    max_results: Annotated[int, typer.Option(metavar="N", help="Passages retrieved per query.")] = 8,
-    max_queries: Annotated[int, typer.Option(metavar="N", help="Quota: queries accepted per request.")] = 4,
+    max_results: Annotated[int, typer.Option(metavar="N", min=0, help="Passages retrieved per query.")] = 8,
+    max_queries: Annotated[int, typer.Option(metavar="N", min=0, help="Quota: queries accepted per request.")] = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")] = False,
     report: Annotated[
         Path | None,
         typer.Option(metavar="FILE", help="Also write the fit as one self-contained HTML page (no network)."),
     ] = None,
 ) -> None:
-    """Retrieve, fit and render: print the context, and what was kept and shed."""
+    """Retrieve, fit and render: print the context, and what was kept and shed.
+
+    QUESTION... is the question: all its words form one query (quotes not needed). Give a
+    question, one or more --query, or both.
+
+    When no passage matches, the context is empty: a line on standard error says so and the exit
+    status is 0 (nothing went wrong; there is nothing to show).
+    """
     from returns.result import Failure  # noqa: PLC0415 - the library loads on use
     from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
 
@@ -378,12 +426,9 @@ def _ask_command(
 
     asked = ([" ".join(words)] if words else []) + list(queries or ())
     if not asked:
-        _fail(InvalidArgument("QUESTION", "", "give a question, or one or more --query"))
+        _usage_error("give a question, or one or more --query")
     window_tokens, options = _window(window, budget, encoding)
     _check_encoding(encoding)
-    for option, count in (("--max-results", max_results), ("--max-queries", max_queries)):
-        if count < 0:
-            _fail(InvalidArgument(option, count, "must not be negative"))
     done: Result[Assembled, CliError]
     if db is not None and is_database_url(db):
         done = ask_postgres(
@@ -402,11 +447,14 @@ def _ask_command(
         _fail(done.failure())
     if report is not None:
         _write_report(report, done.unwrap())
+    matched = bool(done.unwrap().decisions)
     if as_json:
         typer.echo(json.dumps(_ask_json(done.unwrap(), encoding), indent=2))
-    else:
+    elif matched:
         typer.echo(done.unwrap().text)
         Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
+    if not matched:
+        typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
 
 
 def _write_report(path: Path, done: Assembled) -> None:
@@ -421,15 +469,11 @@ def _write_report(path: Path, done: Assembled) -> None:
 
 
 def _window(window: int | None, budget: int | None, encoding: str) -> tuple[int, ThriftOptions]:
-    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
-    from thrift_fp.thrift import ThriftOptions  # noqa: PLC0415
+    from thrift_fp.thrift import ThriftOptions  # noqa: PLC0415 - the library loads on use
 
     if window is not None and budget is not None:
-        _fail(InvalidArgument("--budget", budget, "give either --budget or --window, not both"))
-    for option, value in (("--window", window), ("--budget", budget)):
-        if value is not None and value < 0:
-            _fail(InvalidArgument(option, value, "must not be negative"))
-    # ask refills (issue 16): a shed passage that still fits what shedding left comes back.
+        _usage_error("give either --budget or --window, not both")
+    # ask refills: a shed passage that still fits what shedding left comes back.
     if budget is not None:
         return budget, ThriftOptions(output_reserve=0, encoding=encoding, refill=True)
     return (window if window is not None else DEFAULT_WINDOW), ThriftOptions(encoding=encoding, refill=True)
@@ -562,18 +606,20 @@ def _serve_command(
 
 @app.command("fit", short_help="Fit a working set (JSON, see `schema`); print it and the trace.")
 def _fit_command(
-    file: Annotated[str, typer.Argument(metavar="FILE|-", help="Working-set JSON file, or - for standard input.")],
+    file: Annotated[str, typer.Argument(metavar="FILE|-", hidden=True)],  # described in the docstring
     window: Annotated[
-        int | None, typer.Option(metavar="N", help="Context window (overrides the file's context_window).")
+        int | None, typer.Option(metavar="N", min=0, help="Context window (overrides the file's context_window).")
     ] = None,
     budget: Annotated[
-        int | None, typer.Option(metavar="N", help="Budget with no output reserve (window = budget).")
+        int | None, typer.Option(metavar="N", min=0, help="Budget with no output reserve (window = budget).")
     ] = None,
     encoding: Annotated[
         str | None, typer.Option(metavar="NAME", help="Tokenizer (overrides options.encoding).")
     ] = None,
 ) -> None:
     """Fit a working set (JSON; `thrift-fp schema` prints its JSON Schema); print it and the trace.
+
+    FILE is the working-set JSON file, or - for standard input.
 
     Exits 3 when it does not fit: the protected items alone exceed the budget ("fits": false).
     """
@@ -594,13 +640,11 @@ def _fit_command(
     request = parsed.unwrap()
     options = request.options if encoding is None else dataclasses.replace(request.options, encoding=encoding)
     _check_encoding(options.encoding)
+    if window is not None and budget is not None:
+        _usage_error("give either --budget or --window, not both")
     chosen = window if window is not None else budget if budget is not None else request.context_window
     if chosen is None:
-        _fail(InvalidArgument("context_window", None, "give --window, --budget or context_window in the file"))
-    if window is not None and budget is not None:
-        _fail(InvalidArgument("--budget", budget, "give either --budget or --window, not both"))
-    if chosen < 0:
-        _fail(InvalidArgument("--budget" if budget is not None else "--window", chosen, "must not be negative"))
+        _fail(InvalidArgument("no context window", None, "give --window, --budget or context_window in the file"))
     if budget is not None:
         options = dataclasses.replace(options, output_reserve=0)
     fitted = subtract_to_fit(request.working_set, chosen, request.relevant_tool_names, options)
@@ -621,11 +665,14 @@ def _schema_command() -> None:
 
 @app.command("count")
 def _count_command(
-    file: Annotated[str, typer.Argument(metavar="FILE|-", help="A text file, or - for standard input.")],
+    file: Annotated[str, typer.Argument(metavar="FILE|-", hidden=True)],  # described in the docstring
     encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer.")] = "cl100k_base",
     as_json: Annotated[bool, typer.Option("--json", help="Print tokens, encoding and precision as JSON.")] = False,
 ) -> None:
-    """Count the tokens of a file (or standard input)."""
+    """Count the tokens of a file (or standard input).
+
+    FILE is a text file, or - for standard input.
+    """
     from returns.result import Failure, Result  # noqa: PLC0415 - the library loads on use
 
     from thrift_fp._errors import ThriftFpError  # noqa: PLC0415

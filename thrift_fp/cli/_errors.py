@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp.sources import AssembleError
@@ -17,9 +18,7 @@ class InvalidJson(ThriftFpError):
     origin: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"{self.origin} is not valid JSON: {self.reason}"
+    message_template: ClassVar[str] = "{origin} is not valid JSON: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +44,8 @@ class InvalidArgument(ThriftFpError):
 
     @property
     def message(self) -> str:
-        return f"{self.option} {self.value!r}: {self.reason}"
+        # No value (a missing one) is not shown as "None".
+        return f"{self.option}: {self.reason}" if self.value is None else f"{self.option} {self.value!r}: {self.reason}"
 
 
 CliError = InvalidJson | InvalidWorkingSet | InvalidArgument | AssembleError | ThriftError | PostgresError

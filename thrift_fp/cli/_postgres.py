@@ -12,6 +12,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp.cli._words import plural
 from thrift_fp.sources import DEFAULT_INCLUDE, Assembled
 from thrift_fp.sources._postgres_errors import (
     PostgresAssembleError,
@@ -39,7 +40,7 @@ def index_postgres(
     gitignore: bool = True,
     strict: bool = False,
 ) -> Result[tuple[str, tuple[str, ...]], PostgresSourceError]:
-    """Index into the database at ``url``: the summary line and one line per skipped file.
+    """Index into the database at ``url``: the summary line and each skipped file's problem.
 
     The selection (``include``, ``exclude``, ``gitignore``) and ``strict`` are the SQLite
     index's options, with the same meaning.
@@ -65,11 +66,11 @@ def index_postgres(
     report = indexed.unwrap()
     files = len(report.chunked) + len(report.touched) + len(report.unchanged)
     summary = (
-        f"indexed {files} files into {report.database} (collection {report.collection!r}): "
+        f"indexed {plural(files, 'file')} into {report.database} (collection {report.collection!r}): "
         f"{len(report.chunked)} chunked, {len(report.touched)} touched, {len(report.unchanged)} unchanged, "
-        f"{len(report.removed)} removed, {len(report.problems)} skipped; {report.passages} passages"
+        f"{len(report.removed)} removed, {len(report.problems)} skipped; {plural(report.passages, 'passage')}"
     )
-    return Success((summary, tuple(f"skipped: {problem.message}" for problem in report.problems)))
+    return Success((summary, tuple(problem.message for problem in report.problems)))
 
 
 def ask_postgres(

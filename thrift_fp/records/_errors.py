@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp._shown import shown, shown_text
+from thrift_fp._shown import shown_text
 from thrift_fp.tokens import TokenError
 
 
@@ -61,9 +62,7 @@ class InvalidStoreId(ThriftFpError):
     id: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"invalid store id {shown(self.id)}: {self.reason}"
+    message_template: ClassVar[str] = "invalid store id {id!r}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +76,7 @@ class ValueNotFound(ThriftFpError):
     store: str
     id: str
 
-    @property
-    def message(self) -> str:
-        return f"no value stored under id {shown(self.id)} in {self.store}"
+    message_template: ClassVar[str] = "no value stored under id {id!r} in {store}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,9 +90,7 @@ class NotUtf8(ThriftFpError):
     id: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"value for id {shown(self.id)} is not UTF-8 text: {self.reason}"
+    message_template: ClassVar[str] = "value for id {id!r} is not UTF-8 text: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +106,7 @@ class StoreFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"{shown_text(self.operation)} of id {shown(self.id)} failed: {self.reason}"
+    message_template: ClassVar[str] = "{operation!t} of id {id!r} failed: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +121,9 @@ class LineOutOfRange(ThriftFpError):
     index: int
     line_count: int
 
-    @property
-    def message(self) -> str:
-        return f"line {shown(self.index)} of {shown(self.id)} does not exist; it has {self.line_count} lines (0-based)"
+    message_template: ClassVar[str] = (
+        "line {index!r} of {id!r} does not exist; it has {line_count} lines (0-based)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,9 +137,7 @@ class InvalidLineRange(ThriftFpError):
     operation: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"{self.operation}: {self.reason}"
+    message_template: ClassVar[str] = "{operation}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,9 +151,7 @@ class InvalidPattern(ThriftFpError):
     pattern: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"grep pattern {shown(self.pattern)} is not a valid regular expression: {self.reason}"
+    message_template: ClassVar[str] = "grep pattern {pattern!r} is not a valid regular expression: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,9 +164,7 @@ class DuplicateRetrievableId(ThriftFpError):
 
     id: str
 
-    @property
-    def message(self) -> str:
-        return f"duplicate retrievable id {shown(self.id)} in one batch; ids must be unique"
+    message_template: ClassVar[str] = "duplicate retrievable id {id!r} in one batch; ids must be unique"
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,9 +178,7 @@ class SnapshotUnsupported(ThriftFpError):
     id: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"retrievable {shown(self.id)} cannot be snapshotted: {self.reason}"
+    message_template: ClassVar[str] = "retrievable {id!r} cannot be snapshotted: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,9 +192,7 @@ class InvalidSnapshot(ThriftFpError):
     field: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"invalid snapshot at {shown_text(self.field)}: {self.reason}"
+    message_template: ClassVar[str] = "invalid snapshot at {field!t}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,9 +208,7 @@ class UnresolvableReader(ThriftFpError):
     id: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"cannot reopen {shown_text(self.store)} store at {shown(self.location)} for id {shown(self.id)}: {self.reason}"
+    message_template: ClassVar[str] = "cannot reopen {store!t} store at {location!r} for id {id!r}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,9 +223,7 @@ class ArtifactConstructorFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"artifact constructor for retrievable {shown(self.id)} failed: {self.reason}"
+    message_template: ClassVar[str] = "artifact constructor for retrievable {id!r} failed: {reason}"
 
 
 StoreError = InvalidStoreId | ValueNotFound | NotUtf8 | StoreFailed | LineOutOfRange

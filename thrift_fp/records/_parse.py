@@ -10,11 +10,23 @@ from typing import Any, Final, Required, TypedDict, TypeVar
 from returns.result import Failure, Result, Success
 
 from thrift_fp.records._artifact import SpooledArtifact
-from thrift_fp.records._constructor import ArtifactConstructor, hint_problem
+from thrift_fp.records._constructor import ArtifactConstructor
 from thrift_fp._shown import shown
 from thrift_fp.records._errors import FieldProblem, InvalidRetrievable
+from thrift_fp.records._fields import (
+    FIELDS,
+    REQUIRED,
+    TIERS_TEXT,
+    check_constructor as _check_constructor,
+    check_content as _check_content,
+    check_id as _check_id,
+    check_inline as _check_inline,
+    check_score as _check_score,
+    check_tier as _check_tier,
+    optional_text as _optional_text,
+)
 from thrift_fp.records._retrievable import Retrievable
-from thrift_fp.records._tier import TRUST_TIERS, TrustTier
+from thrift_fp.records._tier import TrustTier
 from thrift_fp.records._timestamps import parse_timestamp
 from thrift_fp.tokens import Tokenizable
 
@@ -40,19 +52,7 @@ class RawRetrievable(TypedDict, total=False):
     artifact_constructor: ArtifactConstructor | None
 
 
-FIELDS: Final = (
-    "id",
-    "content",
-    "trust_tier",
-    "created_at",
-    "updated_at",
-    "source",
-    "kind",
-    "score",
-    "inline",
-    "artifact_constructor",
-)
-REQUIRED: Final = frozenset(FIELDS[:5])
+
 # The seed's TypeScript spelling, so a camelCase payload gets a pointed hint.
 _SEED_SPELLINGS: Final = {
     "trustTier": "trust_tier",
@@ -60,7 +60,6 @@ _SEED_SPELLINGS: Final = {
     "updatedAt": "updated_at",
     "artifactConstructor": "artifact_constructor",
 }
-_TIERS_TEXT: Final = ", ".join(repr(tier) for tier in TRUST_TIERS)
 
 _Value = TypeVar("_Value")
 
@@ -148,62 +147,5 @@ def _unknown(key: object) -> FieldProblem:
 
 def _missing_reason(name: str) -> str:
     if name == "trust_tier":
-        return f"is required and has no default; choose one of {_TIERS_TEXT}"
+        return f"is required and has no default; choose one of {TIERS_TEXT}"
     return "is required"
-
-
-def _check_id(value: object) -> Result[str, str]:
-    if isinstance(value, str) and value:
-        return Success(value)
-    return Failure(f"must be a non-empty string, got {shown(value)}")
-
-
-def _check_content(value: object) -> Result[str | Tokenizable | SpooledArtifact, str]:
-    if isinstance(value, str):
-        return Success(value) if value else Failure("must not be an empty string")
-    if isinstance(value, Tokenizable):
-        return Success(value)
-    if isinstance(value, SpooledArtifact):
-        for name, hint in (("byte_length_hint", value.byte_length_hint), ("line_count_hint", value.line_count_hint)):
-            problem = hint_problem(name, hint)
-            if problem is not None:
-                return Failure(f"spooled artifact's {problem}")
-        return Success(value)
-    return Failure(f"must be a non-empty string, a Tokenizable or a SpooledArtifact, got {type(value).__name__} {shown(value)}")
-
-
-def _check_constructor(value: object) -> Result[ArtifactConstructor, str]:
-    # A string named a constructor in the first reading of the seed; a resolver is code, not a name.
-    if callable(value) and not isinstance(value, str):
-        return Success(value)
-    return Failure(
-        "must be a callable (reader, byte_length_hint, line_count_hint) -> SpooledArtifact, "
-        f"such as a SpooledArtifact subclass; got {type(value).__name__} {shown(value)}"
-    )
-
-
-def _check_tier(value: object) -> Result[TrustTier, str]:
-    for tier in TRUST_TIERS:
-        if value == tier and isinstance(value, str):
-            return Success(tier)
-    return Failure(f"must be one of {_TIERS_TEXT}, got {shown(value)}")
-
-
-def _optional_text(value: object) -> Result[str, str]:
-    if isinstance(value, str) and value:
-        return Success(value)
-    return Failure(f"must be a non-empty string when given, got {shown(value)}")
-
-
-def _check_score(value: object) -> Result[float, str]:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return Failure(f"must be a number in [0, 1], got {type(value).__name__} {shown(value)}")
-    if isinstance(value, float) and not math.isfinite(value) or not 0 <= value <= 1:
-        return Failure(f"must be a finite number in [0, 1], got {shown(value)}")
-    return Success(float(value))
-
-
-def _check_inline(value: object) -> Result[bool, str]:
-    if isinstance(value, bool):
-        return Success(value)
-    return Failure(f"must be true or false, got {type(value).__name__} {shown(value)}")

@@ -3,24 +3,56 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import ClassVar, Final, cast
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
 from thrift_fp.records._artifact import SpooledArtifact
 from thrift_fp.records._constructor import ArtifactConstructor
-from thrift_fp.records._errors import RecordError
-from thrift_fp.records._tier import TrustTier
+from thrift_fp.records._errors import InvalidRetrievable, RecordError
+from thrift_fp.records._fields import FIELDS, checked_fields
+from thrift_fp.records._tier import TRUST_TIERS, TrustTier
 from thrift_fp.tokens import TokenCount, Tokenizable, count_tokens
+
+# The fields a check may rewrite: timestamps to UTC, an int score to a float.
+_NORMALISED: Final = ("created_at", "updated_at", "score")
+# Each tier and its exact type: a str subclass (its own __eq__ and __hash__) takes the full check.
+_TIER_TYPES: Final[dict[object, type]] = dict.fromkeys(TRUST_TIERS, str)
+
+
+def _plainly_valid(record: Retrievable) -> bool:
+    # The common record (text content, UTC timestamps, a float score or none) in a few
+    # comparisons: sources build thousands. Anything else takes the full check, which gives the
+    # same verdict and names every problem.
+    score, source, kind = record.score, record.source, record.kind
+    return (
+        type(record.id) is str
+        and record.id != ""
+        and type(record.content) is str
+        and record.content != ""
+        and _TIER_TYPES.get(record.trust_tier) is type(record.trust_tier)
+        and type(record.created_at) is datetime
+        and record.created_at.tzinfo is UTC
+        and type(record.updated_at) is datetime
+        and record.updated_at.tzinfo is UTC
+        and (score is None or (type(score) is float and 0.0 <= score <= 1.0))
+        and (source is None or (type(source) is str and source != ""))
+        and (kind is None or (type(kind) is str and kind != ""))
+        and type(cast(object, record.inline)) is bool  # bool is final to mypy, not to a caller
+        and record.artifact_constructor is None
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class Retrievable:
     """A retrieved record with a deliberately chosen trust tier. Build it with ``parse_retrievable``.
 
-    Direct construction skips validation; ``parse_retrievable`` checks every rule and converts
-    timestamps to aware UTC.
+    ``parse_retrievable`` reads untrusted input and returns every problem as a value. Direct
+    construction is checked by the same rules (a record that exists is valid, so everything that
+    takes records can rely on it) and raises ``ValueError`` listing every problem; it also stores
+    the timestamps in UTC and the score as a float, as ``parse_retrievable`` does.
 
     >>> from thrift_fp.records import parse_retrievable
     >>> r = parse_retrievable({
@@ -31,7 +63,17 @@ class Retrievable:
     ('first-party', False, False, 'Refunds take 5 days.')
     >>> r.estimate_tokens("cl100k_base").unwrap().tokens
     7
+    >>> from datetime import datetime
+    >>> Retrievable("a", "b", "first-party", datetime(2020, 1, 1), r.created_at)
+    Traceback (most recent call last):
+    ...
+    ValueError: invalid retrievable (1 problem):
+      - created_at: naive datetime 2020-01-01 00:00:00 has no timezone; attach one (e.g. tzinfo=UTC)
     """
+
+    # Thrift's text-priced shape (thrift_fp.thrift._text_priced): with str or static Tokenizable
+    # content, estimate_tokens is exactly the count of that text, so a fit counts it in its batch.
+    estimate_counts_content: ClassVar[bool] = True
 
     id: str
     content: str | Tokenizable | SpooledArtifact
@@ -43,6 +85,18 @@ class Retrievable:
     score: float | None = None
     inline: bool = False
     artifact_constructor: ArtifactConstructor | None = None
+
+    def __post_init__(self) -> None:
+        if _plainly_valid(self):
+            return
+        checked = checked_fields({name: getattr(self, name) for name in FIELDS})
+        if isinstance(checked, Failure):
+            # Misuse of a constructor: a dataclass cannot return an error value.
+            raise ValueError(InvalidRetrievable(checked.failure()).message)
+        for name in _NORMALISED:
+            value = checked.unwrap().get(name)
+            if value is not None:
+                object.__setattr__(self, name, value)
 
     @property
     def handle_mode(self) -> bool:

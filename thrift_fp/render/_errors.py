@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp._shown import shown, shown_text
+from thrift_fp._shown import shown
 from thrift_fp.records import RecordError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
@@ -18,12 +19,10 @@ class WeakNonceKey(ThriftFpError):
     key_bytes: int
     minimum: int
 
-    @property
-    def message(self) -> str:
-        return (
-            f"KeyedNonce key has {self.key_bytes} bytes; at least {self.minimum} are needed"
-            " (e.g. secrets.token_bytes(32))"
-        )
+    message_template: ClassVar[str] = (
+        "KeyedNonce key has {key_bytes} bytes; at least {minimum} are needed"
+        " (e.g. secrets.token_bytes(32))"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +32,7 @@ class InvalidFields(ThriftFpError):
     name: object
     problem: str
 
-    @property
-    def message(self) -> str:
-        return f"fields: {shown(self.name)} {self.problem}"
+    message_template: ClassVar[str] = "fields: {name!r} {problem}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +41,7 @@ class DuplicateRecordId(ThriftFpError):
 
     record_id: str
 
-    @property
-    def message(self) -> str:
-        return f"record id {shown(self.record_id)} appears more than once"
+    message_template: ClassVar[str] = "record id {record_id!r} appears more than once"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +52,10 @@ class NonceCollision(ThriftFpError):
     block: str
     attempts: int
 
-    @property
-    def message(self) -> str:
-        return (
-            f"no usable nonce for the {self.block} block after {self.attempts} draws:"
-            " each one showed in a rendered body or attribute"
-        )
+    message_template: ClassVar[str] = (
+        "no usable nonce for the {block} block after {attempts} draws:"
+        " each one showed in a rendered body or attribute"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,14 +108,12 @@ class NotRenderable(ThriftFpError):
     type_name: str
     parameter: str = "retrievables"
 
-    @property
-    def message(self) -> str:
-        return (
-            f"{self.parameter}[{self.index}] is a {shown_text(self.type_name)}, not a Retrievable;"
-            " only records with a trust tier can be rendered: build a thrift_fp.Retrievable"
-            " (thrift_fp.parse_retrievable validates one: id, content, trust_tier, created_at,"
-            " updated_at), or fit text you do not render with thrift_fp.subtract_to_fit"
-        )
+    message_template: ClassVar[str] = (
+        "{parameter}[{index}] is a {type_name!t}, not a Retrievable;"
+        " only records with a trust tier can be rendered: build a thrift_fp.Retrievable"
+        " (thrift_fp.parse_retrievable validates one: id, content, trust_tier, created_at,"
+        " updated_at), or fit text you do not render with thrift_fp.subtract_to_fit"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,12 +140,10 @@ class ChargeExceeded(ThriftFpError):
     charged: int
     counted: int
 
-    @property
-    def message(self) -> str:
-        return (
-            f"rendered text counts {self.counted} {self.encoding} tokens but its pieces were charged"
-            f" {self.charged}; this encoding is not additive at envelope boundaries"
-        )
+    message_template: ClassVar[str] = (
+        "rendered text counts {counted} {encoding} tokens but its pieces were charged"
+        " {charged}; this encoding is not additive at envelope boundaries"
+    )
 
 
 RenderError = (

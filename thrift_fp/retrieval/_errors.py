@@ -7,7 +7,7 @@ derived, and the exception a user callback raised as ``cause``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._shown import shown, shown_exception, shown_text
@@ -60,9 +60,7 @@ class PrepareFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"retrieval {shown(self.definition_id)}: prepare failed: {self.reason}"
+    message_template: ClassVar[str] = "retrieval {definition_id!r}: prepare failed: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +75,7 @@ class InvalidQuery(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"retrieval {shown(self.definition_id)}: invalid query: {self.reason}"
+    message_template: ClassVar[str] = "retrieval {definition_id!r}: invalid query: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +90,7 @@ class KeyFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"retrieval {shown(self.definition_id)}: key function failed: {self.reason}"
+    message_template: ClassVar[str] = "retrieval {definition_id!r}: key function failed: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +134,7 @@ class LimitFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"retrieval {shown(self.definition_id)}: limit failed for query {shown_text(self.key)}: {self.reason}"
+    message_template: ClassVar[str] = "retrieval {definition_id!r}: limit failed for query {key!t}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,9 +175,7 @@ class Unauthorized(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"retrieval {shown(self.definition_id)}: query {shown_text(self.key)} not authorized: {self.reason}"
+    message_template: ClassVar[str] = "retrieval {definition_id!r}: query {key!t} not authorized: {reason}"
 
 
 AbortPoint = Literal["before-execute", "after-execute", "after-assert-result", "after-source-naming", "after-effect"]
@@ -231,9 +221,7 @@ class ExecutionFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"retrieval {shown(self.definition_id)}: execute failed for query {shown_text(self.key)}: {self.reason}"
+    message_template: ClassVar[str] = "retrieval {definition_id!r}: execute failed for query {key!t}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,9 +239,7 @@ class InvalidResult(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"retrieval {shown(self.definition_id)}: result for query {shown_text(self.key)} rejected: {self.reason}"
+    message_template: ClassVar[str] = "retrieval {definition_id!r}: result for query {key!t} rejected: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,9 +255,9 @@ class SourceIdFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"retrieval {shown(self.definition_id)}: naming sources for query {shown_text(self.key)} failed: {self.reason}"
+    message_template: ClassVar[str] = (
+        "retrieval {definition_id!r}: naming sources for query {key!t} failed: {reason}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,9 +276,7 @@ class ClockFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"retrieval {shown(self.definition_id)}: clock failed: {self.reason}"
+    message_template: ClassVar[str] = "retrieval {definition_id!r}: clock failed: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,12 +299,10 @@ class EffectFailed(ThriftFpError):
     receipt: Receipt[Any, Any, Any]
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return (
-            f"retrieval {shown(self.definition_id)}: effect {shown(self.effect_id)} failed "
-            f"for query {shown_text(self.key)}: {self.reason}"
-        )
+    message_template: ClassVar[str] = (
+        "retrieval {definition_id!r}: effect {effect_id!r} failed "
+        "for query {key!t}: {reason}"
+    )
 
 
 RetrievalError = (

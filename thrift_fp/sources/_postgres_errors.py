@@ -9,27 +9,32 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Final
-from urllib.parse import urlsplit
+
+from thrift_fp.sources import _secrets
 
 from thrift_fp.sources._answer import AssembleError
 from thrift_fp.sources._errors import SourceError
 from thrift_fp._errors import ThriftFpError
 
 URL_SCHEMES: Final = ("postgresql://", "postgres://")
-_HIDDEN: Final = "***"
-# libpq key=value strings: `password = 'two words'`, `password=secret` (libpq escapes with \\).
-_KEYWORD_PASSWORD: Final = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
-# URL query parameters: `?host=/run/pg&password=secret`.
-_QUERY_PASSWORD: Final = re.compile(r"((?:^|&)password=)[^&]*", re.IGNORECASE)
+# The first key of a libpq key=value connection string (a file name rarely starts like this).
+_CONNINFO_KEYWORDS: Final = re.compile(
+    r"\s*(?:host|hostaddr|port|dbname|user|password|passfile|service|sslmode|options|application_name"
+    r"|connect_timeout|target_session_attrs|sslpassword|require_auth)\s*=",
+    re.IGNORECASE,
+)
 
 
 def is_database_url(value: str) -> bool:
-    """Whether ``value`` names a PostgreSQL database (a ``postgresql://`` or ``postgres://`` URL).
+    """Whether ``value`` names a PostgreSQL database: a ``postgresql://`` or ``postgres://`` URL, or
+    a libpq ``key=value`` string that starts with a connection keyword.
 
     >>> is_database_url("postgresql://localhost/docs"), is_database_url("thrift-fp.db")
     (True, False)
+    >>> is_database_url("host=/run/pg dbname=docs"), is_database_url("a=b.db")
+    (True, False)
     """
-    return value.lower().startswith(URL_SCHEMES)
+    return value.lstrip().lower().startswith(URL_SCHEMES) or _CONNINFO_KEYWORDS.match(value) is not None
 
 
 def redact(conninfo: str) -> str:
@@ -42,31 +47,23 @@ def redact(conninfo: str) -> str:
     >>> redact("host=/run/pg password='two words' dbname=docs")
     'host=/run/pg password=*** dbname=docs'
     """
-    if not is_database_url(conninfo):
-        return _KEYWORD_PASSWORD.sub(lambda match: match.group(1) + _HIDDEN, conninfo)
     try:
-        parts = urlsplit(conninfo)
-    except ValueError:
-        return _KEYWORD_PASSWORD.sub(lambda match: match.group(1) + _HIDDEN, conninfo.split("@")[-1])
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, hosts = netloc.rpartition("@")
-        user = userinfo.split(":", 1)[0]
-        netloc = f"{user}:{_HIDDEN}@{hosts}" if ":" in userinfo else f"{user}@{hosts}"
-    query = _QUERY_PASSWORD.sub(lambda match: match.group(1) + _HIDDEN, parts.query)
-    # Not urlunsplit: it drops the empty host of `postgresql:///db?host=/run/pg`.
-    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "") + (
-        f"#{parts.fragment}" if parts.fragment else ""
-    )
+        from psycopg.conninfo import conninfo_to_dict  # noqa: PLC0415 - the driver's own parser, when installed
+    except ImportError:
+        return _secrets.redact(conninfo)
+    return _secrets.redact(conninfo, conninfo_to_dict)
 
 
-def scrub(text: str, password: str | None) -> str:
-    """``text`` (a driver's message) with every occurrence of ``password`` replaced by ``***``.
+def scrub(text: str, password: str | tuple[str, ...] | None) -> str:
+    """``text`` (a driver's message) without ``password`` in any spelling (or without each of the
+    `secret_forms` of a connection string, given as a tuple).
 
-    >>> scrub("bad URL postgresql://ann:hunter2@x", "hunter2")
+    >>> scrub("bad URL postgresql://ann:hunter%3F2@x", "hunter?2")
     'bad URL postgresql://ann:***@x'
     """
-    return text.replace(password, _HIDDEN) if password else text
+    if password is None:
+        return text
+    return _secrets.scrub(text, _secrets.password_forms(password) if isinstance(password, str) else password)
 
 
 def _line(reason: str) -> str:

@@ -34,6 +34,7 @@ from thrift_fp.sources._postgres_errors import (
     CollectionMissing,
     DatabaseUnreachable,
     PostgresSourceError,
+    scrub,
 )
 from thrift_fp.sources._postgres_index import DEFAULT_COLLECTION
 from thrift_fp.sources._postgres_store import PostgresDatabase, query_error
@@ -153,7 +154,7 @@ def search_index(
                     },
                 ).fetchall()
     except PoolTimeout as exc:
-        return Failure(DatabaseUnreachable(database.url, f"no pooled connection became free: {exc}"))
+        return Failure(DatabaseUnreachable(database.url, scrub(f"no pooled connection became free: {exc}", database.password)))
     except psycopg.Error as exc:
         return Failure(query_error(exc, database.url, database.password, "search"))
     return Success(tuple(_hit(row) for row in rows))

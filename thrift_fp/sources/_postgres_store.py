@@ -27,6 +27,7 @@ from thrift_fp.sources._postgres_errors import (
     redact,
     scrub,
 )
+from thrift_fp.sources._secrets import invalid_port, secret_forms
 
 SCHEMA_VERSION: Final = 1
 DEFAULT_POOL_SIZE: Final = 8
@@ -139,10 +140,15 @@ def open_database(
     'cannot reach PostgreSQL at postgresql://ann:***@/docs?host=/nonexistent: connection to server on socket ...'
     """
     shown = redact(conninfo)
+    hidden = secret_forms(conninfo, conninfo_to_dict)
     try:
-        password = conninfo_to_dict(conninfo).get("password")
-    except psycopg.Error as exc:
-        return Failure(InvalidDatabaseUrl(shown, str(exc)))
+        params = conninfo_to_dict(conninfo)
+    except (psycopg.Error, ValueError) as exc:  # ValueError: a percent-escape that is not UTF-8
+        return Failure(InvalidDatabaseUrl(shown, scrub(str(exc) or type(exc).__name__, hidden)))
+    bad_port = invalid_port(str(params.get("port") or ""))
+    if bad_port is not None:
+        return Failure(InvalidDatabaseUrl(shown, bad_port))
+    password = params.get("password")
     secret = str(password) if password is not None else None
     options = {
         "autocommit": True,
@@ -152,11 +158,11 @@ def open_database(
     try:
         probe = psycopg.connect(conninfo, **options)  # type: ignore[arg-type]  # libpq keywords
     except psycopg.Error as exc:
-        return Failure(connect_error(exc, shown, secret))
+        return Failure(connect_error(exc, shown, hidden))
     try:
         checked = ensure_schema(probe, shown) if create else check_schema(probe, shown)
     except psycopg.Error as exc:
-        return Failure(query_error(exc, shown, secret, "check the thrift_fp schema"))
+        return Failure(query_error(exc, shown, hidden, "check the thrift_fp schema"))
     finally:
         probe.close()
     if isinstance(checked, Failure):
@@ -175,7 +181,7 @@ def open_database(
         pool.open(wait=True, timeout=timeout)
     except PoolTimeout as exc:
         pool.close()
-        return Failure(DatabaseUnreachable(shown, scrub(str(exc), secret)))
+        return Failure(DatabaseUnreachable(shown, scrub(str(exc), hidden)))
     return Success(PostgresDatabase(shown, pool, secret))
 
 
@@ -211,11 +217,15 @@ _AUTHENTICATION: Final = (
 )
 
 
-def connect_error(exc: psycopg.Error, url: str, password: str | None) -> PostgresError:
+def connect_error(exc: psycopg.Error, url: str, password: str | tuple[str, ...] | None) -> PostgresError:
     """The error value for a failed connection attempt (libpq gives no SQLSTATE here: by message)."""
     reason = scrub(str(exc), password)
     for prefix in ("connection failed: ", "connection is bad: "):
         reason = reason.removeprefix(prefix)
+    if reason.startswith("invalid ") or reason.startswith("could not match "):
+        # libpq's own checks of the options (a non-numeric port, an unknown sslmode), before any
+        # connection: the string is wrong, the server was never asked.
+        return InvalidDatabaseUrl(url, reason)
     server_said = reason.split("FATAL:", 1)[-1].strip()
     if 'database "' in server_said and "does not exist" in server_said:
         return DatabaseNotFound(url, server_said)
@@ -224,7 +234,9 @@ def connect_error(exc: psycopg.Error, url: str, password: str | None) -> Postgre
     return DatabaseUnreachable(url, reason)
 
 
-def query_error(exc: psycopg.Error, url: str, password: str | None, operation: str) -> PostgresError:
+def query_error(
+    exc: psycopg.Error, url: str, password: str | tuple[str, ...] | None, operation: str
+) -> PostgresError:
     """The error value for a failed statement: a dropped link, a missing table, or a refusal."""
     reason = scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, password)
     if isinstance(exc, psycopg.errors.UndefinedTable):

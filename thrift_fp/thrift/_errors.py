@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp._shown import shown, shown_text
+from thrift_fp._shown import shown
 from thrift_fp.tokens import TokenError
 
 
@@ -17,9 +18,7 @@ class InvalidBudget(ThriftFpError):
     value: object
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"invalid {self.field} {shown(self.value)}: {self.reason}"
+    message_template: ClassVar[str] = "invalid {field} {value!r}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,9 +29,7 @@ class InvalidOption(ThriftFpError):
     value: object
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"invalid option {self.field}={shown(self.value)}: {self.reason}"
+    message_template: ClassVar[str] = "invalid option {field}={value!r}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,9 +39,7 @@ class DuplicateId(ThriftFpError):
     bucket: str
     id: str
 
-    @property
-    def message(self) -> str:
-        return f"duplicate id {shown(self.id)} in {self.bucket}"
+    message_template: ClassVar[str] = "duplicate id {id!r} in {bucket}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +53,10 @@ class MalformedItem(ThriftFpError):
     attribute: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return (
-            f"{self.bucket}[{self.index}] (a {shown_text(self.type_name)}) has no usable {self.attribute}:"
-            f" {self.reason}"
-        )
+    message_template: ClassVar[str] = (
+        "{bucket}[{index}] (a {type_name!t}) has no usable {attribute}:"
+        " {reason}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +69,7 @@ class InvalidItemField(ThriftFpError):
     value: object
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"{self.bucket} item {shown(self.item)}: invalid {self.field} {shown(self.value)} ({self.reason})"
+    message_template: ClassVar[str] = "{bucket} item {item!r}: invalid {field} {value!r} ({reason})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +81,7 @@ class UnmeasurableContent(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"cannot measure {self.bucket} item {shown(self.item)}: {self.reason}"
+    message_template: ClassVar[str] = "cannot measure {bucket} item {item!r}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,7 @@ from typing import Final, cast, no_type_check
 from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._errors import EstimatorRaised, ThriftError
-from thrift_fp.records import Retrievable
-from thrift_fp.thrift._measure import Batchable
+from thrift_fp.thrift._text_priced import priced_text, text_priced
 from thrift_fp.thrift._shapes import RetrievableLike
 from thrift_fp.tokens import TokenCount
 
@@ -41,7 +40,7 @@ def probe_estimates(
     retrievables: Sequence[RetrievableLike], keys: Sequence[str], encoding: str
 ) -> Result[tuple[object, ...], ThriftError]:
     """Call each retrievable's own ``estimate_tokens(encoding)`` once; ``None`` when it has none,
-    or when it is a `Retrievable` whose estimate is a plain count of its text (`Batchable`)."""
+    or when its estimate is the plain count of its text (`priced_text`: counted in the fit's batch)."""
     if _Bulk.none_to_call(retrievables):
         return Success((None,) * len(retrievables))
     raw: list[object] = []
@@ -54,13 +53,9 @@ def probe_estimates(
             _close_all(raw)
             return Failure(EstimatorRaised(keys[len(raw)], exc))
         return Success(tuple(raw))
-    batchable = Batchable.text
     for item, key in zip(retrievables, keys, strict=True):
-        # A record whose estimate is a plain count of its text is counted in the fit's batch.
-        estimate = (
-            None if type(item) is Retrievable and batchable(item) is not None
-            else getattr(item, "estimate_tokens", None)
-        )
+        # An item whose estimate is a plain count of its text is counted in the fit's batch.
+        estimate = None if priced_text(item) is not None else getattr(item, "estimate_tokens", None)
         if not callable(estimate):
             raw.append(None)
             continue
@@ -104,8 +99,9 @@ class _Bulk:
 
     @staticmethod
     def none_to_call(items: Sequence[RetrievableLike]) -> bool:
-        """No item's estimator would be called: every item is an exact `Retrievable` with ``str``
-        content (`Batchable`: counted in the fit's batch), or none has an ``estimate_tokens``.
+        """No item's estimator would be called: every item's class declares that its estimate is
+        the count of its text (`text_priced`) and every content is a ``str`` (counted in the fit's
+        batch), or none has an ``estimate_tokens``.
 
         >>> from thrift_fp.thrift._shapes import WorkingRetrievable
         >>> class Priced:
@@ -117,9 +113,10 @@ class _Bulk:
         """
         count = len(items)
         kinds = set(map(type, items))
-        if kinds == {Retrievable}:
+        priced = set(filter(text_priced, kinds))
+        if priced and priced == kinds:
             return set(map(type, map(_content, items))) == {str}
-        if Retrievable in kinds:
+        if priced:
             return False
         try:
             found = set(map(type, map(getattr, items, repeat("estimate_tokens", count), repeat(None, count))))
@@ -129,7 +126,8 @@ class _Bulk:
 
     @staticmethod
     def one_method(items: Sequence[RetrievableLike]) -> bool:
-        """Every item is of one type, not `Retrievable`, whose instances have no ``__dict__`` and
+        """Every item is of one type, not one that prices its text (`text_priced`: the per-item
+        loop counts that text in the batch), whose instances have no ``__dict__`` and
         whose class defines ``estimate_tokens`` as a plain function, with the default attribute
         lookup: then ``item.estimate_tokens`` is that method for every item, as the loop would find.
 
@@ -150,7 +148,7 @@ class _Bulk:
         kind = kinds.pop()
         lookup = next(owner for owner in kind.__mro__ if "__getattribute__" in vars(owner))
         return (
-            kind is not Retrievable
+            not text_priced(kind)
             and kind.__dictoffset__ == 0
             and lookup in _GENERIC_LOOKUP
             and isinstance(inspect.getattr_static(kind, "estimate_tokens", None), FunctionType)

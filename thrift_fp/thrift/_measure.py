@@ -23,7 +23,6 @@ from typing import Any, Final, TypeVar, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.records import Retrievable
 from thrift_fp.thrift._errors import CountingFailed, InvalidItemField, ThriftError
 from thrift_fp.thrift._fields import content_text, flag, real_number, timestamp, token_cost
 from thrift_fp.thrift._shapes import (
@@ -37,6 +36,7 @@ from thrift_fp.thrift._shapes import (
 )
 from thrift_fp.thrift._entry import Entry, MessageColumns, Sized
 from thrift_fp.thrift._history import History, Reuse
+from thrift_fp.thrift._text_priced import priced_text
 from thrift_fp.thrift._shapes import Message
 from thrift_fp.thrift._working_set import WorkingSet
 from thrift_fp.tokens import TokenCounts, TokenEncoding, Tokenizable
@@ -60,33 +60,6 @@ _new: Final = tuple.__new__
 
 def _built(rows: Iterable[tuple[Any, ...]]) -> list[Entry]:
     return cast(list[Entry], list(map(_new, repeat(Entry), rows)))
-
-
-@no_type_check
-class Batchable:
-    """Which retrievables thrift counts in its batch although they have their own estimator."""
-
-    @staticmethod
-    def text(item: object) -> str | None:
-        """The text a `Retrievable` counts in its own ``estimate_tokens`` when that is exactly a
-        plain count of a static text (str or static `Tokenizable` content; exact types only, a
-        subclass may price itself differently). Thrift counts that text in the fit's one batch
-        instead of calling the record's estimator: the same count, without a checked call and a
-        `Result` per record. Unchecked at run time: it runs once per retrievable per fit.
-
-        >>> from datetime import datetime, timezone
-        >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
-        >>> Batchable.text(Retrievable("a", "body", "first-party", at, at)), Batchable.text(object())
-        ('body', None)
-        """
-        if type(item) is not Retrievable:
-            return None
-        content = item.content
-        if type(content) is str:
-            return content
-        if type(content) is Tokenizable and type(content.value) is str:
-            return content.value
-        return None
 
 
 def measure(
@@ -392,7 +365,7 @@ class _Collector:
             if type(content) is str:
                 text = content
             else:
-                batched = Batchable.text(item)
+                batched = priced_text(item)
                 rendered = self._text("retrievables", key, content, owner=item) if batched is None else batched
                 if not isinstance(rendered, str):
                     return rendered

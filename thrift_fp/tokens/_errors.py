@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._shown import shown, shown_text
@@ -34,9 +35,7 @@ class EncodingUnavailable(ThriftFpError):
     name: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"encoding {shown(self.name)} is unavailable offline: {self.reason}"
+    message_template: ClassVar[str] = "encoding {name!r} is unavailable offline: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +46,10 @@ class VocabularyCorrupt(ThriftFpError):
     expected_sha256: str
     actual_sha256: str
 
-    @property
-    def message(self) -> str:
-        return (
-            f"vocabulary for {shown(self.name)} failed verification: expected sha256 "
-            f"{self.expected_sha256}, got {self.actual_sha256}"
-        )
+    message_template: ClassVar[str] = (
+        "vocabulary for {name!r} failed verification: expected sha256 "
+        "{expected_sha256}, got {actual_sha256}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +58,7 @@ class EstimatorNameTaken(ThriftFpError):
 
     name: str
 
-    @property
-    def message(self) -> str:
-        return f"{shown(self.name)} is a built-in encoding; a custom estimator cannot shadow it"
+    message_template: ClassVar[str] = "{name!r} is a built-in encoding; a custom estimator cannot shadow it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +67,9 @@ class InvalidEstimatorName(ThriftFpError):
 
     name: str
 
-    @property
-    def message(self) -> str:
-        return f"invalid estimator name {shown(self.name)}: use a non-empty name without surrounding spaces"
+    message_template: ClassVar[str] = (
+        "invalid estimator name {name!r}: use a non-empty name without surrounding spaces"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +80,7 @@ class EstimatorFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"estimator {shown(self.name)} failed: {self.reason}"
+    message_template: ClassVar[str] = "estimator {name!r} failed: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +90,7 @@ class EvaluatorFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"dynamic value could not be rendered: {self.reason}"
+    message_template: ClassVar[str] = "dynamic value could not be rendered: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +101,7 @@ class NotText(ThriftFpError):
     index: int
     type_name: str
 
-    @property
-    def message(self) -> str:
-        return f"texts[{self.index}] is a {shown_text(self.type_name)}, not a str"
+    message_template: ClassVar[str] = "texts[{index}] is a {type_name!t}, not a str"
 
 
 TokenError = (
