@@ -29,10 +29,9 @@ from thrift_fp.retrieval import (
     RetrievalState,
     run_retrieval,
 )
-from thrift_fp.sources._definition import FtsDefinition, hit_to_retrievable
+from thrift_fp.sources._contract import FtsDefinition, Hit, hit_to_retrievable
 from thrift_fp.sources._errors import NoQuery, SourceError
 from thrift_fp.sources._tiers import checked_tiers
-from thrift_fp.sources._search import Hit
 from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
 
 AssembleError = SourceError | RetrievalError | RecordError | RenderError

@@ -29,15 +29,15 @@ from psycopg_pool import PoolTimeout
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg
-from thrift_fp.sources._match import MAX_QUERY_TERMS, bm25_idf, query_terms
+from thrift_fp.sources._contract import ALL_TIERS, Hit
+from thrift_fp.sources.ranking._match import MAX_QUERY_TERMS, bm25_idf, query_terms
 from thrift_fp.sources._postgres_errors import (
     CollectionMissing,
     DatabaseUnreachable,
     PostgresSourceError,
 )
-from thrift_fp.sources._postgres_index import DEFAULT_COLLECTION
-from thrift_fp.sources._postgres_store import PostgresDatabase, query_error
-from thrift_fp.sources._search import ALL_TIERS, Hit
+from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
+from thrift_fp.sources.postgres._store import PostgresDatabase, query_error
 from thrift_fp.sources._tiers import checked_tiers
 
 # The collection's size and each term's canonical tsquery (a term the configuration reduces

@@ -14,7 +14,7 @@ from typing import Any, Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources._errors import MissingParser
-from thrift_fp.sources._structure import Heading, StructuredText
+from thrift_fp.sources.documents._structure import Heading, StructuredText
 
 _DROPPED: Final = frozenset(
     {"head", "script", "style", "noscript", "template", "svg", "nav", "iframe", "object", "button", "select"}

@@ -21,8 +21,8 @@ from thrift_fp.sources._answer import (
     SpoolPolicy,
     answer,
 )
-from thrift_fp.sources._definition import SearchFailed, fts5_definition
-from thrift_fp.sources._search import ALL_TIERS, Hit
+from thrift_fp.sources._contract import ALL_TIERS, Hit
+from thrift_fp.sources.sqlite._definition import SearchFailed, fts5_definition
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 
 __all__ = ["AssembleError", "Assembled", "Decision", "FtsReceipt", "SpoolPolicy", "assemble"]

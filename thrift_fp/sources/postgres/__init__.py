@@ -19,7 +19,7 @@ from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition, RetrievalState
 from thrift_fp._args import CheckedStringsArg, as_strings
 from thrift_fp.sources._answer import Assembled, SpoolPolicy, answer
-from thrift_fp.sources._definition import FtsDefinition, prepare_query
+from thrift_fp.sources._contract import ALL_TIERS, FtsDefinition, Hit, prepare_query
 from thrift_fp.sources._postgres_errors import (
     AuthenticationFailed,
     CollectionMissing,
@@ -39,16 +39,15 @@ from thrift_fp.sources._postgres_errors import (
     is_database_url,
     redact,
 )
-from thrift_fp.sources._postgres_index import (
+from thrift_fp.sources.postgres._index import (
     DEFAULT_BATCH_FILES,
     DEFAULT_COLLECTION,
     DEFAULT_TEXT_SEARCH_CONFIG,
     PostgresIndexReport,
     index_paths,
 )
-from thrift_fp.sources._postgres_search import rank_to_score, search_index, search_terms
-from thrift_fp.sources._postgres_store import SCHEMA_VERSION, PostgresDatabase, open_database
-from thrift_fp.sources._search import ALL_TIERS, Hit
+from thrift_fp.sources.postgres._search import rank_to_score, search_index, search_terms
+from thrift_fp.sources.postgres._store import SCHEMA_VERSION, PostgresDatabase, open_database
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 
 __all__ = [

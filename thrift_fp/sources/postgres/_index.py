@@ -29,7 +29,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg
 from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources._chunk import MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
+from thrift_fp.sources.documents._chunk import DEFAULT_MAX_TOKENS, MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
 from thrift_fp.sources._errors import (
     IndexProblems,
     IndexSettingsMismatch,
@@ -38,7 +38,6 @@ from thrift_fp.sources._errors import (
     SkippedFile,
     SourceError,
 )
-from thrift_fp.sources._index import DEFAULT_MAX_TOKENS
 from thrift_fp.sources._postgres_errors import (
     ConnectionLost,
     IndexInterrupted,
@@ -46,7 +45,7 @@ from thrift_fp.sources._postgres_errors import (
     UnknownTextSearchConfig,
     scrub,
 )
-from thrift_fp.sources._postgres_files import (
+from thrift_fp.sources.postgres._files import (
     Document,
     Found,
     Stored,
@@ -56,8 +55,8 @@ from thrift_fp.sources._postgres_files import (
     read_document,
     storable_ns,
 )
-from thrift_fp.sources._postgres_store import PostgresDatabase, ensure_schema, query_error
-from thrift_fp.sources._walk import DEFAULT_INCLUDE, checked_selection, select_checked
+from thrift_fp.sources.postgres._store import PostgresDatabase, ensure_schema, query_error
+from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, checked_selection, select_checked
 from thrift_fp.tokens import get_encoding
 
 Progress = Callable[[int, int, str], None]

@@ -35,9 +35,9 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, PathArg, as_path
 from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources._chunk import MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
-from thrift_fp.sources._decode import decode_text
-from thrift_fp.sources._documents import DocumentPassage, document_passages, kind_of
+from thrift_fp.sources.documents._chunk import DEFAULT_MAX_TOKENS, MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
+from thrift_fp.sources.documents._decode import decode_text
+from thrift_fp.sources.documents._documents import DocumentPassage, document_passages, kind_of
 from thrift_fp.sources._errors import (
     CorruptDatabase,
     IndexProblems,
@@ -49,17 +49,12 @@ from thrift_fp.sources._errors import (
     SourceError,
     UnreadableFile,
 )
-from thrift_fp.sources._walk import DEFAULT_INCLUDE, FoundFile, checked_selection, select_checked
-from thrift_fp.sources._store import check_fts5, connect, create_schema, read_settings
+from thrift_fp.sources.documents._files import StoredFile, free_label, gone, storable_ns
+from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, FoundFile, checked_selection, select_checked
+from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, read_settings
 from thrift_fp.tokens import get_encoding
 
 Progress = Callable[[int, int, str], None]
-# Filesystems with coarse timestamps (FAT: 2 s) can give two edits the same modification time.
-RACY_NS: Final = 2_000_000_000
-# SQLite's INTEGER is 64 bits: modification times past 2262 (ext4 allows 2446) are stored clamped.
-_MIN_NS: Final = -(2**63)
-_MAX_NS: Final = 2**63 - 1
-DEFAULT_MAX_TOKENS: Final = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,22 +71,6 @@ class IndexReport:
     removed: tuple[str, ...]
     passages: int
     skipped: tuple[SkippedFile, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class _Stored:
-    source: str
-    trust_tier: str
-    mtime_ns: int
-    size: int
-    sha256: str
-    checked_ns: int
-
-    def unchanged(self, stat: os.stat_result, trust_tier: str) -> bool:
-        # A run's tier applies to every file it names: another tier re-chunks an unchanged file.
-        racy = self.mtime_ns >= self.checked_ns - RACY_NS
-        same_file = (self.mtime_ns, self.size) == (_storable_ns(stat.st_mtime_ns), stat.st_size)
-        return not racy and same_file and self.trust_tier == trust_tier
 
 
 def index_paths(
@@ -188,29 +167,17 @@ def _nothing_to_do(
                 return None
         except OSError:
             return None  # vanished since it was found: the full run reports it
-    if _gone(roots, {str(item.path) for item in found}, stored):
+    if gone(roots, {str(item.path) for item in found}, stored):
         return None
     return IndexReport(str(database), (), (), tuple(str(item.path) for item in found), (), passages)
 
 
-def _stored_files(connection: sqlite3.Connection) -> dict[str, _Stored]:
+def _stored_files(connection: sqlite3.Connection) -> dict[str, StoredFile]:
     return {
-        str(path): _Stored(source, tier, mtime_ns, size, sha, checked_ns)
+        str(path): StoredFile(source, tier, mtime_ns, size, sha, checked_ns)
         for path, source, tier, mtime_ns, size, sha, checked_ns in connection.execute(
             "SELECT path, source, trust_tier, mtime_ns, size, sha256, checked_ns FROM files"
         )
-    }
-
-
-def _gone(roots: Sequence[Path], present: set[str], stored: dict[str, _Stored]) -> set[str]:
-    # Under a named folder and not selected now, or no longer on disk wherever it was.
-    resolved = [root.resolve() for root in roots]
-    return {
-        path
-        for path in stored
-        if path not in present
-        and (any(Path(path) == root or Path(path).is_relative_to(root) for root in resolved)
-             or not os.path.lexists(path))
     }
 
 
@@ -299,7 +266,7 @@ class _Run:
 
     def update(self, connection: sqlite3.Connection) -> Result[IndexReport, SourceError]:
         stored = _stored_files(connection)
-        removed = _gone(self.roots, {str(item.path) for item in self.found}, stored)
+        removed = gone(self.roots, {str(item.path) for item in self.found}, stored)
         _delete(connection, removed)
         labels = {record.source: path for path, record in stored.items() if path not in removed}
         chunked: list[str] = []
@@ -317,7 +284,7 @@ class _Run:
             if previous is not None and previous.unchanged(stat, self.trust_tier):
                 unchanged.append(str(item.path))
             else:
-                to_read.append((item, _storable_ns(stat.st_mtime_ns), stat.st_size, previous))
+                to_read.append((item, storable_ns(stat.st_mtime_ns), stat.st_size, previous))
         for done, (item, mtime_ns, size, previous) in enumerate(to_read, start=1):
             outcome = self._read(connection, item, (mtime_ns, size, time.time_ns()), previous, labels)
             if isinstance(outcome, SkippedFile):
@@ -348,7 +315,7 @@ class _Run:
         connection: sqlite3.Connection,
         item: FoundFile,
         stamps: tuple[int, int, int],
-        previous: _Stored | None,
+        previous: StoredFile | None,
         labels: dict[str, str],
     ) -> bool | SkippedFile:
         """True when chunked, False when only its stamps changed, or why it was skipped."""
@@ -367,7 +334,7 @@ class _Run:
         decoded = decode_text(data, str(item.path))
         if isinstance(decoded, Failure):
             return SkippedFile(str(item.path), decoded.failure())
-        label = previous.source if previous is not None else _free_label(labels, item)
+        label = previous.source if previous is not None else free_label(labels, item)
         kind = kind_of(item.path)
         chunked = document_passages(
             label, kind, decoded.unwrap().text, max_tokens=int(self.settings["max_tokens"]),
@@ -385,22 +352,12 @@ def _delete(connection: sqlite3.Connection, paths: set[str]) -> None:
     connection.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in paths])
 
 
-def _storable_ns(ns: int) -> int:
-    return max(_MIN_NS, min(ns, _MAX_NS))
-
-
 def _report(database: Path, progress: Progress, done: int, total: int, path: str) -> Result[None, SourceError]:
     try:
         progress(done, total, path)
     except Exception as exc:  # noqa: BLE001 - the caller's progress callback; keep the cause
         return Failure(IndexWriteFailed(str(database), f"the progress callback raised {exc!r}", exc))
     return Success(None)
-
-
-def _free_label(labels: dict[str, str], item: FoundFile) -> str:
-    # Two folders with the same name would give the same label; the later file keeps its full path.
-    owner = labels.get(item.label)
-    return item.label if owner is None or owner == str(item.path) else str(item.path)
 
 
 def _write_file(

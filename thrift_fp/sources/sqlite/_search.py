@@ -17,10 +17,11 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg, PathArg, as_path
+from thrift_fp.sources._contract import ALL_TIERS, Hit
 from thrift_fp.sources._tiers import checked_tiers
 from thrift_fp.sources._errors import CorruptDatabase, SourceError
-from thrift_fp.sources._match import bm25_idf, bm25_to_score, ideal_rank, query_terms
-from thrift_fp.sources._store import open_index
+from thrift_fp.sources.ranking._match import bm25_idf, bm25_to_score, ideal_rank, query_terms
+from thrift_fp.sources.sqlite._store import open_index
 
 HEADING_WEIGHT: Final = 4.0
 # SQLite's INTEGER is 64 bits: a larger LIMIT would raise OverflowError in the driver.
@@ -44,41 +45,6 @@ WHERE copy = 1
 ORDER BY rank, id
 LIMIT ?
 """
-
-ALL_TIERS = frozenset({"first-party", "third-party-public", "third-party-private"})
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One retrieved passage with its bm25 ``rank`` and the ``score`` in [0, 1] derived from it."""
-
-    passage_id: str
-    source: str
-    path: str
-    kind: str
-    trust_tier: str
-    created_at: datetime
-    updated_at: datetime
-    content_hash: str
-    tokens: int
-    text: str
-    rank: float
-    score: float
-    metadata: MappingProxyType[str, object]
-
-    @property
-    def heading_path(self) -> tuple[str, ...]:
-        """The headings the passage sits under, outermost first (empty when it has none).
-
-        >>> from datetime import datetime, timezone
-        >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
-        >>> Hit("a.md#1", "a.md", "/a.md", "markdown", "first-party", at, at, "h", 3, "x", -2.0, 0.5,
-        ...     MappingProxyType({"heading_path": ["fs", "readFile"]})).heading_path
-        ('fs', 'readFile')
-        """
-        path = self.metadata.get("heading_path")
-        return tuple(str(title) for title in path) if isinstance(path, list) else ()
-
 
 def search_index(
     database: PathArg,
