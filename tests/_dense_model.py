@@ -25,6 +25,8 @@ def write_tiny_model(folder: Path, seed: int = 0) -> tuple[Path, Path]:
     # Synonyms share a row, so a dense ranking finds "folder" for "directory" where words cannot.
     table[VOCABULARY.index("folder")] = table[VOCABULARY.index("directory")]
     table[VOCABULARY.index("make")] = table[VOCABULARY.index("create")]
+    # Special and unknown pieces carry no direction: a text's vector is that of its known words.
+    table[:4] = 0.0
     graph = helper.make_graph(
         [helper.make_node("Gather", ["embeddings", "input_ids"], ["last_hidden_state"])],
         "tiny-encoder",

@@ -57,7 +57,8 @@ from thrift_fp.sources.documents._markdown import markdown_structure
 from thrift_fp.sources.documents._html import html_structure
 from thrift_fp.sources.ranking._match import bm25_to_score, match_expression, query_terms
 from thrift_fp.sources.documents._rst import rst_structure
-from thrift_fp.sources.sqlite._search import HEADING_WEIGHT, search_index
+from thrift_fp.sources.sqlite._search import HEADING_WEIGHT, search_index, search_ranking
+from thrift_fp.sources.dense._hybrid import Ranking
 from thrift_fp.sources.documents._sections import SectionPassage, section_passages
 from thrift_fp.sources.sqlite._store import check_fts5
 from thrift_fp.sources.documents._structure import Heading, StructuredText, plain_structure
@@ -68,6 +69,7 @@ __all__ = [
     "DEFAULT_MAX_TOKENS",
     "HEADING_WEIGHT",
     "MIN_PASSAGE_TOKENS",
+    "Ranking",
     "AssembleError",
     "Assembled",
     "BinaryFile",
@@ -129,6 +131,7 @@ __all__ = [
     "require_searchable",
     "rst_structure",
     "search_index",
+    "search_ranking",
     "section_passages",
     "select_files",
 ]

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Final
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.dense._embedder import Embedder, checked_embed, default_embedder
-from thrift_fp.sources.dense._errors import DenseError
+from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
 from thrift_fp.sources.dense._hybrid import DenseChoice, Ranking
 from thrift_fp.sources.dense._vectors import (
     DenseMatrix,
@@ -45,6 +45,22 @@ def chosen_embedder(dense: DenseChoice) -> Result[Embedder, DenseError] | None:
     if dense is True:
         return default_embedder()
     return Success(dense)
+
+
+def index_embedder(dense: DenseChoice) -> Result[Embedder | None, DenseError]:
+    """The embedder an index run uses: ``None`` (lexical only) when turned off, or when the default
+    is asked for and the extra is not installed; a model that is installed but cannot load is an error.
+
+    >>> index_embedder(False)
+    <Success: None>
+    """
+    chosen = chosen_embedder(dense)
+    if chosen is None:
+        return Success(None)
+    if isinstance(chosen, Failure):
+        error = chosen.failure()
+        return Success(None) if dense is True and isinstance(error, DenseUnavailable) else Failure(error)
+    return Success(chosen.unwrap())
 
 
 def stored_model(connection: sqlite3.Connection) -> str | None:
@@ -121,7 +137,7 @@ def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Rank
 
 
 def dense_candidates(
-    database: Path, connection: sqlite3.Connection, embedder: Embedder, question: str, tiers: frozenset[str], limit: int
+    database: Path, connection: sqlite3.Connection, embedder: Embedder, question: str, tiers: Collection[str], limit: int
 ) -> Result[tuple[Scored, ...], DenseError]:
     """The ``limit`` passages nearest ``question`` among ``tiers``, as ranked candidates (``score`` the cosine)."""
     matrix = _matrix(database, connection, embedder)

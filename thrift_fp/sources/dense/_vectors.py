@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -125,7 +125,7 @@ class DenseMatrix:
     tier_names: tuple[str, ...]
     tier_codes: Any
 
-    def nearest(self, query: bytes, tiers: frozenset[str], limit: int) -> tuple[tuple[int, float], ...]:
+    def nearest(self, query: bytes, tiers: Collection[str], limit: int) -> tuple[tuple[int, float], ...]:
         """``(position, cosine)`` of the ``limit`` passages nearest ``query`` among ``tiers``, best
         first, one per distinct content (as the lexical ranking keeps); ties by position.
 

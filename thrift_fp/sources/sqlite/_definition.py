@@ -11,6 +11,7 @@ from thrift_fp._args import CheckedStringsArg, PathArg, as_strings
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
 from thrift_fp.sources._errors import SourceError
 from thrift_fp.sources._contract import ALL_TIERS, FtsDefinition, Hit, prepare_query, require_searchable
+from thrift_fp.sources.dense._hybrid import DenseChoice
 from thrift_fp.sources.sqlite._search import search_index
 
 DEFAULT_DEFINITION_ID: Final = "fts5-search"
@@ -32,9 +33,11 @@ def fts5_definition(
     tiers: CheckedStringsArg = ALL_TIERS,
     id: str = DEFAULT_DEFINITION_ID,
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
+    dense: DenseChoice = False,
 ) -> FtsDefinition:
     """A retrieval over the index at ``database``: ``max_results`` passages per query (one per
-    distinct content, best bm25 first), at most ``max_queries`` accepted queries per request.
+    distinct content, best bm25 first), at most ``max_queries`` accepted queries per request;
+    ``dense`` as for `search_index` (hybrid ranking where the index holds the model's vectors).
 
     Run it with ``run_retrieval`` so the quota, duplicate, authorization and receipt rules apply;
     ``authorize(query, context)`` may raise to refuse a query (its key stays free).
@@ -58,7 +61,7 @@ def fts5_definition(
     allowed = as_strings(tiers)
 
     def execute(query: str, context: OperationContext[object]) -> tuple[Hit, ...]:
-        found = search_index(database, query, limit=max_results, tiers=allowed)
+        found = search_index(database, query, limit=max_results, tiers=allowed, dense=dense)
         if isinstance(found, Failure):
             raise SearchFailed(found.failure())
         return found.unwrap()
