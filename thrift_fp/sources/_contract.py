@@ -17,7 +17,7 @@ from returns.result import Result
 
 from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
-from thrift_fp.sources.ranking._match import match_expression
+from thrift_fp.sources.ranking._analyze import query_words
 
 ALL_TIERS = frozenset({"first-party", "third-party-public", "third-party-private"})
 
@@ -75,7 +75,7 @@ def require_searchable(query: str, context: OperationContext[object]) -> None:
     ...     print(error)
     the query '?!' has no word to search for
     """
-    if not match_expression(query):
+    if not query_words(query):
         raise ValueError(f"the query {query!r} has no word to search for")
 
 

@@ -1,25 +1,17 @@
-"""Full-text search over a PostgreSQL collection: websearch terms, ``ts_rank_cd``, one hit per content.
+"""Search over a PostgreSQL collection: the shared ranking over the GIN index's candidates.
 
-The user's text is never query syntax. Its terms are the SQLite source's (`query_terms`):
-common English words dropped unless nothing else is left, a joined name (``node:fs``,
-``CMAKE_PREFIX_PATH``) searched as the phrase of its parts and as each part, every term a
-double-quoted phrase of word characters. Each goes through ``websearch_to_tsquery`` on its
-own (which never raises, and reads a quoted phrase as a phrase and nothing else); the terms
-are joined with OR (``|``) by re-parsing each one's canonical ``tsquery`` text, so a passage
-matching any term is a candidate.
-
-The rank weighs each term by its rarity in the collection, as bm25 does in the SQLite source:
-``ts_rank_cd`` alone (cover density, heading words weighted 'A', body words 'B') uses no
-collection statistics, so a passage that repeats a word found everywhere ("target", "file")
-outranks the one holding the question's rare word. The rank is the mean of the terms'
-``ts_rank_cd`` weighted by their bm25 inverse document frequency (`bm25_idf`, counted over
-the collection's passages like FTS5's), on ``ts_rank_cd``'s own scale.
+The user's text is never query syntax: it is analyzed into terms by the same analyzer the
+SQLite source uses (`query_words`), and each term is looked up in the passages' ``lexicon``
+(their distinct analyzed terms, under a GIN index). PostgreSQL finds and counts each term's
+passages and hands back the collection's sizes and the candidates' analyzed fields; the
+score and the order are the shared ranking's (`top_passages`), so a collection and an SQLite
+index of the same files return the same passages in the same order.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Final
@@ -30,63 +22,56 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg
 from thrift_fp.sources._contract import ALL_TIERS, Hit
-from thrift_fp.sources.ranking._match import MAX_QUERY_TERMS, bm25_idf, query_terms
 from thrift_fp.sources._postgres_errors import (
     CollectionMissing,
     DatabaseUnreachable,
     PostgresSourceError,
 )
+from thrift_fp.sources._errors import MissingParser
+from thrift_fp.sources._tiers import checked_tiers
+from thrift_fp.sources.dense._hybrid import POOL, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.dense._postgres import dense_candidates, ranking_of
 from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
 from thrift_fp.sources.postgres._store import PostgresDatabase, query_error
-from thrift_fp.sources._tiers import checked_tiers
+from thrift_fp.sources.ranking._analyze import analyzer_available, query_words
+from thrift_fp.sources.ranking._score import Candidate, CollectionStats, Postings, Scored, top_passages
 
-# The collection's size and each term's canonical tsquery (a term the configuration reduces
-# to nothing, such as a stop word, is left out).
-_TERMS: Final = """
-SELECT (SELECT count(*) FROM thrift_fp_passages WHERE collection = %(collection)s),
-       ARRAY(SELECT DISTINCT q::text FROM unnest(%(terms)s::text[]) AS term,
-                 LATERAL websearch_to_tsquery(c.ts_config, term) AS q
-             WHERE numnode(q) > 0)
-FROM thrift_fp_collections AS c WHERE c.collection = %(collection)s
+_Connection = psycopg.Connection[tuple[object, ...]]
+
+# The collection's analyzer and sizes (passages, and the total length of each field).
+_STATS: Final = """
+SELECT c.analyzer, count(p.id), coalesce(sum(p.body_length), 0), coalesce(sum(p.heading_length), 0),
+       coalesce(sum(p.trail_length), 0)
+FROM thrift_fp_collections AS c LEFT JOIN thrift_fp_passages AS p ON p.collection = c.collection
+WHERE c.collection = %(collection)s GROUP BY c.analyzer
 """
-# One term's passages, as FTS5 counts a phrase's rows for bm25 (the GIN index serves it).
-_COUNT: Final = "SELECT count(*) FROM thrift_fp_passages WHERE collection = %s AND document @@ %s::tsquery"
-
-# The terms and their weights arrive as constants, so the planner uses the GIN index for the
-# match and computes nothing per row but the rank (a statistics-free plan of one statement
-# once recomputed the term counts for every passage). Ranking and de-duplication run on
-# narrow rows (id, hash, rank); only the hits returned are joined back for their text, so a
-# common word's thousands of matches never sort wide rows.
-_QUERY: Final = """
-WITH hits AS (
-    SELECT p.id, p.content_hash,
-           (SELECT sum(term.idf * ts_rank_cd(p.document, term.q))
-            FROM unnest(%(qs)s::tsquery[], %(idfs)s::float8[]) AS term(q, idf)) / %(weight)s AS rank
-    FROM thrift_fp_passages AS p
-    WHERE p.collection = %(collection)s AND p.document @@ %(query)s::tsquery AND p.trust_tier = ANY(%(tiers)s)
-), best AS (
-    SELECT DISTINCT ON (content_hash) id, rank FROM hits ORDER BY content_hash, rank DESC, id
-), top AS (
-    SELECT id, rank FROM best ORDER BY rank DESC, id LIMIT %(limit)s
-)
-SELECT p.passage_id, p.source, p.path, p.kind, p.trust_tier, p.created_at, p.updated_at, p.content_hash,
-       p.tokens, p.text, p.metadata, top.rank
-FROM top JOIN thrift_fp_passages AS p ON p.collection = %(collection)s AND p.id = top.id
-ORDER BY top.rank DESC, top.id
+# Each term's passages, with whether their tier may be returned (df counts every tier).
+_POSTINGS: Final = """
+SELECT term, p.id, p.trust_tier = ANY(%(tiers)s)
+FROM unnest(%(terms)s::text[]) AS term
+JOIN thrift_fp_passages AS p ON p.collection = %(collection)s AND p.lexicon @> ARRAY[term]
+"""
+_FIELDS: Final = """
+SELECT id, passage_id, content_hash, body_terms, heading_terms, trail_terms, body_length, heading_length,
+       trail_length FROM thrift_fp_passages
+WHERE collection = %(collection)s AND id = ANY(%(keys)s)
+"""
+_ROWS: Final = """
+SELECT id, passage_id, source, path, kind, trust_tier, created_at, updated_at, content_hash, tokens, text, metadata
+FROM thrift_fp_passages WHERE collection = %(collection)s AND id = ANY(%(keys)s)
 """
 
 
 def search_terms(query: str) -> tuple[str, ...]:
-    """The terms of ``query`` searched for, the SQLite source's (`query_terms`): double-quoted
-    phrases of word characters (and ``+``), so ``websearch_to_tsquery`` reads each as a phrase
-    and never as an operator. At most ``MAX_QUERY_TERMS``.
+    """The analyzed terms of ``query`` searched for, the SQLite source's (`query_words`):
+    letters and digits only, never an operator. At most ``MAX_QUERY_TERMS``.
 
     >>> search_terms('how "does" -shedding OR work? C++ node:fs')
-    ('"shedding"', '"work"', '"C++"', '"node fs"', '"node"', '"fs"')
+    ('shed', 'work', 'cplusplus', 'nodefs', 'node', 'fs')
     >>> search_terms('" - ')
     ()
     """
-    return query_terms(query)
+    return query_words(query)
 
 
 def rank_to_score(rank: float) -> float:
@@ -114,8 +99,12 @@ def search_index(
     collection: str = DEFAULT_COLLECTION,
     limit: int = 8,
     tiers: CheckedStringsArg = ALL_TIERS,
+    dense: DenseChoice = False,
 ) -> Result[tuple[Hit, ...], PostgresSourceError]:
     """The ``limit`` best passages of ``collection`` for free-text ``query``, one per distinct content.
+
+    ``dense`` as in the SQLite source: where the collection holds the model's vectors, the
+    lexical ranking is fused with the passages nearest the question (see `search_ranking`).
 
     Any text is a valid query; text without a searchable word finds nothing. A collection that
     was never indexed is `CollectionMissing`.
@@ -129,47 +118,90 @@ def search_index(
     ...     hits = search_index(db, "shedding?", collection=str(root)).unwrap()
     ...     hostile = search_index(db, '"AND ( -x | !y:*', collection=str(root)).unwrap()
     >>> [(h.passage_id, round(h.score, 2)) for h in hits], hostile
-    ([('...a.txt#1', 0.29)], ())
+    ([('...a.txt#1', 0.25)], ())
     """
     chosen = checked_tiers(tiers)  # one tier as a str is one tier; each element is checked
     if isinstance(chosen, Failure):
         return Failure(chosen.failure())
-    tiers = chosen.unwrap()
-    terms = search_terms(query)
+    allowed = sorted(chosen.unwrap())
     try:
         with database.pool.connection() as connection:
-            found = connection.execute(_TERMS, {"collection": collection, "terms": list(terms)}).fetchone()
+            found = connection.execute(_STATS, {"collection": collection}).fetchone()
             if found is None:
                 return Failure(CollectionMissing(database.url, collection))
-            total, queries = int(str(found[0])), [str(q) for q in found[1]]
-            rows = []
-            if queries and limit > 0:
-                idfs = [bm25_idf(total, _count(connection, collection, q)) for q in queries]
-                rows = connection.execute(
-                    _QUERY,
-                    {
-                        "collection": collection, "query": " | ".join(f"({q})" for q in queries), "qs": queries,
-                        "idfs": idfs, "weight": math.fsum(idfs), "tiers": sorted(tiers), "limit": limit,
-                    },
-                ).fetchall()
+            analyzer = str(found[0])
+            if not analyzer_available(analyzer):
+                where = f"{database.url} collection {collection!r}"
+                return Failure(MissingParser(where, f"a collection built with {analyzer}", "snowballstemmer"))
+            terms = query_words(query, analyzer)
+            if not terms or limit <= 0:
+                return Success(())
+            stats = CollectionStats(*(int(str(value)) for value in found[1:]))
+            _, embedder, generation = ranking_of(connection, collection, dense)
+            if embedder is None or generation is None:
+                ranked = _ranked(connection, collection, terms, stats, allowed, limit)
+            else:
+                # Both rankings offer a deeper pool than asked for; the fusion picks the best of both.
+                pool = max(limit, POOL)
+                near = dense_candidates(
+                    database.url, connection, collection, generation, embedder, query, allowed, pool
+                )
+                if isinstance(near, Failure):
+                    return Failure(near.failure())
+                ranked = fuse_scored(_ranked(connection, collection, terms, stats, allowed, pool), near.unwrap(), limit)
+            rows = connection.execute(_ROWS, {"collection": collection, "keys": [s.key for s in ranked]}).fetchall()
     except PoolTimeout as exc:
         return Failure(DatabaseUnreachable(database.url, f"no pooled connection became free: {exc}"))
     except psycopg.Error as exc:
         return Failure(query_error(exc, database.url, database.password, "search"))
-    return Success(tuple(_hit(row) for row in rows))
+    by_key = {int(str(row[0])): row for row in rows}
+    return Success(tuple(_hit(by_key[scored.key], scored) for scored in ranked if scored.key in by_key))
 
 
-def _count(connection: psycopg.Connection[tuple[object, ...]], collection: str, query: str) -> int:
-    row = connection.execute(_COUNT, (collection, query)).fetchone()
-    return int(str(row[0])) if row else 0
+def search_ranking(
+    database: PostgresDatabase, *, collection: str = DEFAULT_COLLECTION, dense: DenseChoice = False
+) -> Result[Ranking, PostgresSourceError]:
+    """Which ranking `search_index` runs on ``collection`` with ``dense``: hybrid, or lexical and why."""
+    try:
+        with database.pool.connection() as connection:
+            return Success(ranking_of(connection, collection, dense)[0])
+    except PoolTimeout as exc:
+        return Failure(DatabaseUnreachable(database.url, f"no pooled connection became free: {exc}"))
+    except psycopg.Error as exc:
+        return Failure(query_error(exc, database.url, database.password, "read the ranking"))
 
 
-def _hit(row: tuple[object, ...]) -> Hit:
-    (passage_id, source, path, kind, tier, created, updated, digest, tokens, text, metadata, rank) = row
+def _ranked(
+    connection: _Connection, collection: str, terms: Sequence[str], stats: CollectionStats, tiers: Sequence[str], limit: int
+) -> tuple[Scored, ...]:
+    found: dict[str, list[int]] = {term: [] for term in terms}
+    allowed: dict[str, list[int]] = {term: [] for term in terms}
+    params = {"collection": collection, "terms": list(terms), "tiers": list(tiers)}
+    for term, key, ok in connection.execute(_POSTINGS, params):
+        found[str(term)].append(int(str(key)))
+        if ok:
+            allowed[str(term)].append(int(str(key)))
+    postings = {term: Postings(len(found[term]), tuple(allowed[term])) for term in terms}
+
+    def fetch(keys: Sequence[int]) -> list[Candidate]:
+        return [
+            Candidate(
+                int(str(key)), str(pid), str(digest), str(body), str(heading), str(trail),
+                (int(str(b)), int(str(h)), int(str(t))),
+            )
+            for key, pid, digest, body, heading, trail, b, h, t in connection.execute(
+                _FIELDS, {"collection": collection, "keys": list(keys)}
+            )
+        ]
+
+    return top_passages(terms, stats, postings, fetch, limit)
+
+
+def _hit(row: tuple[object, ...], scored: Scored) -> Hit:
+    (_, passage_id, source, path, kind, tier, created, updated, digest, tokens, text, metadata) = row
     assert isinstance(created, datetime) and isinstance(updated, datetime)  # timestamptz columns
-    raw_rank = float(str(rank))
     return Hit(
         str(passage_id), str(source), str(path), str(kind), str(tier),
         created.astimezone(UTC), updated.astimezone(UTC), str(digest), int(str(tokens)), str(text),
-        raw_rank, rank_to_score(raw_rank), MappingProxyType(metadata if isinstance(metadata, dict) else {}),
+        scored.raw, scored.score, MappingProxyType(metadata if isinstance(metadata, dict) else {}),
     )

@@ -49,7 +49,11 @@ from thrift_fp.sources._errors import (
     SourceError,
     UnreadableFile,
 )
+from thrift_fp.sources.dense._embedder import Embedder
+from thrift_fp.sources.dense._hybrid import DenseChoice
+from thrift_fp.sources.dense._sqlite import forget_vectors_model, index_embedder, stored_model, sync_vectors
 from thrift_fp.sources.documents._files import StoredFile, free_label, gone, storable_ns
+from thrift_fp.sources.ranking._analyze import analyze_fields, default_analyzer
 from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, FoundFile, checked_selection, select_checked
 from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, read_settings
 from thrift_fp.tokens import get_encoding
@@ -61,7 +65,8 @@ Progress = Callable[[int, int, str], None]
 class IndexReport:
     """What one ``index_paths`` run did, by file: each path lands in exactly one tuple.
 
-    ``skipped`` lists each file the run could not take, with its reason.
+    ``skipped`` lists each file the run could not take, with its reason; ``embedded`` counts the
+    passage texts the run embedded (only those whose vectors the index did not hold yet).
     """
 
     database: str
@@ -71,6 +76,7 @@ class IndexReport:
     removed: tuple[str, ...]
     passages: int
     skipped: tuple[SkippedFile, ...] = ()
+    embedded: int = 0
 
 
 def index_paths(
@@ -85,6 +91,7 @@ def index_paths(
     exclude: CheckedStringsArg = (),
     gitignore: bool = True,
     strict: bool = False,
+    dense: DenseChoice = False,
 ) -> Result[IndexReport, SourceError]:
     """Index files and folders into ``database``: inside folders, the files ``include`` picks
     (Markdown, reStructuredText, HTML, text and JSONL by default) less ``exclude`` and what
@@ -133,17 +140,28 @@ def index_paths(
     if isinstance(selected, Failure):
         return Failure(selected.failure())
     found, skipped = selected.unwrap().files, selected.unwrap().skipped
-    settings = {"encoding": encoding, "max_tokens": str(max_tokens)}
+    # With the [dense] extra (or an embedder given), new or changed passages are embedded too.
+    embedder = index_embedder(dense)
+    if isinstance(embedder, Failure):
+        return Failure(embedder.failure())
+    settings = {"encoding": encoding, "max_tokens": str(max_tokens), "analyzer": default_analyzer()}
     # A strict run with problems goes through the files anyway, to report every problem at once.
-    untouched = None if strict and skipped else _nothing_to_do(database, roots, found, settings, trust_tier)
+    untouched = None if strict and skipped else _nothing_to_do(
+        database, roots, found, settings, trust_tier, embedder.unwrap()
+    )
     if untouched is not None:
         return Success(dataclasses.replace(untouched, skipped=skipped))
-    run = _Run(database, roots, found, skipped, settings, trust_tier, progress, strict)
+    run = _Run(database, roots, found, skipped, settings, trust_tier, progress, strict, embedder.unwrap())
     return _in_temporary_copy(database, settings, run.update)
 
 
 def _nothing_to_do(
-    database: Path, roots: Sequence[Path], found: tuple[FoundFile, ...], settings: dict[str, str], trust_tier: str
+    database: Path,
+    roots: Sequence[Path],
+    found: tuple[FoundFile, ...],
+    settings: dict[str, str],
+    trust_tier: str,
+    embedder: Embedder | None,
 ) -> IndexReport | None:
     # The common case, nothing changed, needs no copy of the index: answer from a read-only look.
     if not database.is_file():
@@ -154,6 +172,8 @@ def _nothing_to_do(
             stored_settings = read_settings(connection, database)
             if isinstance(stored_settings, Failure) or _mismatch(database, stored_settings.unwrap(), settings):
                 return None
+            if embedder is not None and stored_model(connection) != embedder.model_id:
+                return None  # the passages are there, their vectors are not
             stored = _stored_files(connection)
             (passages,) = connection.execute("SELECT count(*) FROM passages").fetchone()
         finally:
@@ -263,6 +283,7 @@ class _Run:
     trust_tier: str
     progress: Progress | None
     strict: bool
+    embedder: Embedder | None
 
     def update(self, connection: sqlite3.Connection) -> Result[IndexReport, SourceError]:
         stored = _stored_files(connection)
@@ -302,11 +323,19 @@ class _Run:
                     return reported
         if self.strict and skipped:
             return Failure(IndexProblems(str(self.database), tuple(skipped)))
+        embedded = 0
+        if self.embedder is not None:
+            synced = sync_vectors(connection, self.embedder)
+            if isinstance(synced, Failure):
+                return Failure(synced.failure())
+            embedded = synced.unwrap()
+        elif chunked or removed or skipped:
+            forget_vectors_model(connection)  # passages changed and were not embedded
         (passages,) = connection.execute("SELECT count(*) FROM passages").fetchone()
         return Success(
             IndexReport(
                 str(self.database), tuple(chunked), tuple(touched), tuple(unchanged), tuple(sorted(removed)),
-                passages, tuple(skipped),
+                passages, tuple(skipped), embedded,
             )
         )
 
@@ -343,7 +372,9 @@ class _Run:
         if isinstance(chunked, Failure):
             return SkippedFile(str(item.path), chunked.failure())
         labels[label] = str(item.path)
-        _write_file(connection, item.path, label, kind, stamps, sha, self.trust_tier, chunked.unwrap())
+        _write_file(
+            connection, item.path, label, kind, stamps, sha, self.trust_tier, chunked.unwrap(), self.settings["analyzer"]
+        )
         return True
 
 
@@ -369,6 +400,7 @@ def _write_file(
     sha: str,
     trust_tier: str,
     passages: tuple[DocumentPassage, ...],
+    analyzer: str,
 ) -> None:
     mtime_ns, size, checked_ns = stat
     # Files carry no portable creation time; both stamps are the file's modification time.
@@ -381,13 +413,16 @@ def _write_file(
     )
     connection.executemany(
         "INSERT INTO passages(passage_id, path, source, ordinal, kind, trust_tier, created_at, updated_at,"
-        " content_hash, tokens, text, heading, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [_row(passage, path, label, kind, stamp) for passage in passages],
+        " content_hash, tokens, text, metadata, body_terms, heading_terms, trail_terms, body_length,"
+        " heading_length, trail_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [_row(passage, path, label, kind, stamp, analyzer) for passage in passages],
     )
 
 
-def _row(passage: DocumentPassage, path: Path, label: str, kind: str, stamp: str) -> tuple[object, ...]:
+def _row(passage: DocumentPassage, path: Path, label: str, kind: str, stamp: str, analyzer: str) -> tuple[object, ...]:
+    fields = analyze_fields(passage.text, passage.heading_path, analyzer)
     return (
         passage.passage_id, str(path), label, passage.ordinal, kind, passage.trust_tier, stamp, stamp,
-        passage.content_hash, passage.tokens, passage.text, passage.heading, passage.metadata,
+        passage.content_hash, passage.tokens, passage.text, passage.metadata, fields.body, fields.heading,
+        fields.trail, *fields.lengths,
     )

@@ -1,15 +1,16 @@
-"""bm25 search over an index: the best passage per distinct content, best first.
+"""Search over an SQLite index: the shared ranking over FTS5's candidates, one passage per content.
 
-The heading path of a passage is its own FTS5 column, weighted ``HEADING_WEIGHT`` times the
-text, so a question about ``fsPromises.readFile`` ranks the section headed by it first.
-Scores are the share of the query's ideal bm25 that a passage reaches (see `bm25_to_score`).
+FTS5 only finds the passages holding each analyzed question term (and counts them); the
+score and the order are the shared ranking's (`top_passages`), computed from the analyzed
+fields the index stores, exactly as the PostgreSQL source does. Scores are the share of the
+most the question could reach (see `thrift_fp.sources.ranking`).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import datetime
 from types import MappingProxyType
 from typing import Final
@@ -18,33 +19,43 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg, PathArg, as_path
 from thrift_fp.sources._contract import ALL_TIERS, Hit
+from thrift_fp.sources._errors import CorruptDatabase, MissingParser, SourceError
 from thrift_fp.sources._tiers import checked_tiers
-from thrift_fp.sources._errors import CorruptDatabase, SourceError
-from thrift_fp.sources.ranking._match import bm25_idf, bm25_to_score, ideal_rank, query_terms
+from thrift_fp.sources.ranking._analyze import SNOWBALL, analyzer_available, query_words
+from thrift_fp.sources.ranking._score import (
+    HEADING_WEIGHT,
+    Candidate,
+    CollectionStats,
+    Postings,
+    Scored,
+    top_passages,
+)
+from thrift_fp.sources.dense._hybrid import POOL, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.dense._sqlite import dense_candidates, ranking_of
 from thrift_fp.sources.sqlite._store import open_index
 
-HEADING_WEIGHT: Final = 4.0
-# SQLite's INTEGER is 64 bits: a larger LIMIT would raise OverflowError in the driver.
-_MAX_LIMIT: Final = 2**63 - 1
+__all__ = ["HEADING_WEIGHT", "search_index", "search_ranking"]
 
-# bm25() only works in the query that runs MATCH, so the ranks are computed first and
-# de-duplicated by content hash afterwards (ties broken by row id for a stable order).
-_QUERY = """
-WITH hits AS MATERIALIZED (
-    SELECT rowid AS id, bm25(passages_fts, 1.0, ?) AS rank FROM passages_fts WHERE passages_fts MATCH ?
+# SQLite's INTEGER is 64 bits, and a Python list of that many never exists: a bound far past
+# any index keeps the arithmetic small.
+_MAX_LIMIT: Final = 2**31 - 1
+_STATS: Final = "SELECT count(*), total(body_length), total(heading_length), total(trail_length) FROM passages"
+_POSTINGS: Final = "SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?"
+_POSTINGS_IN_TIERS: Final = (
+    "SELECT p.id, p.trust_tier IN (SELECT value FROM json_each(?)) FROM passages_fts JOIN passages AS p"
+    " ON p.id = passages_fts.rowid WHERE passages_fts MATCH ?"
 )
-SELECT passage_id, source, path, kind, trust_tier, created_at, updated_at, content_hash, tokens,
-       text, metadata, rank
-FROM (
-    SELECT p.*, hits.rank,
-           row_number() OVER (PARTITION BY p.content_hash ORDER BY hits.rank, p.id) AS copy
-    FROM hits JOIN passages AS p ON p.id = hits.id
-    WHERE p.trust_tier IN (SELECT value FROM json_each(?))
+# CROSS JOIN keeps json_each outermost: one rowid lookup per key, never a scan of passages.
+_FIELDS: Final = (
+    "SELECT p.id, p.passage_id, p.content_hash, p.body_terms, p.heading_terms, p.trail_terms, p.body_length,"
+    " p.heading_length, p.trail_length FROM json_each(?) AS k CROSS JOIN passages AS p ON p.id = k.value"
 )
-WHERE copy = 1
-ORDER BY rank, id
-LIMIT ?
-"""
+_ROWS: Final = (
+    "SELECT p.id, p.passage_id, p.source, p.path, p.kind, p.trust_tier, p.created_at, p.updated_at,"
+    " p.content_hash, p.tokens, p.text, p.metadata FROM json_each(?) AS k CROSS JOIN passages AS p"
+    " ON p.id = k.value"
+)
+
 
 def search_index(
     database: PathArg,
@@ -52,10 +63,15 @@ def search_index(
     *,
     limit: int = 8,
     tiers: CheckedStringsArg = ALL_TIERS,
+    dense: DenseChoice = False,
 ) -> Result[tuple[Hit, ...], SourceError]:
     """The ``limit`` best passages for free-text ``query``, one per distinct content.
 
-    Any text is a valid query (see ``match_expression``); text without a word finds nothing.
+    Where the index holds vectors of the ``dense`` model (by default the ``[dense]`` extra's,
+    when installed), the lexical ranking is fused with the passages nearest the question
+    (`search_ranking` tells which ranking runs, and why); ``dense=False`` ranks lexically.
+
+    Any text is a valid query (see `query_words`); text without a word finds nothing.
 
     >>> import tempfile, pathlib
     >>> from thrift_fp.sources import index_paths
@@ -63,7 +79,7 @@ def search_index(
     >>> _ = (root / "a.txt").write_text("Shedding drops the lowest score first.\\n\\nBudgets are tokens.")
     >>> _ = index_paths(root / "i.db", [root], max_tokens=8).unwrap()
     >>> [(h.passage_id, round(h.score, 2)) for h in search_index(root / "i.db", "shedding?").unwrap()]
-    [('...a.txt#1', 0.36)]
+    [('...a.txt#1', 0.25)]
     >>> search_index(root / "i.db", '"AND (').unwrap()
     ()
     >>> search_index(root / "i.db", "budgets", tiers=["first-party", "internal"]).failure().message
@@ -73,46 +89,97 @@ def search_index(
     allowed = checked_tiers(tiers)
     if isinstance(allowed, Failure):
         return Failure(allowed.failure())
-    terms = query_terms(query)
     opened = open_index(database)
     if isinstance(opened, Failure):
         return opened
     connection = opened.unwrap()
-    if not terms:
-        connection.close()
-        return Success(())
-    bounded = min(max(limit, 0), _MAX_LIMIT)
     try:
-        ideal = _ideal(connection, terms)
-        rows = connection.execute(
-            _QUERY, (HEADING_WEIGHT, " OR ".join(terms), json.dumps(sorted(allowed.unwrap())), bounded)
-        ).fetchall()
+        rows = connection.execute("SELECT value FROM meta WHERE key = 'analyzer'").fetchone()
+        analyzer = str(rows[0]) if rows else SNOWBALL
+        if not analyzer_available(analyzer):
+            return Failure(MissingParser(str(database), f"an index built with {analyzer}", "snowballstemmer"))
+        terms = query_words(query, analyzer)
+        if not terms or limit <= 0:
+            return Success(())
+        bounded = min(limit, _MAX_LIMIT)
+        _, embedder = ranking_of(connection, dense)
+        if embedder is None:
+            ranked = _ranked(connection, terms, sorted(allowed.unwrap()), bounded)
+        else:
+            # Both rankings offer a deeper pool than asked for; the fusion picks the best of both.
+            pool = max(bounded, POOL)
+            near = dense_candidates(database, connection, embedder, query, allowed.unwrap(), pool)
+            if isinstance(near, Failure):
+                return Failure(near.failure())
+            ranked = fuse_scored(_ranked(connection, terms, sorted(allowed.unwrap()), pool), near.unwrap(), bounded)
+        hits = _hits(connection, ranked)
     except sqlite3.DatabaseError as exc:
         return Failure(CorruptDatabase(str(database), str(exc), exc))
     finally:
         connection.close()
-    return Success(tuple(_hit(row, ideal) for row in rows))
+    return Success(hits)
 
 
-def _ideal(connection: sqlite3.Connection, terms: tuple[str, ...]) -> float:
-    # The same statistics FTS5's bm25 uses: passages in the index, passages holding each phrase.
-    (rows,) = connection.execute("SELECT count(*) FROM passages").fetchone()
-    idfs = [
-        bm25_idf(int(rows), int(hits))
-        for (hits,) in (
-            connection.execute("SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?", (term,)).fetchone()
-            for term in terms
-        )
-    ]
-    return ideal_rank(idfs)
+def search_ranking(database: PathArg, dense: DenseChoice = False) -> Result[Ranking, SourceError]:
+    """Which ranking `search_index` runs on ``database`` with ``dense``: hybrid, or lexical and why.
+
+    >>> import tempfile, pathlib
+    >>> from thrift_fp.sources import index_paths
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.txt").write_text("Shedding drops the lowest score first.")
+    >>> _ = index_paths(root / "i.db", [root], dense=False).unwrap()
+    >>> search_ranking(root / "i.db", dense=False).unwrap().as_json()
+    {'ranking': 'lexical', 'ranking_reason': 'dense ranking is turned off'}
+    """
+    opened = open_index(as_path(database))
+    if isinstance(opened, Failure):
+        return Failure(opened.failure())
+    connection = opened.unwrap()
+    try:
+        return Success(ranking_of(connection, dense)[0])
+    finally:
+        connection.close()
 
 
-def _hit(row: tuple[object, ...], ideal: float) -> Hit:
-    (passage_id, source, path, kind, tier, created, updated, digest, tokens, text, metadata, rank) = row
+def _ranked(connection: sqlite3.Connection, terms: Sequence[str], tiers: list[str], limit: int) -> tuple[Scored, ...]:
+    passages, body, heading, trail = connection.execute(_STATS).fetchone()
+    stats = CollectionStats(int(passages), int(body), int(heading), int(trail))
+    every_tier = set(tiers) >= ALL_TIERS
+    postings: dict[str, Postings] = {}
+    for term in terms:
+        match = '"' + term.replace('"', '""') + '"'
+        if every_tier:
+            keys = tuple(int(key) for (key,) in connection.execute(_POSTINGS, (match,)))
+            postings[term] = Postings(len(keys), keys)
+        else:
+            found = connection.execute(_POSTINGS_IN_TIERS, (json.dumps(tiers), match)).fetchall()
+            postings[term] = Postings(len(found), tuple(int(key) for key, allowed in found if allowed))
+
+    def fetch(keys: Sequence[int]) -> list[Candidate]:
+        return [
+            Candidate(int(key), str(pid), str(digest), str(body), str(heading), str(trail), (int(b), int(h), int(t)))
+            for key, pid, digest, body, heading, trail, b, h, t in connection.execute(
+                _FIELDS, (json.dumps(list(keys)),)
+            )
+        ]
+
+    return top_passages(terms, stats, postings, fetch, limit)
+
+
+def _hits(connection: sqlite3.Connection, ranked: tuple[Scored, ...]) -> tuple[Hit, ...]:
+    rows = {
+        int(row[0]): row
+        for row in connection.execute(_ROWS, (json.dumps([scored.key for scored in ranked]),)).fetchall()
+    }
+    return tuple(_hit(rows[scored.key], scored) for scored in ranked)
+
+
+def _hit(row: tuple[object, ...], scored: Scored) -> Hit:
+    (_, passage_id, source, path, kind, tier, created, updated, digest, tokens, text, metadata) = row
     loaded = json.loads(str(metadata))
     return Hit(
         str(passage_id), str(source), str(path), str(kind), str(tier),
         datetime.fromisoformat(str(created)), datetime.fromisoformat(str(updated)), str(digest),
-        int(str(tokens)), str(text), float(str(rank)), bm25_to_score(float(str(rank)), ideal),
+        int(str(tokens)), str(text), scored.raw, scored.score,
         MappingProxyType(loaded if isinstance(loaded, dict) else {}),
     )
