@@ -54,8 +54,8 @@ HEADING_WEIGHT: Final = 3.0
 B_HEADING: Final = 0.5
 TRAIL_WEIGHT: Final = 0.5
 B_TRAIL: Final = 0.5
-# Candidates scored per fetch from the store: the first fetch is a few times the number asked
-# for (usually enough to prove the top), later ones grow.
+# Candidates scored per fetch from the store: the first fetch is usually enough to prove the
+# top; each later one doubles what was fetched.
 FIRST_BATCH: Final = 48
 
 
@@ -215,7 +215,7 @@ def top_passages(
             # score cannot enter the top, and neither can any after it.
             if bounds[pending[start]] <= kth:
                 break
-        size = max(FIRST_BATCH, 4 * limit) if start == 0 else 2 * start
+        size = max(FIRST_BATCH, limit) if start == 0 else start
         batch = pending[start : start + size]
         start += len(batch)
         for candidate in fetch(batch):
