@@ -3,7 +3,8 @@
 A source supplies two things: how to build its `FtsDefinition` for the tiers asked for, and
 how to recognise its own error value inside a failed read (the exception its ``execute``
 raised). Everything else is the same for SQLite and PostgreSQL: checking the queries and the
-tiers, running each query under the lifecycle, merging the hits (one per distinct content),
+tiers, running each query under the lifecycle, merging the hits (one per distinct content, and one
+of each set of near-duplicates, see `collapse`),
 turning them into records (spooled when large), fitting them with the caller's working set and
 rendering, and explaining each record's fate (`Decision`).
 """
@@ -32,6 +33,7 @@ from thrift_fp.retrieval import (
 from thrift_fp.sources._contract import FtsDefinition, Hit, hit_to_retrievable
 from thrift_fp.sources._errors import NoQuery, SourceError
 from thrift_fp.sources._tiers import checked_tiers
+from thrift_fp.sources.ranking._duplicates import collapse
 from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
 
 AssembleError = SourceError | RetrievalError | RecordError | RenderError
@@ -176,7 +178,8 @@ def _merged(receipts: tuple[FtsReceipt, ...]) -> tuple[Hit, ...]:
             seen = best.get(hit.content_hash)
             if seen is None or hit.score > seen.score:
                 best[hit.content_hash] = hit
-    return tuple(sorted(best.values(), key=lambda hit: (-hit.score, hit.passage_id)))
+    # The same text from two files (a page and its HTML twin, a copied section) is answered once.
+    return collapse(sorted(best.values(), key=lambda hit: (-hit.score, hit.passage_id)), lambda hit: hit.text)
 
 
 def _records(hits: tuple[Hit, ...], spool: SpoolPolicy | None) -> Result[tuple[Retrievable, ...], AssembleError]:
