@@ -25,7 +25,7 @@ def test_a_page_and_its_html_twin_are_answered_once_keeping_the_best_scored(tmp_
     twins = [hit for hit in hits if Path(hit.path).stem == "fs"]
     assert len(twins) == 2  # the search itself sees two texts
     done = assemble("read the contents of a file", database=tmp_path / "i.db").unwrap()
-    answered = [d.record.source for d in done.decisions]
+    answered = [str(d.record.source) for d in done.decisions]
     assert len([source for source in answered if Path(source).stem == "fs"]) == 1
     best = max(twins, key=lambda hit: (hit.score, [-ord(c) for c in hit.passage_id]))
     assert best.source in answered and "docs/other.md" in answered

@@ -461,8 +461,9 @@ def _ask_json(done: Assembled, encoding: str) -> dict[str, object]:
             for r in done.receipts
         ],
         "decisions": [
-            {"id": d.record.id, "source": d.record.source, "trust_tier": d.record.trust_tier,
-             "score": d.record.score, "tokens": d.tokens, "kept": d.kept, "reason": d.reason}
+            {"id": d.record.id, "source": d.record.source, "heading": d.record.heading,
+             "trust_tier": d.record.trust_tier, "score": d.record.score, "tokens": d.tokens, "kept": d.kept,
+             "reason": d.reason}
             for d in done.decisions
         ],
         "trace": done.trace.as_dict(),

@@ -38,6 +38,7 @@ class RawRetrievable(TypedDict, total=False):
     score: float | int | None
     inline: bool
     artifact_constructor: ArtifactConstructor | None
+    heading: str | None
 
 
 FIELDS: Final = (
@@ -51,6 +52,7 @@ FIELDS: Final = (
     "score",
     "inline",
     "artifact_constructor",
+    "heading",
 )
 REQUIRED: Final = frozenset(FIELDS[:5])
 # The seed's TypeScript spelling, so a camelCase payload gets a pointed hint.
@@ -120,6 +122,7 @@ def parse_retrievable(raw: RawRetrievable | Mapping[str, object] | object) -> Re
     score = _take(raw, problems, "score", _check_score)
     inline = _take(raw, problems, "inline", _check_inline)
     artifact_constructor = _take(raw, problems, "artifact_constructor", _check_constructor)
+    heading = _take(raw, problems, "heading", _optional_text)
     if problems or id_ is None or content is None or tier is None or created_at is None or updated_at is None:
         return Failure(InvalidRetrievable(tuple(problems)))
     return Success(
@@ -134,6 +137,7 @@ def parse_retrievable(raw: RawRetrievable | Mapping[str, object] | object) -> Re
             score=score,
             inline=bool(inline),
             artifact_constructor=artifact_constructor,
+            heading=heading,
         )
     )
 

@@ -43,6 +43,8 @@ class Retrievable:
     score: float | None = None
     inline: bool = False
     artifact_constructor: ArtifactConstructor | None = None
+    # Where in its document the record sits (a heading path, ``fs › Promises API``), if known.
+    heading: str | None = None
 
     @property
     def handle_mode(self) -> bool:

@@ -14,14 +14,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._args import CheckedStringsArg
 from thrift_fp.records import ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
-from thrift_fp.render import FitRendered, NonceMode, RenderError, fit_and_render
+from thrift_fp.render import Field, FitRendered, NonceMode, RenderError, fit_and_render
 from thrift_fp.retrieval import (
     ExecutionFailed,
     OperationContext,
@@ -37,6 +37,8 @@ from thrift_fp.sources.ranking._duplicates import collapse
 from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
 
 AssembleError = SourceError | RetrievalError | RecordError | RenderError
+
+ANSWER_FIELDS: Final[tuple[Field, ...]] = ("source", "heading", "score", "date")
 
 FtsReceipt = Receipt[str, Hit, tuple[Hit, ...]]
 
@@ -144,8 +146,9 @@ def answer(
     if isinstance(records, Failure):
         return Failure(records.failure())
     combined = dataclasses.replace(working_set, retrievables=(*working_set.retrievables, *records.unwrap()))
+    # Each passage shows where it comes from (its heading path), priced like every attribute.
     fitted: Result[FitRendered, AssembleError | E] = fit_and_render(
-        combined, context_window, None, options, nonce=nonce
+        combined, context_window, None, options, nonce=nonce, fields=ANSWER_FIELDS
     )
     return fitted.bind(lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding))
 

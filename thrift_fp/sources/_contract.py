@@ -17,6 +17,7 @@ from returns.result import Result
 
 from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
+from thrift_fp.sources.documents._sections import HEADING_SEPARATOR
 from thrift_fp.sources.ranking._analyze import query_words
 
 ALL_TIERS = frozenset({"first-party", "third-party-public", "third-party-private"})
@@ -80,7 +81,8 @@ def require_searchable(query: str, context: OperationContext[object]) -> None:
 
 
 def hit_to_retrievable(hit: Hit) -> Result[Retrievable, InvalidRetrievable]:
-    """The validated record for a hit: its passage id, text, tier, timestamps, source, kind, score.
+    """The validated record for a hit: its passage id, text, tier, timestamps, source, kind, score
+    and heading path (``fs › Promises API``, none when the passage sits under no heading).
 
     >>> from datetime import datetime, timezone
     >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -100,5 +102,6 @@ def hit_to_retrievable(hit: Hit) -> Result[Retrievable, InvalidRetrievable]:
             "source": hit.source,
             "kind": hit.kind,
             "score": hit.score,
+            "heading": HEADING_SEPARATOR.join(hit.heading_path) or None,
         }
     )

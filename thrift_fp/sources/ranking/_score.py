@@ -56,7 +56,7 @@ TRAIL_WEIGHT: Final = 0.5
 B_TRAIL: Final = 0.5
 # Candidates scored per fetch from the store: the first fetch is usually enough to prove the
 # top; each later one doubles what was fetched.
-FIRST_BATCH: Final = 48
+FIRST_BATCH = 48  # not Final: the exact-top property shrinks it to one
 
 
 @dataclass(frozen=True, slots=True)
