@@ -69,7 +69,8 @@ class OnnxEmbedder:
 
     The model takes ``input_ids``, ``attention_mask`` (and ``token_type_ids`` when it declares it)
     and returns the last hidden state ``[batch, tokens, dimensions]``. Build one with
-    `load_onnx_embedder`.
+    `load_onnx_embedder`. A text whose pooled state is all zeros stays the zero vector (cosine 0
+    with every passage) rather than dividing by zero.
     """
 
     model_id: str

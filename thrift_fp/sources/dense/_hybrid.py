@@ -54,7 +54,7 @@ def fuse_scored(lexical: Sequence[Scored], dense: Sequence[Scored], limit: int) 
     >>> lexical = [Scored(1, "a#1", "ha", 0.9, 3.0), Scored(2, "b#1", "hb", 0.5, 1.0)]
     >>> dense = [Scored(3, "c#1", "hb", 0.8, 0.8), Scored(4, "d#1", "hd", 0.7, 0.7)]
     >>> [(s.passage_id, round(s.score, 3)) for s in fuse_scored(lexical, dense, 3)]
-    [('b#1', 0.992), ('a#1', 0.5), ('d#1', 0.492)]
+    [('b#1', 0.994), ('d#1', 0.59), ('a#1', 0.4)]
     """
     shown: dict[str, Scored] = {}
     for scored in (*lexical, *dense):
