@@ -58,7 +58,7 @@ def test_rarer_terms_weigh_more_and_a_term_everywhere_weighs_almost_nothing(pass
 
 
 _vocabulary = ["shed", "budget", "token", "window", "ctest", "run", "test"]
-_fields = st.lists(st.sampled_from(_vocabulary), max_size=12).map(" ".join)
+_fields = st.lists(st.sampled_from(_vocabulary), max_size=12).map("  ".join)
 _passages = st.lists(
     st.tuples(_fields, _fields, _fields, st.sampled_from(["h1", "h2", "h3", "h4", "h5", "h6"])), min_size=1, max_size=30
 )
@@ -121,3 +121,18 @@ def test_ties_order_the_same_whatever_the_order_they_arrive_in(scored: list[Scor
     shuffled = list(scored)
     getattr(seed, "shuffle")(shuffled)
     assert order_scored(shuffled) == order_scored(scored)
+
+
+@given(rows=_passages, terms=st.lists(st.sampled_from(_vocabulary), min_size=1, max_size=4, unique=True))
+def test_a_passage_scores_the_sum_of_its_terms(rows: list[tuple[str, str, str, str]], terms: list[str]) -> None:
+    candidates, stats = _collection(rows)
+    n = max(stats.passages, 1)
+    averages = (stats.body_terms / n, stats.heading_terms / n, stats.trail_terms / n)
+    idfs = {term: idf(stats.passages, 1) for term in terms}
+    for candidate in candidates.values():
+        fields = (candidate.body.split(), candidate.heading.split(), candidate.trail.split())
+        expected = math.fsum(
+            term_score(idfs[t], (fields[0].count(t), fields[1].count(t), fields[2].count(t)), candidate.lengths, averages)
+            for t in terms
+        )
+        assert math.isclose(passage_score(terms, idfs, candidate, stats), expected, rel_tol=1e-9, abs_tol=1e-12)

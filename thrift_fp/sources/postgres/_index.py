@@ -264,6 +264,11 @@ class _Run:
         if isinstance(written, Failure):
             return written
         chunked, touched, problems = outcome
+        if chunked and not self.strict:
+            # Ready at once: fresh statistics, so the first searches after a bulk load are planned
+            # as later ones are (the GIN index itself has no pending list to merge: fastupdate off).
+            # A strict run's transaction is still open; its caller's next run, or autovacuum, does it.
+            connection.execute("ANALYZE thrift_fp_passages")
         embedded = 0
         if self.embedder is not None:
             synced = sync_vectors(connection, self.collection, self.embedder)

@@ -132,7 +132,8 @@ def query_words(query: str, analyzer: str = SNOWBALL) -> tuple[str, ...]:
 @dataclass(frozen=True, slots=True)
 class AnalyzedFields:
     """A passage's analyzed fields as the stores keep them: its body, its own heading (the
-    last of its heading path) and the headings above it, each as terms joined by spaces."""
+    last of its heading path) and the headings above it, each as terms joined by two spaces
+    (so that counting `` term `` in the field, padded by one space, counts every occurrence)."""
 
     body: str
     heading: str
@@ -142,7 +143,7 @@ class AnalyzedFields:
     def lengths(self) -> tuple[int, int, int]:
         """How many terms each field holds.
 
-        >>> AnalyzedFields("a b c", "d", "").lengths
+        >>> AnalyzedFields("a  b  c", "d", "").lengths
         (3, 1, 0)
         """
         return (len(self.body.split()), len(self.heading.split()), len(self.trail.split()))
@@ -152,11 +153,11 @@ def analyze_fields(text: str, heading_path: Sequence[str], analyzer: str) -> Ana
     """The analyzed fields of a passage with its heading path.
 
     >>> analyze_fields("Reads the whole file.", ("fs", "Promises API", "fsPromises.readFile"), "english-snowball")
-    AnalyzedFields(body='read whole file', heading='fspromisesreadfile fs promis read file', trail='fs promis api')
+    AnalyzedFields(body='read  whole  file', heading='fspromisesreadfile  fs  promis  read  file', trail='fs  promis  api')
     """
     own = heading_path[-1] if heading_path else ""
     return AnalyzedFields(
-        " ".join(analyze(text, analyzer)),
-        " ".join(analyze(own, analyzer)),
-        " ".join(analyze(" ".join(heading_path[:-1]), analyzer)),
+        "  ".join(analyze(text, analyzer)),
+        "  ".join(analyze(own, analyzer)),
+        "  ".join(analyze(" ".join(heading_path[:-1]), analyzer)),
     )
