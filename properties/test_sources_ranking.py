@@ -13,9 +13,11 @@ from thrift_fp.sources.ranking._score import (
     CollectionStats,
     Postings,
     Scored,
+    bounded,
     idf,
     order_scored,
     passage_score,
+    term_idfs,
     term_score,
     top_passages,
 )
@@ -94,7 +96,8 @@ def test_the_pruned_top_is_the_exact_top_of_scoring_every_passage(
     # One candidate per first fetch, so the stopping rule, not the batch size, decides the top.
     first, _score.FIRST_BATCH = _score.FIRST_BATCH, 1
     try:
-        top = top_passages(terms, stats, postings, fetch, limit)
+        idfs = term_idfs(terms, stats, {t: p.df for t, p in postings.items()})
+        top = top_passages(terms, stats, idfs, bounded(postings, idfs), fetch, limit)
     finally:
         _score.FIRST_BATCH = first
     idfs = {t: idf(stats.passages, postings[t].df) for t in terms}

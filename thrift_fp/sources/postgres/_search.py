@@ -34,7 +34,7 @@ from thrift_fp.sources.dense._postgres import dense_candidates, ranking_of
 from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
 from thrift_fp.sources.postgres._store import PostgresDatabase, query_error
 from thrift_fp.sources.ranking._analyze import analyzer_available, query_words
-from thrift_fp.sources.ranking._score import Candidate, CollectionStats, Postings, Scored, top_passages
+from thrift_fp.sources.ranking._score import Candidate, CollectionStats, Scored, term_idfs, top_passages
 
 _Connection = psycopg.Connection[tuple[object, ...]]
 
@@ -45,11 +45,19 @@ SELECT c.analyzer, count(p.id), coalesce(sum(p.body_length), 0), coalesce(sum(p.
 FROM thrift_fp_collections AS c LEFT JOIN thrift_fp_passages AS p ON p.collection = c.collection
 WHERE c.collection = %(collection)s GROUP BY c.analyzer
 """
-# Each term's passages, with whether their tier may be returned (df counts every tier).
-_POSTINGS: Final = """
-SELECT term, p.id, p.trust_tier = ANY(%(tiers)s)
+# How many passages hold each term, over every tier (the GIN index counts them).
+_COUNTS: Final = """
+SELECT term, (SELECT count(*) FROM thrift_fp_passages AS p WHERE p.collection = %(collection)s
+              AND p.lexicon @> ARRAY[term])
 FROM unnest(%(terms)s::text[]) AS term
-JOIN thrift_fp_passages AS p ON p.collection = %(collection)s AND p.lexicon @> ARRAY[term]
+"""
+# Each candidate of an allowed tier with its bound (the idfs of the terms it holds), best first.
+_BOUNDED: Final = """
+SELECT p.id, sum(t.w) AS bound
+FROM unnest(%(terms)s::text[], %(idfs)s::float8[]) AS t(term, w)
+JOIN thrift_fp_passages AS p ON p.collection = %(collection)s AND p.lexicon @> ARRAY[t.term]
+WHERE p.trust_tier = ANY(%(tiers)s)
+GROUP BY p.id ORDER BY bound DESC, p.id
 """
 _FIELDS: Final = """
 SELECT id, passage_id, content_hash, body_terms, heading_terms, trail_terms, body_length, heading_length,
@@ -174,14 +182,12 @@ def search_ranking(
 def _ranked(
     connection: _Connection, collection: str, terms: Sequence[str], stats: CollectionStats, tiers: Sequence[str], limit: int
 ) -> tuple[Scored, ...]:
-    found: dict[str, list[int]] = {term: [] for term in terms}
-    allowed: dict[str, list[int]] = {term: [] for term in terms}
-    params = {"collection": collection, "terms": list(terms), "tiers": list(tiers)}
-    for term, key, ok in connection.execute(_POSTINGS, params):
-        found[str(term)].append(int(str(key)))
-        if ok:
-            allowed[str(term)].append(int(str(key)))
-    postings = {term: Postings(len(found[term]), tuple(allowed[term])) for term in terms}
+    counted = connection.execute(_COUNTS, {"collection": collection, "terms": list(terms)}).fetchall()
+    idfs = term_idfs(terms, stats, {str(term): int(str(df)) for term, df in counted})
+    ordered = connection.execute(
+        _BOUNDED,
+        {"collection": collection, "terms": list(terms), "idfs": [idfs[t] for t in terms], "tiers": list(tiers)},
+    ).fetchall()
 
     def fetch(keys: Sequence[int]) -> list[Candidate]:
         return [
@@ -194,7 +200,7 @@ def _ranked(
             )
         ]
 
-    return top_passages(terms, stats, postings, fetch, limit)
+    return top_passages(terms, stats, idfs, ((int(str(k)), float(str(w))) for k, w in ordered), fetch, limit)
 
 
 def _hit(row: tuple[object, ...], scored: Scored) -> Hit:

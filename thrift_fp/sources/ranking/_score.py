@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import islice
 from dataclasses import dataclass
 from typing import Final
 
@@ -163,7 +164,7 @@ def passage_score(terms: Sequence[str], idfs: Mapping[str, float], candidate: Ca
     norm_trail = _norm(length_trail, average_trail, B_TRAIL) / TRAIL_WEIGHT
     total = 0.0
     for term in terms:
-        spaced = f" {term} "
+        spaced = " " + term + " "
         evidence = 0.0
         # A field holding the term has a length of at least its count, so each norm is above 0.
         if count := body.count(spaced):
@@ -187,47 +188,72 @@ def order_scored(scored: Sequence[Scored]) -> tuple[Scored, ...]:
     return tuple(sorted(scored, key=lambda s: (-s.raw, s.passage_id)))
 
 
+def term_idfs(terms: Sequence[str], stats: CollectionStats, df: Mapping[str, int]) -> dict[str, float]:
+    """Each question term's `idf` from how many passages hold it (absent: none).
+
+    >>> term_idfs(["shed", "x"], CollectionStats(3, 9, 3, 0), {"shed": 1}) == {"shed": idf(3, 1), "x": idf(3, 0)}
+    True
+    """
+    return {term: idf(stats.passages, df.get(term, 0)) for term in terms}
+
+
+def bounded(postings: Mapping[str, Postings], idfs: Mapping[str, float]) -> list[tuple[int, float]]:
+    """Candidates with their bound (the sum of the idfs of the terms they hold), highest first,
+    then by key: what a store's query computes, written out (for stores without one, and tests).
+
+    >>> bounded({"a": Postings(2, (1, 2)), "b": Postings(1, (2,))}, {"a": 1.0, "b": 2.0})
+    [(2, 3.0), (1, 1.0)]
+    """
+    bounds: dict[int, float] = {}
+    for term, found in postings.items():
+        for key in found.keys:
+            bounds[key] = bounds.get(key, 0.0) + idfs[term]
+    return sorted(bounds.items(), key=lambda item: (-item[1], item[0]))
+
+
 def top_passages(
     terms: Sequence[str],
     stats: CollectionStats,
-    postings: Mapping[str, Postings],
+    idfs: Mapping[str, float],
+    ordered: Iterable[tuple[int, float]],
     fetch: Callable[[Sequence[int]], Sequence[Candidate]],
     limit: int,
 ) -> tuple[Scored, ...]:
     """The ``limit`` best passages for ``terms``, one per distinct content, best first.
 
-    ``postings`` gives each term's passages; ``fetch(keys)`` returns those passages'
-    analyzed fields. Only candidates that could still enter the top are fetched and scored.
+    ``ordered`` yields each candidate's key and bound (the sum of ``idfs`` of the question
+    terms it holds), highest bound first; it is read only as far as needed. ``fetch(keys)``
+    returns those passages' analyzed fields. Only candidates that could still enter the top
+    are fetched and scored.
 
     >>> stats = CollectionStats(3, 9, 3, 0)
     >>> rows = {1: Candidate(1, "a#1", "h1", "shed  budget  token", "shed", "", (3, 1, 0)),
     ...         2: Candidate(2, "b#1", "h2", "budget  token  token", "budget", "", (3, 1, 0)),
     ...         3: Candidate(3, "c#1", "h3", "token  token  token", "token", "", (3, 1, 0))}
     >>> postings = {"shed": Postings(1, (1,)), "budget": Postings(2, (1, 2))}
+    >>> idfs = term_idfs(["shed", "budget"], stats, {t: p.df for t, p in postings.items()})
     >>> fetch = lambda keys: [rows[k] for k in keys]
-    >>> [(s.passage_id, round(s.score, 3)) for s in top_passages(["shed", "budget"], stats, postings, fetch, 5)]
+    >>> top = top_passages(["shed", "budget"], stats, idfs, bounded(postings, idfs), fetch, 5)
+    >>> [(s.passage_id, round(s.score, 3)) for s in top]
     [('a#1', 0.559), ('b#1', 0.216)]
     """
-    idfs = {term: idf(stats.passages, postings[term].df if term in postings else 0) for term in terms}
-    ideal = math.fsum(idfs.values())
-    bounds: dict[int, float] = {}
-    for term in terms:
-        found = postings.get(term)
-        for key in found.keys if found is not None else ():
-            bounds[key] = bounds.get(key, 0.0) + idfs[term]
-    pending = sorted(bounds, key=lambda key: (-bounds[key], key))
+    ideal = math.fsum(idfs[term] for term in terms)
+    pending = iter(ordered)
     best: dict[str, Scored] = {}
-    start = 0
-    while start < len(pending) and limit > 0:
+    fetched = 0
+    following = next(pending, None)
+    while following is not None and limit > 0:
         if len(best) >= limit:
             kth = heapq.nlargest(limit, (s.raw for s in best.values()))[-1]
             # Every term scores below its idf: a candidate whose bound is at most the k-th
-            # score cannot enter the top, and neither can any after it.
-            if bounds[pending[start]] <= kth:
+            # score cannot enter the top, and neither can any after it. (A store may sum the
+            # bound in another order: the margin covers its rounding.)
+            if following[1] * (1.0 + 1e-9) <= kth:
                 break
-        size = max(FIRST_BATCH, limit) if start == 0 else start
-        batch = pending[start : start + size]
-        start += len(batch)
+        size = max(FIRST_BATCH, limit) if fetched == 0 else fetched
+        batch = [following[0], *(key for key, _ in islice(pending, size - 1))]
+        following = next(pending, None)
+        fetched += len(batch)
         for candidate in fetch(batch):
             raw = passage_score(terms, idfs, candidate, stats)
             share = min(1.0, raw / ideal) if ideal > 0 else 0.0

@@ -26,8 +26,8 @@ from thrift_fp.sources.ranking._score import (
     HEADING_WEIGHT,
     Candidate,
     CollectionStats,
-    Postings,
     Scored,
+    term_idfs,
     top_passages,
 )
 from thrift_fp.sources.dense._hybrid import POOL, DenseChoice, Ranking, fuse_scored
@@ -40,11 +40,7 @@ __all__ = ["HEADING_WEIGHT", "search_index", "search_ranking"]
 # any index keeps the arithmetic small.
 _MAX_LIMIT: Final = 2**31 - 1
 _STATS: Final = "SELECT count(*), total(body_length), total(heading_length), total(trail_length) FROM passages"
-_POSTINGS: Final = "SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?"
-_POSTINGS_IN_TIERS: Final = (
-    "SELECT p.id, p.trust_tier IN (SELECT value FROM json_each(?)) FROM passages_fts JOIN passages AS p"
-    " ON p.id = passages_fts.rowid WHERE passages_fts MATCH ?"
-)
+_COUNT: Final = "SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?"
 # CROSS JOIN keeps json_each outermost: one rowid lookup per key, never a scan of passages.
 _FIELDS: Final = (
     "SELECT p.id, p.passage_id, p.content_hash, p.body_terms, p.heading_terms, p.trail_terms, p.body_length,"
@@ -144,26 +140,33 @@ def search_ranking(database: PathArg, dense: DenseChoice = False) -> Result[Rank
 def _ranked(connection: sqlite3.Connection, terms: Sequence[str], tiers: list[str], limit: int) -> tuple[Scored, ...]:
     passages, body, heading, trail = connection.execute(_STATS).fetchone()
     stats = CollectionStats(int(passages), int(body), int(heading), int(trail))
-    every_tier = set(tiers) >= ALL_TIERS
-    postings: dict[str, Postings] = {}
-    for term in terms:
-        match = '"' + term.replace('"', '""') + '"'
-        if every_tier:
-            keys = tuple(int(key) for (key,) in connection.execute(_POSTINGS, (match,)))
-            postings[term] = Postings(len(keys), keys)
-        else:
-            found = connection.execute(_POSTINGS_IN_TIERS, (json.dumps(tiers), match)).fetchall()
-            postings[term] = Postings(len(found), tuple(int(key) for key, allowed in found if allowed))
+    matches = ['"' + term.replace('"', '""') + '"' for term in terms]
+    # How many passages hold each term, over every tier (FTS5 counts from its index).
+    df = {term: int(connection.execute(_COUNT, (match,)).fetchone()[0]) for term, match in zip(terms, matches)}
+    idfs = term_idfs(terms, stats, df)
+    # Each candidate's bound (the idfs of the terms it holds), summed and sorted in SQL; read
+    # only as far as the ranking needs.
+    held = " UNION ALL ".join(["SELECT rowid AS id, ? AS w FROM passages_fts WHERE passages_fts MATCH ?"] * len(terms))
+    parameters: list[object] = [value for term, match in zip(terms, matches) for value in (idfs[term], match)]
+    if set(tiers) >= ALL_TIERS:
+        query = f"SELECT id, sum(w) AS bound FROM ({held}) GROUP BY id ORDER BY bound DESC, id"
+    else:
+        query = (
+            f"SELECT c.id, sum(c.w) AS bound FROM ({held}) AS c JOIN passages AS p ON p.id = c.id"
+            " WHERE p.trust_tier IN (SELECT value FROM json_each(?)) GROUP BY c.id ORDER BY bound DESC, c.id"
+        )
+        parameters.append(json.dumps(tiers))
+    ordered = connection.cursor().execute(query, parameters)
 
     def fetch(keys: Sequence[int]) -> list[Candidate]:
         return [
-            Candidate(int(key), str(pid), str(digest), str(body), str(heading), str(trail), (int(b), int(h), int(t)))
+            Candidate(key, pid, digest, body, heading, trail, (b, h, t))
             for key, pid, digest, body, heading, trail, b, h, t in connection.execute(
                 _FIELDS, (json.dumps(list(keys)),)
             )
         ]
 
-    return top_passages(terms, stats, postings, fetch, limit)
+    return top_passages(terms, stats, idfs, ordered, fetch, limit)
 
 
 def _hits(connection: sqlite3.Connection, ranked: tuple[Scored, ...]) -> tuple[Hit, ...]:

@@ -43,14 +43,15 @@ CREATE TABLE passages(
     updated_at TEXT NOT NULL,
     content_hash TEXT NOT NULL,
     tokens INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    metadata TEXT NOT NULL,
-    body_terms TEXT NOT NULL,
-    heading_terms TEXT NOT NULL,
-    trail_terms TEXT NOT NULL,
+    -- Before the text: scoring reads these columns without walking past the text's pages.
     body_length INTEGER NOT NULL,
     heading_length INTEGER NOT NULL,
-    trail_length INTEGER NOT NULL
+    trail_length INTEGER NOT NULL,
+    heading_terms TEXT NOT NULL,
+    trail_terms TEXT NOT NULL,
+    body_terms TEXT NOT NULL,
+    text TEXT NOT NULL,
+    metadata TEXT NOT NULL
 );
 CREATE INDEX passages_path ON passages(path);
 -- The collection's sizes are summed from this narrow index, never from the wide rows.
