@@ -11,7 +11,12 @@ an SQLite index with the ``[dense]`` extra's vectors (cached under ``cache``, so
 changed passages are embedded by a later run), and answer each question with 10 passages:
 ``dense`` in the order of cosine similarity alone (the nearest passages, one per distinct
 content), ``hybrid`` through ``search_index(..., dense=True)``, the fused ranking a user gets.
-`missing` names what this machine lacks to run them.
+`missing` names what this machine lacks to run them. `rank_corpus_postgres` is ``hybrid`` on
+the PostgreSQL source (for the harness's server: ``context.postgres_url()``)::
+
+    def _hybrid_postgres(corpus, questions, context):
+        return Ranked(*rank_corpus_postgres(context.postgres_url(), corpus.root, corpus.include,
+                                            corpus.exclude, questions))
 """
 
 from __future__ import annotations
@@ -103,4 +108,41 @@ def rank_corpus(
         found = query(question)
         latencies.append(time.perf_counter() - started)
         files.append(tuple(found))
+    return tuple(files), tuple(latencies), report.passages, wall, cpu
+
+
+def rank_corpus_postgres(
+    url: str,
+    root: Path,
+    include: Sequence[str],
+    exclude: Sequence[str],
+    questions: Sequence[str],
+) -> tuple[tuple[tuple[str, ...], ...], tuple[float, ...], int, float, float]:
+    """`rank_corpus`'s ``hybrid`` on the PostgreSQL source: one collection per corpus and package
+    version on the server at ``url`` (vectors embedded once, then only what changed)."""
+    from thrift_fp.sources.dense import default_embedder
+    from thrift_fp.sources.postgres import index_paths, open_database, search_index
+
+    embedder = default_embedder().unwrap()
+    collection = f"dense-{root.name}-{_fingerprint(root, include, exclude)}"
+    with open_database(url, create=True).unwrap() as database:
+        cpu, wall = time.process_time(), time.perf_counter()
+        report = index_paths(
+            database, [root], collection=collection, include=list(include), exclude=list(exclude), dense=embedder
+        ).unwrap()
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+
+        def query(question: str) -> list[str]:
+            hits = search_index(database, question, collection=collection, limit=LIMIT, dense=embedder).unwrap()
+            return [_relative(hit.path, root) for hit in hits]
+
+        if questions:
+            query(questions[0])
+        files: list[tuple[str, ...]] = []
+        latencies: list[float] = []
+        for question in questions:
+            started = time.perf_counter()
+            found = query(question)
+            latencies.append(time.perf_counter() - started)
+            files.append(tuple(found))
     return tuple(files), tuple(latencies), report.passages, wall, cpu
