@@ -7,11 +7,13 @@ stemmed by the Snowball English stemmer (``files`` and ``filing`` both become ``
 ``snowballstemmer`` is installed (it comes with the ``docs`` extra); without it terms are
 kept as written, and the index records which analyzer built it.
 
-Technical names stay findable. A joined name — ``fs.readFile``, ``CMAKE_BUILD_TYPE``,
-``node:fs``, ``C++`` — gives its whole spelling as one term (``fsreadfile``,
-``cmakebuildtype``, ``nodefs``, ``cplusplus``) *and* each of its parts, and a camelCase word
-gives its parts too (``readFile``: ``readfile``, ``read``, ``file``), so the exact spelling is
-a rare, strong term and a partial mention still counts. Every term is a run of letters and
+Technical names stay findable. A joined name — ``fs.readFile``, ``node:fs``,
+``promise-based``, ``C++`` — gives its whole spelling as one term (``fsreadfile``, ``nodefs``,
+``promisebased``, ``cplusplus``) *and* each of its parts, and a camelCase word gives its parts
+too (``readFile``: ``readfile``, ``read``, ``file``), so the exact spelling is a rare, strong
+term and a partial mention still counts. A snake_case or CONSTANT_CASE name
+(``CMAKE_BUILD_TYPE``, ``add_test``) is one term only (``cmakebuildtype``): its parts are
+not prose, and a corpus full of such names would otherwise match every question's words. Every term is a run of letters and
 digits only: any store's tokenizer reads it as one word.
 """
 
@@ -96,6 +98,10 @@ def _terms(text: str, analyzer: str, keep_stop_words: bool) -> Iterable[str]:
         words = [piece.lower() for piece in pieces]
         if len(words) > 1 and len(whole) <= MAX_TERM_CHARS:
             yield whole
+            if "_" in name:
+                # snake_case and CONSTANT_CASE are names, never prose: CMAKE_RUNTIME_OUTPUT_DIRECTORY
+                # does not mention "output" the way a sentence does.
+                continue
         for word in words:
             if len(word) <= MAX_TERM_CHARS and (keep_stop_words or word not in STOP_WORDS):
                 yield _word(word, stem)
@@ -107,7 +113,7 @@ def analyze(text: str, analyzer: str = SNOWBALL) -> tuple[str, ...]:
     >>> analyze("Reading files with fs.readFile() in C++")
     ('read', 'file', 'fsreadfile', 'fs', 'read', 'file', 'cplusplus')
     >>> analyze("the CMAKE_BUILD_TYPE variable", "english-plain")
-    ('cmakebuildtype', 'cmake', 'build', 'type', 'variable')
+    ('cmakebuildtype', 'variable')
     >>> analyze(".. program:: ctest\\n\\nRun by :manual:`ctest(1)`.", "english-plain")
     ('ctest', 'run', 'ctest', '1')
     """
