@@ -49,7 +49,7 @@ def test_sources_uses_only_the_standard_library_returns_and_the_core() -> None:
     # The PostgreSQL source (the `postgres` extra) alone may use its driver.
     driver = {"psycopg", "psycopg_pool"}
     for path in (PACKAGE / "sources").rglob("*.py"):
-        postgres = path.parent.name == "postgres" or path.name.startswith("_postgres_")
+        postgres = path.parent.name == "postgres" or path.name.startswith("_postgres")
         optional = LAZY_IN_SOURCES | (driver if postgres else set()) | (LAZY_IN_DENSE if path.parent.name == "dense" else set())
         assert _imports(path) <= allowed | optional, (path, _imports(path) - allowed)
         assert _module_level_imports(path) <= allowed | (driver if postgres else set()), (
