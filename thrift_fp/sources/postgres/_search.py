@@ -11,7 +11,7 @@ index of the same files return the same passages in the same order.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Final
@@ -57,8 +57,8 @@ SELECT p.id, sum(t.w) AS bound
 FROM unnest(%(terms)s::text[], %(idfs)s::float8[]) AS t(term, w)
 JOIN thrift_fp_passages AS p ON p.collection = %(collection)s AND p.lexicon @> ARRAY[t.term]
 WHERE p.trust_tier = ANY(%(tiers)s)
-GROUP BY p.id ORDER BY bound DESC, p.id
-"""
+GROUP BY p.id ORDER BY bound DESC, p.id"""
+_FIRST_PAGE: Final = 512
 _FIELDS: Final = """
 SELECT id, passage_id, content_hash, body_terms, heading_terms, trail_terms, body_length, heading_length,
        trail_length FROM thrift_fp_passages
@@ -184,10 +184,15 @@ def _ranked(
 ) -> tuple[Scored, ...]:
     counted = connection.execute(_COUNTS, {"collection": collection, "terms": list(terms)}).fetchall()
     idfs = term_idfs(terms, stats, {str(term): int(str(df)) for term, df in counted})
-    ordered = connection.execute(
-        _BOUNDED,
-        {"collection": collection, "terms": list(terms), "idfs": [idfs[t] for t in terms], "tiers": list(tiers)},
-    ).fetchall()
+    parameters = {"collection": collection, "terms": list(terms), "idfs": [idfs[t] for t in terms], "tiers": list(tiers)}
+
+    def ordered() -> Iterator[tuple[int, float]]:
+        # The first page usually proves the top; the rest crosses the wire only when it does not.
+        first = connection.execute(_BOUNDED + f" LIMIT {_FIRST_PAGE}", parameters).fetchall()
+        yield from ((int(str(key)), float(str(bound))) for key, bound in first)
+        if len(first) == _FIRST_PAGE:
+            rest = connection.execute(_BOUNDED + f" OFFSET {_FIRST_PAGE}", parameters).fetchall()
+            yield from ((int(str(key)), float(str(bound))) for key, bound in rest)
 
     def fetch(keys: Sequence[int]) -> list[Candidate]:
         return [
@@ -200,7 +205,7 @@ def _ranked(
             )
         ]
 
-    return top_passages(terms, stats, idfs, ((int(str(k)), float(str(w))) for k, w in ordered), fetch, limit)
+    return top_passages(terms, stats, idfs, ordered(), fetch, limit)
 
 
 def _hit(row: tuple[object, ...], scored: Scored) -> Hit:
