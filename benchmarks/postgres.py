@@ -11,6 +11,13 @@
 
     python -m benchmarks.postgres                       # 100k passages, 8 x 500 queries
     python -m benchmarks.postgres --passages 10000 --queries 50
+    python -m benchmarks.postgres --only fresh --passages 20000 --queries 100
+
+3. Fresh (``--only fresh``): searches per second (``search_index``, ``workers`` threads) right
+   after an index run and again in steady state (the same searches once more), with the
+   full-text index as the schema builds it (GIN, ``fastupdate = off``: no pending list) and,
+   interleaved A-B-B-A, with ``fastupdate = on`` (a bulk load leaves a pending list that every
+   search scans until vacuum merges it); index wall time beside each.
 
 The server is ``$THRIFT_FP_TEST_PG_URL``, or a throwaway cluster this script starts with
 ``.ci/postgres.sh`` (Unix socket, fsync off: the SQLite build also skips per-commit syncs and
@@ -243,6 +250,70 @@ def run(count: int = 100_000, workers: int = 8, queries: int = 500, rounds: int 
     return _report(count, files, workers, queries, rates, figures, notes)
 
 
+def _fresh_round(base: str, root: Path, fastupdate: bool, workers: int, asked: Sequence[str]) -> tuple[float, float, float]:
+    """Index into a fresh schema (its GIN index with ``fastupdate`` as given), then search:
+    index seconds, searches/s right after the run, searches/s on the second pass."""
+    import psycopg
+
+    from thrift_fp.sources.postgres import search_index as postgres_search
+
+    url = _fresh_schema(base)
+    with open_database(url, create=True, pool_size=workers).unwrap() as db:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f"ALTER INDEX thrift_fp_passages_lexicon SET (fastupdate = {'on' if fastupdate else 'off'})")
+        started = time.perf_counter()
+        postgres_index_paths(db, [root], batch_files=16).unwrap()
+        indexed = time.perf_counter() - started
+
+        def ask(question: str) -> bool:
+            return isinstance(postgres_search(db, question, limit=8), Success)
+
+        ask("warm up the client")  # the pool's connections and the analyzer, not the server's state
+        rates = []
+        for _ in range(2):
+            latencies, errors, wall = load(ask, workers, asked)
+            assert errors == 0
+            rates.append(len(latencies) / wall)
+    return indexed, rates[0], rates[1]
+
+
+def fresh(count: int, workers: int, queries: int, rounds: int) -> Report:
+    """Searches/s right after an index run against steady state, fastupdate off (the schema's)
+    and on, interleaved A-B-B-A."""
+    figures: list[tuple[str, str]] = []
+    notes: list[str] = [f"load average at start: {os.getloadavg()}"]
+    with server() as base, tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch) / "corpus"
+        files = corpus(root, count)
+        asked = questions(queries)
+        results: dict[bool, list[tuple[float, float, float]]] = {False: [], True: []}
+        for fastupdate in [False, True, True, False] * max(1, rounds // 2):
+            results[fastupdate].append(_fresh_round(base, root, fastupdate, workers, asked))
+            label = "on" if fastupdate else "off"
+            print(f"  fastupdate {label}: index {results[fastupdate][-1][0]:.1f} s, right after "
+                  f"{results[fastupdate][-1][1]:.0f}/s, steady {results[fastupdate][-1][2]:.0f}/s", flush=True)
+        _drop_schemas(base)
+    for fastupdate, label in ((False, "fastupdate off (the schema)"), (True, "fastupdate on")):
+        rows = results[fastupdate]
+        after = statistics.median(row[1] for row in rows)
+        steady = statistics.median(row[2] for row in rows)
+        figures.append((label, f"index {statistics.median(row[0] for row in rows):.1f} s; searches/s right after "
+                               f"{after:,.0f}, steady {steady:,.0f} (ratio {after / steady:.2f}; medians of {len(rows)})"))
+    ratio = statistics.median(r[1] for r in results[False]) / statistics.median(r[2] for r in results[False])
+    notes.append(f"load average at end: {os.getloadavg()}")
+    return Report(
+        "postgres-fresh",
+        "searches/s right after an index run / steady state (fastupdate off)",
+        ratio,
+        ">= 0.9",
+        ratio >= 0.9,
+        (("passages", f"{count:,}"), ("files", str(files)), ("workers", str(workers)),
+         ("searches per worker per pass", str(queries)), ("machine", str(machine()))),
+        tuple(figures),
+        tuple(notes),
+    )
+
+
 def _report(
     count: int, files: int, workers: int, queries: int, rates: dict[str, float],
     figures: list[tuple[str, str]], notes: list[str],
@@ -270,8 +341,11 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=2, help="A-B-B-A index rounds (2 = one ABBA)")
-    parser.add_argument("--only", choices=("both", "index", "load"), default="both")
+    parser.add_argument("--only", choices=("both", "index", "load", "fresh"), default="both")
     options = parser.parse_args(argv)
+    if options.only == "fresh":
+        run_and_print(lambda: fresh(options.passages, options.workers, options.queries, options.rounds))
+        return 0
     run_and_print(lambda: run(options.passages, options.workers, options.queries, options.rounds, options.only))
     return 0
 

@@ -25,7 +25,7 @@ _THIRD_OPEN: Final = re.compile(r"<untrusted([0-9]{20}) tier=(third-party-public
 _ENTITY: Final = re.compile(r"&(amp|lt|gt|quot|#x[0-9a-f]+);")
 _UNESCAPED: Final = {"amp": "&", "lt": "<", "gt": ">", "quot": '"'}
 
-ORDER: Final = ("id", "src", "tool", "kind", "score", "date", "created_at", "updated_at")
+ORDER: Final = ("id", "src", "tool", "heading", "kind", "score", "date", "created_at", "updated_at")
 
 
 class RenderParseError(ValueError):

@@ -118,6 +118,7 @@ class RecordSpec:
     kind: str | None
     score: float | None
     inline: bool
+    heading: str | None = None
 
 
 def _content(body: str, kind: int, store: MemoryStore, slot: int) -> str | Tokenizable | SpooledArtifact:
@@ -146,6 +147,7 @@ def build(specs: Sequence[RecordSpec]) -> tuple[Retrievable, ...]:
             kind=spec.kind or None,
             score=spec.score,
             inline=spec.inline,
+            heading=spec.heading,
         )
         for slot, spec in enumerate(specs)
     )
@@ -171,6 +173,8 @@ def record_specs(draw: st.DrawFn, max_size: int = 6) -> tuple[RecordSpec, ...]:
                 draw(attribute_text),
                 draw(scores),
                 content_kind == 2 and draw(st.booleans()),
+                # A heading path is the document's text: as hostile as a body.
+                draw(st.none() | attribute_text | fragments),
             )
         )
     return tuple(specs)

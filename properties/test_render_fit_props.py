@@ -14,7 +14,16 @@ from hypothesis import strategies as st
 from properties.render_parser import bodies_open_or_close_nothing, parse_rendered
 from properties.render_strategies import KEY, RecordSpec, build, disguises, nonce_modes, TIERS, record_specs, scores
 from thrift_fp.records import Retrievable, TrustTier
-from thrift_fp.render import SAFETY_DIRECTIVE, FitRendered, KeyedNonce, NonceMode, fit_and_render, render_retrievables
+from thrift_fp.render import (
+    DEFAULT_FIELDS,
+    SAFETY_DIRECTIVE,
+    Field,
+    FitRendered,
+    KeyedNonce,
+    NonceMode,
+    fit_and_render,
+    render_retrievables,
+)
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 from thrift_fp.tokens import count_tokens
 
@@ -44,7 +53,8 @@ def _overhead(records: tuple[Retrievable, ...], encoding: str) -> int:
     return overhead
 
 
-@given(record_specs(), nonce_modes, encodings, st.text(max_size=30), st.integers(0, 100), slack)
+@given(record_specs(), nonce_modes, encodings, st.text(max_size=30), st.integers(0, 100), slack,
+       st.sampled_from([DEFAULT_FIELDS, ("source", "heading", "score", "date"), ("id", "heading")]))
 def test_fitted_block_fits_the_retrievables_share_and_costs_are_exact(
     specs: tuple[RecordSpec, ...],
     mode: NonceMode,
@@ -52,12 +62,15 @@ def test_fitted_block_fits_the_retrievables_share_and_costs_are_exact(
     system_prompt: str,
     reserve: int,
     slack: int,
+    fields: tuple[Field, ...],
 ) -> None:
     records = build(specs)
-    everything = render_retrievables(records, encoding=encoding, nonce=mode).unwrap().tokens
+    everything = render_retrievables(records, encoding=encoding, nonce=mode, fields=fields).unwrap().tokens
     window = max(0, everything + _count(system_prompt, encoding) + reserve + slack)
     options = ThriftOptions(output_reserve=reserve, encoding=encoding)
-    done = fit_and_render(WorkingSet(system_prompt=system_prompt, retrievables=records), window, None, options, nonce=mode).unwrap()
+    done = fit_and_render(
+        WorkingSet(system_prompt=system_prompt, retrievables=records), window, None, options, nonce=mode, fields=fields
+    ).unwrap()
 
     fresh = _count(done.text, encoding)
     assert done.tokens == fresh

@@ -37,6 +37,7 @@ def _expected_attributes(record: Retrievable, fields: tuple[Field, ...] | None) 
         "id": record.id,
         "src": record.source if record.trust_tier == "first-party" else None,
         "tool": record.source if record.trust_tier != "first-party" else None,
+        "heading": record.heading,
         "kind": record.kind,
         "score": None if record.score is None else _score(record.score),
         "date": record.created_at.date().isoformat(),

@@ -28,7 +28,9 @@ def test_only_the_cli_imports_the_cli_libraries() -> None:
 
 
 # Imported inside the function that needs them, never at module level (so that --help and --version stay fast).
-LAZY_IN_SOURCES = {"pathspec", "markdown_it", "selectolax", "charset_normalizer"}
+LAZY_IN_SOURCES = {"pathspec", "markdown_it", "selectolax", "charset_normalizer", "snowballstemmer"}
+# The dense ranking's runtime (the `dense` extra), imported on first use inside sources/dense/.
+LAZY_IN_DENSE = {"numpy", "onnxruntime", "tokenizers"}
 
 
 def _module_level_imports(path: Path) -> set[str]:
@@ -47,8 +49,8 @@ def test_sources_uses_only_the_standard_library_returns_and_the_core() -> None:
     # The PostgreSQL source (the `postgres` extra) alone may use its driver.
     driver = {"psycopg", "psycopg_pool"}
     for path in (PACKAGE / "sources").rglob("*.py"):
-        postgres = path.name == "postgres.py" or path.name.startswith("_postgres_")
-        optional = LAZY_IN_SOURCES | (driver if postgres else set())
+        postgres = path.parent.name == "postgres" or path.name.startswith("_postgres")
+        optional = LAZY_IN_SOURCES | (driver if postgres else set()) | (LAZY_IN_DENSE if path.parent.name == "dense" else set())
         assert _imports(path) <= allowed | optional, (path, _imports(path) - allowed)
         assert _module_level_imports(path) <= allowed | (driver if postgres else set()), (
             path, _module_level_imports(path) - allowed,

@@ -20,7 +20,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("refill")
     # Passages of different lengths, so a smaller lower-ranked one can fit where a larger one did not.
     for at, words in enumerate((12, 90, 40, 8, 60, 5)):
-        body = " ".join(["shedding"] * (at + 1) + ["budget passages tokens"] * words)
+        # Words of its own per passage: passages that share their text would be answered once.
+        body = " ".join(["shedding"] * (at + 1) + [f"budget{at} passages{at} tokens{at}"] * words)
         (root / f"d{at}.md").write_text(f"# Part {at}\n\n{body}.")
     index_paths(root / "i.db", [root]).unwrap()
     return root / "i.db"

@@ -145,7 +145,7 @@ def test_a_bad_field_name_is_shown_safely_and_briefly(name: str, shown: str) -> 
     error = fit_and_render(WorkingSet(), 100, fields=[name]).failure()
     assert isinstance(error, InvalidFields)
     assert error.name == name
-    assert error.problem.startswith("is not a field (known: id, source, kind, score, date")
+    assert error.problem.startswith("is not a field (known: id, source, heading, kind, score, date")
     assert error.message == f"fields: {shown} {error.problem}"
     error.message.encode("utf-8")
 

@@ -21,7 +21,7 @@ from thrift_fp.sources import (
     index_paths,
     search_index,
 )
-from thrift_fp.sources._documents import MAX_JSONL_DEPTH
+from thrift_fp.sources.documents._documents import MAX_JSONL_DEPTH
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs a filesystem that allows non-UTF-8 file names")

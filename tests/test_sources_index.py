@@ -23,7 +23,7 @@ from thrift_fp.sources import (
     index_paths,
     search_index,
 )
-from thrift_fp.sources import _index, _store
+from thrift_fp.sources.sqlite import _index, _store
 
 
 @pytest.fixture

@@ -79,7 +79,7 @@ def test_without_the_postgres_extra_the_url_is_an_error_value(
 ) -> None:
     # As if psycopg were not installed: its import, and so the source's, raises ImportError.
     monkeypatch.setitem(sys.modules, "psycopg", None)
-    for name in [name for name in sys.modules if name.startswith("thrift_fp.sources._postgres_")]:
+    for name in [name for name in sys.modules if name.startswith(("thrift_fp.sources._postgres_", "thrift_fp.sources.postgres."))]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.delitem(sys.modules, "thrift_fp.sources.postgres", raising=False)
     monkeypatch.delattr("thrift_fp.sources.postgres", raising=False)

@@ -267,7 +267,7 @@ def _index_command(
         with _terminated_cleanly():
             indexed = index_paths(
                 Path(db), paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar,
-                include=included, exclude=excluded, gitignore=gitignore, strict=strict,
+                include=included, exclude=excluded, gitignore=gitignore, strict=strict, dense=True,
             )
     finally:
         bar.stop()
@@ -370,6 +370,8 @@ def _index_json(report: IndexReport) -> dict[str, object]:
         "removed": list(report.removed),
         "skipped": _skipped_json(report.skipped),
         "passages": report.passages,
+        # Passage texts embedded by this run (the [dense] extra; 0 without it or when none changed).
+        "embedded": report.embedded,
     }
 
 
@@ -421,8 +423,8 @@ def _ask_command(
     from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
 
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
-    from thrift_fp.cli._postgres import ask_postgres, is_database_url  # noqa: PLC0415
-    from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
+    from thrift_fp.cli._postgres import ask_postgres, is_database_url, postgres_ranking  # noqa: PLC0415
+    from thrift_fp.sources import PathNotFound, assemble, search_ranking  # noqa: PLC0415
 
     asked = ([" ".join(words)] if words else []) + list(queries or ())
     if not asked:
@@ -430,6 +432,7 @@ def _ask_command(
     window_tokens, options = _window(window, budget, encoding)
     _check_encoding(encoding)
     done: Result[Assembled, CliError]
+    database: Path | None = None  # the index file searched (None: a PostgreSQL URL)
     if db is not None and is_database_url(db):
         done = ask_postgres(
             db, asked, context_window=window_tokens, options=options,
@@ -441,7 +444,7 @@ def _ask_command(
             _fail(PathNotFound(db))
         done = assemble(
             asked, database=database, context_window=window_tokens, options=options,
-            max_results=max_results, max_queries=max_queries, tiers=_tiers(tier),
+            max_results=max_results, max_queries=max_queries, tiers=_tiers(tier), dense=True,
         )
     if isinstance(done, Failure):
         _fail(done.failure())
@@ -449,7 +452,14 @@ def _ask_command(
         _write_report(report, done.unwrap())
     matched = bool(done.unwrap().decisions)
     if as_json:
-        typer.echo(json.dumps(_ask_json(done.unwrap(), encoding), indent=2))
+        shown = _ask_json(done.unwrap(), encoding)
+        if database is not None:
+            # Hybrid where the [dense] extra is installed and the index holds its vectors.
+            ranking = search_ranking(database, dense=True)
+            shown |= ranking.unwrap().as_json() if not isinstance(ranking, Failure) else {}
+        elif db is not None:
+            shown |= postgres_ranking(db)
+        typer.echo(json.dumps(shown, indent=2))
     elif matched:
         typer.echo(done.unwrap().text)
         Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
@@ -486,14 +496,14 @@ def _embedded() -> Path:
     from thrift_fp.sources import CorruptDatabase, IndexSettingsMismatch, embedded_corpus, index_paths  # noqa: PLC0415
 
     database = embedded_database()
-    built = index_paths(database, [embedded_corpus()])
+    built = index_paths(database, [embedded_corpus()], dense=True)
     if isinstance(built, Failure) and isinstance(built.failure(), CorruptDatabase | IndexSettingsMismatch):
         # It is only a cache (left by another version, or damaged): build it afresh.
         try:
             database.unlink(missing_ok=True)
         except OSError:
             _fail(built.failure())  # not a file we can remove (a folder): say what is wrong with it
-        built = index_paths(database, [embedded_corpus()])
+        built = index_paths(database, [embedded_corpus()], dense=True)
     if isinstance(built, Failure):
         _fail(built.failure())
     return database
@@ -512,8 +522,9 @@ def _ask_json(done: Assembled, encoding: str) -> dict[str, object]:
             for r in done.receipts
         ],
         "decisions": [
-            {"id": d.record.id, "source": d.record.source, "trust_tier": d.record.trust_tier,
-             "score": d.record.score, "tokens": d.tokens, "kept": d.kept, "reason": d.reason}
+            {"id": d.record.id, "source": d.record.source, "heading": d.record.heading,
+             "trust_tier": d.record.trust_tier, "score": d.record.score, "tokens": d.tokens, "kept": d.kept,
+             "reason": d.reason}
             for d in done.decisions
         ],
         "trace": done.trace.as_dict(),

@@ -24,7 +24,7 @@ from thrift_fp.thrift import ThriftOptions
 
 DATABASE_URL_ENV: Final = "THRIFT_FP_DATABASE_URL"
 
-__all__ = ["DATABASE_URL_ENV", "ask_postgres", "index_postgres", "is_database_url"]
+__all__ = ["DATABASE_URL_ENV", "ask_postgres", "index_postgres", "is_database_url", "postgres_ranking"]
 
 
 def index_postgres(
@@ -59,7 +59,7 @@ def index_postgres(
     with opened.unwrap() as database:
         indexed = source.index_paths(
             database, paths, max_tokens=max_tokens, encoding=encoding, trust_tier=trust_tier, progress=progress,
-            include=include, exclude=exclude, gitignore=gitignore, strict=strict,
+            include=include, exclude=exclude, gitignore=gitignore, strict=strict, dense=True,
         )
     if isinstance(indexed, Failure):
         return Failure(indexed.failure())
@@ -99,6 +99,24 @@ def ask_postgres(
     with opened.unwrap() as database:
         done = source.assemble(
             list(query), database=database, context_window=context_window, options=options,
-            max_results=max_results, max_queries=max_queries, tiers=tiers,
+            max_results=max_results, max_queries=max_queries, tiers=tiers, dense=True,
         )
     return done
+
+
+def postgres_ranking(url: str) -> dict[str, str]:
+    """The ranking fields of ``ask --json`` for the database at ``url`` (empty when it cannot be read).
+
+    >>> postgres_ranking("postgresql://ann:pw@/docs?host=/nonexistent")
+    {}
+    """
+    try:
+        from thrift_fp.sources import postgres as source  # noqa: PLC0415 - only for a postgresql:// URL
+    except ImportError:
+        return {}
+    opened = source.open_database(url, pool_size=1)
+    if isinstance(opened, Failure):
+        return {}
+    with opened.unwrap() as database:
+        ranking = source.search_ranking(database, dense=True)
+    return ranking.unwrap().as_json() if isinstance(ranking, Success) else {}

@@ -29,6 +29,7 @@ FIELDS: Final = (
     "score",
     "inline",
     "artifact_constructor",
+    "heading",
 )
 REQUIRED: Final = frozenset(FIELDS[:5])
 TIERS_TEXT: Final = ", ".join(repr(tier) for tier in TRUST_TIERS)
@@ -115,6 +116,7 @@ _OPTIONAL_CHECKS: Final[tuple[tuple[str, Callable[[object], Result[object, str]]
     ("score", check_score),
     ("inline", check_inline),
     ("artifact_constructor", check_constructor),
+    ("heading", optional_text),
 )
 
 
@@ -127,7 +129,7 @@ def checked_fields(values: dict[str, object]) -> Result[dict[str, object], tuple
     >>> at = datetime(2020, 1, 1, tzinfo=UTC)
     >>> checked_fields({"id": "", "content": "x", "trust_tier": "first-party", "created_at": datetime(2020, 1, 1),
     ...                 "updated_at": at, "source": None, "kind": None, "score": 2, "inline": False,
-    ...                 "artifact_constructor": None}).failure()[0]
+    ...                 "artifact_constructor": None, "heading": None}).failure()[0]
     FieldProblem(field='id', reason="must be a non-empty string, got ''")
     """
     problems: list[FieldProblem] = []

@@ -50,7 +50,7 @@ class RawRetrievable(TypedDict, total=False):
     score: float | int | None
     inline: bool
     artifact_constructor: ArtifactConstructor | None
-
+    heading: str | None
 
 
 # The seed's TypeScript spelling, so a camelCase payload gets a pointed hint.
@@ -119,6 +119,7 @@ def parse_retrievable(raw: RawRetrievable | Mapping[str, object] | object) -> Re
     score = _take(raw, problems, "score", _check_score)
     inline = _take(raw, problems, "inline", _check_inline)
     artifact_constructor = _take(raw, problems, "artifact_constructor", _check_constructor)
+    heading = _take(raw, problems, "heading", _optional_text)
     if problems or id_ is None or content is None or tier is None or created_at is None or updated_at is None:
         return Failure(InvalidRetrievable(tuple(problems)))
     return Success(
@@ -133,6 +134,7 @@ def parse_retrievable(raw: RawRetrievable | Mapping[str, object] | object) -> Re
             score=score,
             inline=bool(inline),
             artifact_constructor=artifact_constructor,
+            heading=heading,
         )
     )
 

@@ -26,7 +26,7 @@ def _plainly_valid(record: Retrievable) -> bool:
     # The common record (text content, UTC timestamps, a float score or none) in a few
     # comparisons: sources build thousands. Anything else takes the full check, which gives the
     # same verdict and names every problem.
-    score, source, kind = record.score, record.source, record.kind
+    score, source, kind, heading = record.score, record.source, record.kind, record.heading
     return (
         type(record.id) is str
         and record.id != ""
@@ -40,6 +40,7 @@ def _plainly_valid(record: Retrievable) -> bool:
         and (score is None or (type(score) is float and 0.0 <= score <= 1.0))
         and (source is None or (type(source) is str and source != ""))
         and (kind is None or (type(kind) is str and kind != ""))
+        and (heading is None or (type(heading) is str and heading != ""))
         and type(cast(object, record.inline)) is bool  # bool is final to mypy, not to a caller
         and record.artifact_constructor is None
     )
@@ -85,6 +86,8 @@ class Retrievable:
     score: float | None = None
     inline: bool = False
     artifact_constructor: ArtifactConstructor | None = None
+    # Where in its document the record sits (a heading path, ``fs › Promises API``), if known.
+    heading: str | None = None
 
     def __post_init__(self) -> None:
         if _plainly_valid(self):

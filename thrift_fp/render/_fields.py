@@ -10,9 +10,9 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.render._errors import InvalidFields
 
-Field = Literal["id", "source", "kind", "score", "date", "created_at", "updated_at"]
+Field = Literal["id", "source", "heading", "kind", "score", "date", "created_at", "updated_at"]
 
-FIELDS: Final[tuple[Field, ...]] = ("id", "source", "kind", "score", "date", "created_at", "updated_at")
+FIELDS: Final[tuple[Field, ...]] = ("id", "source", "heading", "kind", "score", "date", "created_at", "updated_at")
 """Every field, in the order attributes are rendered (whatever order the caller names them in)."""
 
 DEFAULT_FIELDS: Final[tuple[Field, ...]] = ("source", "score", "date")
@@ -25,7 +25,7 @@ def checked_fields(fields: Iterable[object]) -> Result[tuple[Field, ...], Invali
     >>> checked_fields(["date", "source"]).unwrap()
     ('source', 'date')
     >>> checked_fields(["source", "nonce"]).failure().message
-    "fields: 'nonce' is not a field (known: id, source, kind, score, date, created_at, updated_at)"
+    "fields: 'nonce' is not a field (known: id, source, heading, kind, score, date, created_at, updated_at)"
     """
     if isinstance(fields, str):
         return Failure(InvalidFields(fields, "is one string; give a sequence of field names"))

@@ -29,6 +29,7 @@ class Entry(NamedTuple):
     score: float | None
     created_at: datetime
     updated_at: datetime
+    heading: str | None = None
 
     def attributes(self, fields: Sequence[Field]) -> tuple[tuple[str, str], ...]:
         """The rendered attributes for ``fields`` (already in rendering order); a field the record
@@ -54,6 +55,9 @@ class Entry(NamedTuple):
             elif field == "kind":
                 if self.kind is not None:
                     pairs.append(("kind", self.kind))
+            elif field == "heading":
+                if self.heading is not None:
+                    pairs.append(("heading", self.heading))
             elif field == "id":
                 pairs.append(("id", self.record_id))
             else:
@@ -147,7 +151,7 @@ def attribute_columns(
 
 
 # The attribute name each field renders under (`Entry.attributes`); ``source`` varies by tier.
-_ATTRIBUTE_NAME: Final = {"score": "score", "date": "date", "kind": "kind", "id": "id"}
+_ATTRIBUTE_NAME: Final = {"score": "score", "date": "date", "kind": "kind", "id": "id", "heading": "heading"}
 
 
 def _field_values(entries: Sequence[Entry], field: Field) -> list[str | None]:
@@ -163,6 +167,8 @@ def _field_values(entries: Sequence[Entry], field: Field) -> list[str | None]:
         return [None if score is None else trimmed[text] for score, text in zip(scores, formatted, strict=True)]
     if field == "kind":
         return list(map(_kind, entries))
+    if field == "heading":
+        return list(map(_heading, entries))
     if field == "id":
         return list(map(_record_id, entries))
     # Formatted per entry, not per distinct value: equal datetimes can differ in zone or fold.
@@ -174,6 +180,7 @@ def _field_values(entries: Sequence[Entry], field: Field) -> list[str | None]:
 
 _record_id = attrgetter("record_id")
 _source, _kind, _trust_tier = attrgetter("source"), attrgetter("kind"), attrgetter("trust_tier")
+_heading = attrgetter("heading")
 _score = attrgetter("score")
 _date, _isoformat = methodcaller("date"), methodcaller("isoformat")
 _created_at = attrgetter("created_at")

@@ -86,6 +86,7 @@ def entries_of(records: Sequence[Retrievable], encoding: str) -> Result[tuple[En
                 record.score,
                 record.created_at,
                 record.updated_at,
+                record.heading,
             )
         )
     return Success(tuple(entries))
@@ -105,7 +106,7 @@ def _plain_entries(records: Sequence[Retrievable]) -> tuple[Entry, ...] | None:
     # a Python call per record, and every field here was read from a checked `Retrievable`.
     rows = zip(
         ids, map(_trust_tier, records), contents, map(_source, records), map(_kind, records),
-        map(_score, records), map(_created_at, records), map(_updated_at, records),
+        map(_score, records), map(_created_at, records), map(_updated_at, records), map(_heading, records),
     )
     return cast(tuple[Entry, ...], tuple(map(tuple.__new__, repeat(Entry), rows)))
 
@@ -113,6 +114,7 @@ def _plain_entries(records: Sequence[Retrievable]) -> tuple[Entry, ...] | None:
 _content, _id, _trust_tier = attrgetter("content"), attrgetter("id"), attrgetter("trust_tier")
 _source, _kind, _score = attrgetter("source"), attrgetter("kind"), attrgetter("score")
 _created_at, _updated_at = attrgetter("created_at"), attrgetter("updated_at")
+_heading = attrgetter("heading")
 
 
 def nonces_for(

@@ -3,7 +3,8 @@
 A source supplies two things: how to build its `FtsDefinition` for the tiers asked for, and
 how to recognise its own error value inside a failed read (the exception its ``execute``
 raised). Everything else is the same for SQLite and PostgreSQL: checking the queries and the
-tiers, running each query under the lifecycle, merging the hits (one per distinct content),
+tiers, running each query under the lifecycle, merging the hits (one per distinct content, and one
+of each set of near-duplicates, see `collapse`),
 turning them into records (spooled when large), fitting them with the caller's working set and
 rendering, and explaining each record's fate (`Decision`).
 """
@@ -13,14 +14,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._args import CheckedStringsArg
 from thrift_fp.records import ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
-from thrift_fp.render import FitRendered, NonceMode, RenderError, fit_and_render
+from thrift_fp.render import Field, FitRendered, NonceMode, RenderError, fit_and_render
 from thrift_fp.retrieval import (
     ExecutionFailed,
     OperationContext,
@@ -29,13 +30,15 @@ from thrift_fp.retrieval import (
     RetrievalState,
     run_retrieval,
 )
-from thrift_fp.sources._definition import FtsDefinition, hit_to_retrievable
+from thrift_fp.sources._contract import FtsDefinition, Hit, hit_to_retrievable
 from thrift_fp.sources._errors import NoQuery, SourceError
 from thrift_fp.sources._tiers import checked_tiers
-from thrift_fp.sources._search import Hit
+from thrift_fp.sources.ranking._duplicates import collapse
 from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
 
 AssembleError = SourceError | RetrievalError | RecordError | RenderError
+
+ANSWER_FIELDS: Final[tuple[Field, ...]] = ("source", "heading", "score", "date")
 
 FtsReceipt = Receipt[str, Hit, tuple[Hit, ...]]
 
@@ -155,8 +158,9 @@ def answer(
     if isinstance(records, Failure):
         return Failure(records.failure())
     combined = dataclasses.replace(working_set, retrievables=(*working_set.retrievables, *records.unwrap()))
+    # Each passage shows where it comes from (its heading path), priced like every attribute.
     fitted: Result[FitRendered, AssembleError | E] = fit_and_render(
-        combined, context_window, None, options, nonce=nonce
+        combined, context_window, None, options, nonce=nonce, fields=ANSWER_FIELDS
     )
     return fitted.bind(lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding))
 
@@ -189,7 +193,8 @@ def _merged(receipts: tuple[FtsReceipt, ...]) -> tuple[Hit, ...]:
             seen = best.get(hit.content_hash)
             if seen is None or hit.score > seen.score:
                 best[hit.content_hash] = hit
-    return tuple(sorted(best.values(), key=lambda hit: (-hit.score, hit.passage_id)))
+    # The same text from two files (a page and its HTML twin, a copied section) is answered once.
+    return collapse(sorted(best.values(), key=lambda hit: (-hit.score, hit.passage_id)), lambda hit: hit.text)
 
 
 def _records(hits: tuple[Hit, ...], spool: SpoolPolicy | None) -> Result[tuple[Retrievable, ...], AssembleError]:

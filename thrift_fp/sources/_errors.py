@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._shown import shown
+from thrift_fp.sources.dense._errors import DenseModelInvalid, DenseUnavailable, EmbeddingFailed
 from thrift_fp.tokens import TokenError
 
 
@@ -261,6 +262,9 @@ class InvalidArgument(ThriftFpError):
 
 SourceError = (
     Fts5Unavailable
+    | DenseUnavailable
+    | DenseModelInvalid
+    | EmbeddingFailed
     | InvalidChunkBound
     | UnsplittableText
     | InvalidTrustTier

@@ -13,7 +13,7 @@ from typing import Any, Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources._errors import MissingParser
-from thrift_fp.sources._structure import Heading, StructuredText
+from thrift_fp.sources.documents._structure import Heading, StructuredText
 
 # markdown-it counts lines after normalising every line ending to "\n".
 _LINE_END: Final = re.compile(r"\r\n?|\n")

@@ -29,15 +29,17 @@ from thrift_fp.sources._postgres_errors import (
 )
 from thrift_fp.sources._secrets import invalid_port, secret_forms
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 DEFAULT_POOL_SIZE: Final = 8
 DEFAULT_TIMEOUT: Final = 10.0
 APPLICATION_NAME: Final = "thrift_fp"
 
-# The heading path weighs 'A' and the body 'B': with ts_rank_cd's default weights
-# {D 0.1, C 0.2, B 0.4, A 1.0} a word under a matching heading counts 2.5 times a body word.
-# The configuration is a column so that the generated tsvector stays IMMUTABLE per row; it is
-# the collection's, fixed when the collection is first indexed.
+# Each passage keeps its analyzed fields (see `analyze`: the same terms the SQLite source
+# keeps) and `lexicon`, the distinct terms of all three, under a GIN index that finds each
+# question term's passages; the score is computed by the shared ranking from the fields, so
+# both stores rank alike. The GIN index is built without a pending list (fastupdate off):
+# an index run leaves it merged, and the first searches after a run are as fast as later ones.
+# `ts_config` is the collection's text search configuration as given by its first run.
 SCHEMA: Final = """
 CREATE TABLE thrift_fp_schema (
     singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
@@ -48,7 +50,8 @@ CREATE TABLE thrift_fp_collections (
     collection text PRIMARY KEY,
     encoding text NOT NULL,
     max_tokens integer NOT NULL,
-    ts_config regconfig NOT NULL
+    ts_config regconfig NOT NULL,
+    analyzer text NOT NULL
 );
 CREATE TABLE thrift_fp_files (
     collection text NOT NULL REFERENCES thrift_fp_collections ON DELETE CASCADE,
@@ -80,15 +83,18 @@ CREATE TABLE thrift_fp_passages (
     heading_path text NOT NULL,
     text text NOT NULL,
     metadata jsonb NOT NULL,
-    ts_config regconfig NOT NULL,
-    document tsvector GENERATED ALWAYS AS (
-        setweight(to_tsvector(ts_config, heading_path), 'A') || setweight(to_tsvector(ts_config, text), 'B')
-    ) STORED,
+    body_terms text NOT NULL,
+    heading_terms text NOT NULL,
+    trail_terms text NOT NULL,
+    body_length integer NOT NULL,
+    heading_length integer NOT NULL,
+    trail_length integer NOT NULL,
+    lexicon text[] NOT NULL,
     PRIMARY KEY (collection, id),
     UNIQUE (collection, passage_id),
     FOREIGN KEY (collection, path) REFERENCES thrift_fp_files ON DELETE CASCADE
 );
-CREATE INDEX thrift_fp_passages_document ON thrift_fp_passages USING gin (document);
+CREATE INDEX thrift_fp_passages_lexicon ON thrift_fp_passages USING gin (lexicon) WITH (fastupdate = off);
 CREATE INDEX thrift_fp_passages_file ON thrift_fp_passages (collection, path);
 """
 

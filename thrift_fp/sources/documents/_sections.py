@@ -22,9 +22,9 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources._chunk import MIN_PASSAGE_TOKENS, Passage, _Chunker, _fenced_regions, _trim
+from thrift_fp.sources.documents._chunk import MIN_PASSAGE_TOKENS, Passage, _Chunker, _fenced_regions, _trim
 from thrift_fp.sources._errors import InvalidChunkBound, SourceError
-from thrift_fp.sources._structure import Heading, StructuredText
+from thrift_fp.sources.documents._structure import Heading, StructuredText
 from thrift_fp.tokens import TokenEncoding, get_encoding
 
 HEADING_SEPARATOR: Final = " › "
@@ -80,7 +80,7 @@ def section_passages(
 
     ``fenced=True`` keeps blank lines inside Markdown code fences from splitting a passage.
 
-    >>> from thrift_fp.sources._markdown import markdown_structure
+    >>> from thrift_fp.sources.documents._markdown import markdown_structure
     >>> doc = markdown_structure("# fs\\n\\n## Promises API\\n\\n### readFile\\n\\nReads a file.").unwrap()
     >>> [(p.text, p.heading) for p in section_passages(doc, 64).unwrap()]
     [('# fs\\n\\n## Promises API\\n\\n### readFile\\n\\nReads a file.', 'fs › Promises API › readFile')]

@@ -21,8 +21,9 @@ from thrift_fp.sources._answer import (
     SpoolPolicy,
     answer,
 )
-from thrift_fp.sources._definition import SearchFailed, fts5_definition
-from thrift_fp.sources._search import ALL_TIERS, Hit
+from thrift_fp.sources._contract import ALL_TIERS, Hit
+from thrift_fp.sources.dense._hybrid import DenseChoice
+from thrift_fp.sources.sqlite._definition import SearchFailed, fts5_definition
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 
 __all__ = ["AssembleError", "Assembled", "Decision", "FtsReceipt", "SpoolPolicy", "assemble"]
@@ -45,6 +46,7 @@ def assemble(
     spool: SpoolPolicy | None = None,
     working_set: WorkingSet = WorkingSet(),
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
+    dense: DenseChoice = False,
 ) -> Result[Assembled, AssembleError]:
     """Answer ``query`` (or several) from the index: retrieve each under the lifecycle, merge the
     hits (one per distinct content), fit them into ``context_window`` with ``working_set``'s other
@@ -57,6 +59,8 @@ def assemble(
     item (each a ``str``, at least one), and each is one retrieval against the quota.
 
     ``state`` threads the request across calls: its quota and seen keys apply here;
+    ``dense=True`` ranks hybrid where the index holds the ``[dense]`` extra's vectors (see
+    `search_index`).
     ``authorize(query, context)`` may raise to refuse a query (see `fts5_definition`). A failure
     hands back no state, so the caller's ``state`` stays current; to see the state a failed
     read leaves (its key reserved), run `fts5_definition` with ``run_retrieval`` directly.
@@ -83,7 +87,8 @@ def assemble(
     return answer(
         query,
         lambda allowed: fts5_definition(
-            database, max_results=max_results, max_queries=max_queries, tiers=allowed, authorize=authorize
+            database, max_results=max_results, max_queries=max_queries, tiers=allowed, authorize=authorize,
+            dense=dense,
         ),
         lambda cause: cause.error if isinstance(cause, SearchFailed) else None,
         tiers=tiers,  # checked element by element (one str is one tier) by answer

@@ -19,7 +19,7 @@ from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition, RetrievalState
 from thrift_fp._args import CheckedStringsArg, as_strings
 from thrift_fp.sources._answer import Assembled, SpoolPolicy, answer
-from thrift_fp.sources._definition import FtsDefinition, prepare_query
+from thrift_fp.sources._contract import ALL_TIERS, FtsDefinition, Hit, prepare_query
 from thrift_fp.sources._postgres_errors import (
     AuthenticationFailed,
     CollectionMissing,
@@ -39,16 +39,16 @@ from thrift_fp.sources._postgres_errors import (
     is_database_url,
     redact,
 )
-from thrift_fp.sources._postgres_index import (
+from thrift_fp.sources.postgres._index import (
     DEFAULT_BATCH_FILES,
     DEFAULT_COLLECTION,
     DEFAULT_TEXT_SEARCH_CONFIG,
     PostgresIndexReport,
     index_paths,
 )
-from thrift_fp.sources._postgres_search import rank_to_score, search_index, search_terms
-from thrift_fp.sources._postgres_store import SCHEMA_VERSION, PostgresDatabase, open_database
-from thrift_fp.sources._search import ALL_TIERS, Hit
+from thrift_fp.sources.dense._hybrid import DenseChoice
+from thrift_fp.sources.postgres._search import rank_to_score, search_index, search_ranking, search_terms
+from thrift_fp.sources.postgres._store import SCHEMA_VERSION, PostgresDatabase, open_database
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 
 __all__ = [
@@ -83,6 +83,7 @@ __all__ = [
     "redact",
     "require_terms",
     "search_index",
+    "search_ranking",
     "search_terms",
 ]
 
@@ -119,9 +120,11 @@ def postgres_definition(
     tiers: CheckedStringsArg = ALL_TIERS,
     id: str = DEFAULT_DEFINITION_ID,
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
+    dense: DenseChoice = False,
 ) -> FtsDefinition:
     """A retrieval over ``collection``: ``max_results`` passages per query (one per distinct
-    content, best ``ts_rank_cd`` first), at most ``max_queries`` accepted queries per request.
+    content, best ``ts_rank_cd`` first), at most ``max_queries`` accepted queries per request;
+    ``dense`` as for `search_index` (hybrid where the collection holds the model's vectors).
 
     Run it with ``run_retrieval``; ``authorize(query, context)`` may raise to refuse a query.
 
@@ -144,7 +147,7 @@ def postgres_definition(
     allowed = as_strings(tiers)
 
     def execute(query: str, context: OperationContext[object]) -> tuple[Hit, ...]:
-        found = search_index(database, query, collection=collection, limit=max_results, tiers=allowed)
+        found = search_index(database, query, collection=collection, limit=max_results, tiers=allowed, dense=dense)
         if isinstance(found, Failure):
             raise PostgresSearchFailed(found.failure())
         return found.unwrap()
@@ -183,6 +186,7 @@ def assemble(
     spool: SpoolPolicy | None = None,
     working_set: WorkingSet = WorkingSet(),
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
+    dense: DenseChoice = False,
 ) -> Result[Assembled, PostgresAssembleError]:
     """Answer ``query`` (or several) from ``collection``, as the SQLite ``assemble`` does from its
     index: retrieve under the lifecycle, merge, fit into ``context_window``, render.
@@ -200,7 +204,7 @@ def assemble(
         query,
         lambda allowed: postgres_definition(
             database, collection=collection, max_results=max_results, max_queries=max_queries, tiers=allowed,
-            authorize=authorize,
+            authorize=authorize, dense=dense,
         ),
         lambda cause: cause.error if isinstance(cause, PostgresSearchFailed) else None,
         tiers=tiers,  # checked element by element (one str is one tier) by answer

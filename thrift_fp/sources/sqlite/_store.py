@@ -11,12 +11,14 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.sources._errors import CorruptDatabase, DatabaseMissing, Fts5Unavailable, SourceError
 
-SCHEMA_VERSION: Final = "3"
+SCHEMA_VERSION: Final = "4"
 
-# External-content FTS5 table kept in step with `passages` by triggers, so the text is
-# stored once. `files` drives incremental indexing. `heading` is the passage's heading path
-# (``fs › Promises API``), searched as its own column with more weight than the text. '+' is
-# a token character, so C++ and g++ are terms of their own rather than "c" and "g".
+# External-content FTS5 table kept in step with `passages` by triggers, so the analyzed terms
+# are stored once. `files` drives incremental indexing. The FTS5 table indexes the passage's
+# analyzed terms (see `analyze`: lower-cased, stemmed, letters and digits only), not its text:
+# it only finds each question term's passages; the score is computed by the shared ranking
+# from the stored terms, as in every store. `heading` is the passage's own heading, `trail`
+# the headings above it.
 SCHEMA: Final = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(
@@ -41,19 +43,30 @@ CREATE TABLE passages(
     updated_at TEXT NOT NULL,
     content_hash TEXT NOT NULL,
     tokens INTEGER NOT NULL,
+    -- Before the text: scoring reads these columns without walking past the text's pages.
+    body_length INTEGER NOT NULL,
+    heading_length INTEGER NOT NULL,
+    trail_length INTEGER NOT NULL,
+    heading_terms TEXT NOT NULL,
+    trail_terms TEXT NOT NULL,
+    body_terms TEXT NOT NULL,
     text TEXT NOT NULL,
-    heading TEXT NOT NULL,
     metadata TEXT NOT NULL
 );
 CREATE INDEX passages_path ON passages(path);
+-- The collection's sizes are summed from this narrow index, never from the wide rows.
+CREATE INDEX passages_lengths ON passages(body_length, heading_length, trail_length);
 CREATE VIRTUAL TABLE passages_fts USING fts5(
-    text, heading, content='passages', content_rowid='id', tokenize="porter unicode61 tokenchars '+'"
+    body_terms, heading_terms, trail_terms, content='passages', content_rowid='id',
+    tokenize="unicode61 remove_diacritics 0"
 );
 CREATE TRIGGER passages_ai AFTER INSERT ON passages BEGIN
-    INSERT INTO passages_fts(rowid, text, heading) VALUES (new.id, new.text, new.heading);
+    INSERT INTO passages_fts(rowid, body_terms, heading_terms, trail_terms)
+    VALUES (new.id, new.body_terms, new.heading_terms, new.trail_terms);
 END;
 CREATE TRIGGER passages_ad AFTER DELETE ON passages BEGIN
-    INSERT INTO passages_fts(passages_fts, rowid, text, heading) VALUES ('delete', old.id, old.text, old.heading);
+    INSERT INTO passages_fts(passages_fts, rowid, body_terms, heading_terms, trail_terms)
+    VALUES ('delete', old.id, old.body_terms, old.heading_terms, old.trail_terms);
 END;
 """
 
@@ -93,7 +106,7 @@ def create_schema(connection: sqlite3.Connection, settings: dict[str, str]) -> N
     >>> connection = connect(Path(":memory:"))
     >>> create_schema(connection, {"encoding": "cl100k_base"})
     >>> read_settings(connection, Path(":memory:")).unwrap()
-    {'schema_version': '3', 'encoding': 'cl100k_base'}
+    {'schema_version': '4', 'encoding': 'cl100k_base'}
     """
     connection.executescript(SCHEMA)
     connection.executemany(
@@ -110,7 +123,7 @@ def read_settings(connection: sqlite3.Connection, path: Path) -> Result[dict[str
     """
     try:
         rows = connection.execute("SELECT key, value FROM meta").fetchall()
-        connection.execute("SELECT count(*) FROM passages_fts").fetchone()
+        connection.execute("SELECT rowid FROM passages_fts LIMIT 0").fetchall()
     except sqlite3.DatabaseError as exc:
         return Failure(CorruptDatabase(str(path), str(exc), exc))
     settings = {str(key): str(value) for key, value in rows}

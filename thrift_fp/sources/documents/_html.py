@@ -1,8 +1,10 @@
 """HTML as text with its headings, through selectolax (the ``docs`` extra).
 
 Markup goes, text stays: block elements become paragraphs, ``<pre>`` keeps its lines,
-``h1``–``h6`` become heading lines, and script, style, template, navigation and other
-non-content elements are dropped. The walk uses its own stack, so nesting depth is bounded
+``h1``–``h6`` become heading lines, and script, style, template, navigation, buttons (the
+"copy" label of a code block), footers, the page's own header and other non-content elements
+are dropped. Code blocks side by side in one ``<pre>`` (a module and a CommonJS variant) stay
+apart, a blank line between them. The walk uses its own stack, so nesting depth is bounded
 by memory, never by Python's recursion limit.
 """
 
@@ -14,11 +16,17 @@ from typing import Any, Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources._errors import MissingParser
-from thrift_fp.sources._structure import Heading, StructuredText
+from thrift_fp.sources.documents._structure import Heading, StructuredText
 
 _DROPPED: Final = frozenset(
-    {"head", "script", "style", "noscript", "template", "svg", "nav", "iframe", "object", "button", "select"}
+    {
+        "head", "script", "style", "noscript", "template", "svg", "nav", "iframe", "object", "button", "select",
+        "input", "footer",
+    }
 )
+# A page's own <header> (site name, theme toggles, search) is interface, not content; a
+# <header> inside the content (an article's title) is kept.
+_CONTENT: Final = frozenset({"article", "main", "section"})
 _BLOCKS: Final = frozenset(
     {
         "address", "article", "aside", "blockquote", "body", "dd", "details", "div", "dl", "dt", "fieldset",
@@ -66,6 +74,33 @@ class _Writer:
             self._emit(title)
 
 
+def _in_content(node: Any) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.tag in _CONTENT:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _pre_text(node: Any) -> str:
+    # Each <code> child is its own block; interface elements inside the <pre> are dropped.
+    blocks: list[str] = []
+    loose: list[str] = []
+    for child in node.iter(include_text=True):
+        tag: str = child.tag
+        if tag == "-text":
+            loose.append(child.text_content or "")
+        elif tag == "code":
+            blocks.extend(part for part in ("".join(loose).strip("\n"), child.text(deep=True).strip("\n")) if part.strip())
+            loose = []
+        elif tag not in _DROPPED and not tag.startswith("-"):
+            loose.append(child.text(deep=True))
+    if "".join(loose).strip():
+        blocks.append("".join(loose).strip("\n"))
+    return "\n\n".join(blocks)
+
+
 def html_structure(text: str, label: str = "<html>") -> Result[StructuredText, MissingParser]:
     """The readable text of an HTML document, with its ``h1``–``h6`` headings.
 
@@ -75,6 +110,9 @@ def html_structure(text: str, label: str = "<html>") -> Result[StructuredText, M
     'fs\\n\\nFile system.\\n\\nreadFile\\n\\na\\n  b'
     >>> [(h.level, h.title) for h in doc.headings]
     [(1, 'fs'), (2, 'readFile')]
+    >>> html_structure("<header><h1>Site</h1></header><pre><code>a;</code><code>b;</code>"
+    ...                "<button>copy</button></pre>").unwrap().text
+    'a;\\n\\nb;'
     """
     try:
         from selectolax.lexbor import LexborHTMLParser
@@ -96,12 +134,12 @@ def html_structure(text: str, label: str = "<html>") -> Result[StructuredText, M
             continue
         if tag == "-text":
             writer.line.append(node.text_content or "")
-        elif tag in _DROPPED or tag.startswith("-"):
+        elif tag in _DROPPED or tag.startswith("-") or (tag == "header" and not _in_content(node)):
             continue
         elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
             writer.heading(int(tag[1]), node.text(deep=True))
         elif tag == "pre":
-            writer.verbatim(node.text(deep=True))
+            writer.verbatim(_pre_text(node))
         else:
             if tag in _CELLS:
                 writer.line.append(" ")

@@ -1,8 +1,8 @@
-"""The store-independent half of indexing, as the PostgreSQL source uses it.
+"""The store-independent half of indexing, as the PostgreSQL indexer uses it.
 
-Which files a run covers, and how one file becomes passages, are the SQLite source's rules;
-this module is the one place the PostgreSQL indexer calls them, so that when those rules
-change (file selection, parsers, heading paths) only this module follows.
+Which files a run covers, and how one file becomes passages, are the rules of
+`thrift_fp.sources.documents` that the SQLite source follows too; this module is the one
+place the PostgreSQL indexer calls them, and adds what PostgreSQL cannot store (NUL).
 """
 
 from __future__ import annotations
@@ -12,18 +12,16 @@ from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources._documents import DocumentPassage, file_passages, kind_of
+from thrift_fp.sources.documents._documents import DocumentPassage, file_passages, kind_of
 from thrift_fp.sources._errors import SourceError, UnreadableFile
-from thrift_fp.sources._index import _free_label, _gone, _storable_ns, _Stored
-from thrift_fp.sources._walk import FoundFile
+from thrift_fp.sources.documents._files import StoredFile, free_label, gone, storable_ns
+from thrift_fp.sources.documents._sections import HEADING_SEPARATOR
+from thrift_fp.sources.documents._walk import FoundFile
 
 # Re-exported for the indexer: the file walk and the incremental rules are shared with SQLite.
 Found = FoundFile
-Stored = _Stored
-gone = _gone
-free_label = _free_label
-storable_ns = _storable_ns
-HEADING_SEPARATOR = " › "
+Stored = StoredFile
+__all__ = ["Document", "Found", "Stored", "free_label", "gone", "heading_path", "read_document", "storable_ns"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +56,7 @@ def read_document(
     except OSError as exc:
         return Failure(UnreadableFile(str(item.path), str(exc), exc))
     kind = kind_of(item.path)
-    # Binary files, undecodable text and the parsers are the SQLite source's rules (file_passages).
+    # Binary files, undecodable text and the parsers are the shared document rules (file_passages).
     read = file_passages(label, kind, data, max_tokens=max_tokens, encoding=encoding, trust_tier=trust_tier)
     if isinstance(read, Failure):
         return Failure(read.failure())
@@ -75,7 +73,7 @@ def heading_path(passage: DocumentPassage) -> str:
 
     Read from the passage metadata's ``heading_path`` (a list of headings, or one string).
 
-    >>> from thrift_fp.sources._documents import DocumentPassage
+    >>> from thrift_fp.sources.documents._documents import DocumentPassage
     >>> heading_path(DocumentPassage("a#1", 1, "x", 1, "h", "first-party",
     ...     '{"heading_path": ["fs", "Promises API"]}'))
     'fs › Promises API'

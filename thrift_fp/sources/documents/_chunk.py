@@ -25,6 +25,8 @@ MIN_PASSAGE_TOKENS: Final = 8
 # The largest bound an index run stores (a larger one is clamped to it: no passage is that long,
 # so the passages are the same); the settings keep it as a small, printable int.
 MAX_PASSAGE_TOKENS: Final = 2**31 - 1
+# The passage bound both stores index with unless told otherwise.
+DEFAULT_MAX_TOKENS: Final = 256
 
 _SEPARATORS: Final = (
     re.compile(r"\n[^\S\n]*\n\s*"),  # paragraphs: a blank line

@@ -29,7 +29,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg
 from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources._chunk import MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
+from thrift_fp.sources.documents._chunk import DEFAULT_MAX_TOKENS, MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
 from thrift_fp.sources._errors import (
     IndexProblems,
     IndexSettingsMismatch,
@@ -38,7 +38,6 @@ from thrift_fp.sources._errors import (
     SkippedFile,
     SourceError,
 )
-from thrift_fp.sources._index import DEFAULT_MAX_TOKENS
 from thrift_fp.sources._postgres_errors import (
     ConnectionLost,
     IndexInterrupted,
@@ -46,7 +45,7 @@ from thrift_fp.sources._postgres_errors import (
     UnknownTextSearchConfig,
     scrub,
 )
-from thrift_fp.sources._postgres_files import (
+from thrift_fp.sources.postgres._files import (
     Document,
     Found,
     Stored,
@@ -56,8 +55,13 @@ from thrift_fp.sources._postgres_files import (
     read_document,
     storable_ns,
 )
-from thrift_fp.sources._postgres_store import PostgresDatabase, ensure_schema, query_error
-from thrift_fp.sources._walk import DEFAULT_INCLUDE, checked_selection, select_checked
+from thrift_fp.sources.postgres._store import PostgresDatabase, ensure_schema, query_error
+from thrift_fp.sources.ranking._analyze import analyze_fields, default_analyzer
+from thrift_fp.sources.dense._embedder import Embedder
+from thrift_fp.sources.dense._hybrid import DenseChoice
+from thrift_fp.sources.dense._postgres import forget_vectors_model, sync_vectors
+from thrift_fp.sources.dense._sqlite import index_embedder
+from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, checked_selection, select_checked
 from thrift_fp.tokens import get_encoding
 
 Progress = Callable[[int, int, str], None]
@@ -71,7 +75,8 @@ _Outcome = tuple[list[str], list[str], list[SkippedFile]]
 
 _COPY: Final = (
     "COPY thrift_fp_passages (collection, path, passage_id, source, ordinal, kind, trust_tier, created_at,"
-    " updated_at, content_hash, tokens, heading_path, text, metadata, ts_config) FROM STDIN"
+    " updated_at, content_hash, tokens, heading_path, text, metadata, body_terms, heading_terms, trail_terms,"
+    " body_length, heading_length, trail_length, lexicon) FROM STDIN"
 )
 
 
@@ -90,6 +95,8 @@ class PostgresIndexReport:
     skipped: tuple[SkippedFile, ...]
     passages: int
     batches: int
+    # Passage texts embedded by the run (only those whose vectors the collection lacked).
+    embedded: int = 0
 
     @property
     def problems(self) -> tuple[SourceError, ...]:
@@ -112,6 +119,7 @@ def index_paths(
     exclude: CheckedStringsArg = (),
     gitignore: bool = True,
     strict: bool = False,
+    dense: DenseChoice = False,
 ) -> Result[PostgresIndexReport, PostgresSourceError]:
     """Index files and folders into ``collection``; ``trust_tier`` (the operator's) is stored on
     every passage, whatever the documents say. ``text_search_config`` is fixed by the first run
@@ -119,7 +127,8 @@ def index_paths(
     called after each file that had to be read. Inside folders, the files ``include`` picks less
     ``exclude`` and what ``.gitignore`` files ignore, as in the SQLite source. Files that cannot
     be indexed are listed in the report's ``skipped``; with ``strict=True`` any such file fails
-    the run (``IndexProblems``) and the collection stays as it was.
+    the run (``IndexProblems``) and the collection stays as it was. ``dense`` (an embedder, or
+    True for the ``[dense]`` extra's model when installed) embeds new or changed passages too.
 
     >>> import os, tempfile, pathlib
     >>> from thrift_fp.sources.postgres import open_database
@@ -150,9 +159,13 @@ def index_paths(
     if isinstance(found, Failure):
         return Failure(found.failure())
     selection = found.unwrap()
+    embedder = index_embedder(dense)
+    if isinstance(embedder, Failure):
+        return Failure(embedder.failure())
     run = _Run(database, roots, selection.files, collection, max_tokens, encoding, trust_tier, progress, strict)
     # Entries the walk could not take (broken links, FIFOs, undecodable names) are problems too.
     run.walk_problems = selection.skipped
+    run.embedder = embedder.unwrap()
     try:
         with database.pool.connection() as connection:
             return run.index(connection, text_search_config, max(1, batch_files))
@@ -189,6 +202,7 @@ class _Run:
         self.max_tokens, self.encoding, self.trust_tier, self.progress = max_tokens, encoding, trust_tier, progress
         self.strict = strict
         self.walk_problems: tuple[SkippedFile, ...] = ()
+        self.embedder: Embedder | None = None
         self.started = False
         self.committed = 0
         self.total_batches = 0
@@ -250,13 +264,27 @@ class _Run:
         if isinstance(written, Failure):
             return written
         chunked, touched, problems = outcome
+        if chunked and not self.strict:
+            # Ready at once: fresh statistics, so the first searches after a bulk load are planned
+            # as later ones are (the GIN index itself has no pending list to merge: fastupdate off).
+            # A strict run's transaction is still open; its caller's next run, or autovacuum, does it.
+            connection.execute("ANALYZE thrift_fp_passages")
+        embedded = 0
+        if self.embedder is not None:
+            synced = sync_vectors(connection, self.collection, self.embedder)
+            if isinstance(synced, Failure):
+                return Failure(synced.failure())
+            embedded = synced.unwrap()
+        elif chunked or removed or problems:
+            with connection.transaction():
+                forget_vectors_model(connection, self.collection)  # passages changed, not embedded
         row = connection.execute(
             "SELECT count(*) FROM thrift_fp_passages WHERE collection = %s", (self.collection,)
         ).fetchone()
         return Success(
             PostgresIndexReport(
                 self.database.url, self.collection, tuple(chunked), tuple(touched), tuple(unchanged),
-                tuple(removed), tuple(problems), int(str(row[0])) if row else 0, self.committed,
+                tuple(removed), tuple(problems), int(str(row[0])) if row else 0, self.committed, embedded,
             )
         )
 
@@ -332,21 +360,23 @@ class _Run:
             connection.execute("SELECT %s::text::regconfig", (config,))
         except psycopg.errors.UndefinedObject:
             return Failure(UnknownTextSearchConfig(self.database.url, config))
-        wanted = {"encoding": self.encoding, "max_tokens": str(self.max_tokens)}
+        wanted = {"encoding": self.encoding, "max_tokens": str(self.max_tokens), "analyzer": default_analyzer()}
         with connection.transaction():
             self._lock(connection)
             connection.execute(
-                "INSERT INTO thrift_fp_collections (collection, encoding, max_tokens, ts_config)"
-                " VALUES (%s, %s, %s, %s::text::regconfig) ON CONFLICT (collection) DO NOTHING",
-                (self.collection, self.encoding, self.max_tokens, config),
+                "INSERT INTO thrift_fp_collections (collection, encoding, max_tokens, ts_config, analyzer)"
+                " VALUES (%s, %s, %s, %s::text::regconfig, %s) ON CONFLICT (collection) DO NOTHING",
+                (self.collection, self.encoding, self.max_tokens, config, wanted["analyzer"]),
             )
             row = connection.execute(
                 "SELECT encoding, max_tokens::text, ts_config::text,"
-                " %s::text::regconfig::text FROM thrift_fp_collections WHERE collection = %s",
+                " %s::text::regconfig::text, analyzer FROM thrift_fp_collections WHERE collection = %s",
                 (config, self.collection),
             ).fetchone()
         assert row is not None  # inserted above, under the lock
-        stored = {"encoding": str(row[0]), "max_tokens": str(row[1]), "text_search_config": str(row[2])}
+        stored = {
+            "encoding": str(row[0]), "max_tokens": str(row[1]), "text_search_config": str(row[2]), "analyzer": str(row[4])
+        }
         wanted["text_search_config"] = str(row[3])
         for key, value in wanted.items():
             if stored[key] != value:
@@ -432,18 +462,21 @@ class _Run:
                     for _, document, label in chunked
                 ],
             )
-        config_row = connection.execute(
-            "SELECT ts_config::text FROM thrift_fp_collections WHERE collection = %s", (self.collection,)
+        analyzer_row = connection.execute(
+            "SELECT analyzer FROM thrift_fp_collections WHERE collection = %s", (self.collection,)
         ).fetchone()
-        config = str(config_row[0]) if config_row else DEFAULT_TEXT_SEARCH_CONFIG
+        analyzer = str(analyzer_row[0]) if analyzer_row else default_analyzer()
         with connection.cursor() as cursor, cursor.copy(_COPY) as copy:
             for _, document, label in chunked:
                 # Files carry no portable creation time; both stamps are the modification time.
                 stamp = datetime.fromtimestamp(storable_ns(document.mtime_ns) / 1e9, tz=UTC)
                 for passage in document.passages:
                     # The operator's tier, never one a document claims for itself.
+                    fields = analyze_fields(passage.text, passage.heading_path, analyzer)
+                    lexicon = sorted({*fields.body.split(), *fields.heading.split(), *fields.trail.split()})
                     copy.write_row(
                         (self.collection, document.path, passage.passage_id, label, passage.ordinal, document.kind,
                          self.trust_tier, stamp, stamp, passage.content_hash, passage.tokens,
-                         heading_path(passage), passage.text, passage.metadata, config)
+                         heading_path(passage), passage.text, passage.metadata, fields.body, fields.heading,
+                         fields.trail, *fields.lengths, lexicon)
                     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from thrift_fp.sources._structure import Heading, StructuredText
+from thrift_fp.sources.documents._structure import Heading, StructuredText
 
 _ADORNMENT: Final = re.compile(r"([!-/:-@\[-`{-~])\1*[ \t]*")
 _LINE: Final = re.compile(r"[^\n]*(?:\n|$)")

@@ -35,9 +35,9 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, PathArg, as_path
 from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources._chunk import MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
-from thrift_fp.sources._decode import decode_text
-from thrift_fp.sources._documents import DocumentPassage, document_passages, kind_of
+from thrift_fp.sources.documents._chunk import DEFAULT_MAX_TOKENS, MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
+from thrift_fp.sources.documents._decode import decode_text
+from thrift_fp.sources.documents._documents import DocumentPassage, document_passages, kind_of
 from thrift_fp.sources._errors import (
     CorruptDatabase,
     IndexProblems,
@@ -49,24 +49,24 @@ from thrift_fp.sources._errors import (
     SourceError,
     UnreadableFile,
 )
-from thrift_fp.sources._walk import DEFAULT_INCLUDE, FoundFile, checked_selection, select_checked
-from thrift_fp.sources._store import check_fts5, connect, create_schema, read_settings
+from thrift_fp.sources.dense._embedder import Embedder
+from thrift_fp.sources.dense._hybrid import DenseChoice
+from thrift_fp.sources.dense._sqlite import forget_vectors_model, index_embedder, stored_model, sync_vectors
+from thrift_fp.sources.documents._files import StoredFile, free_label, gone, storable_ns
+from thrift_fp.sources.ranking._analyze import analyze_fields, default_analyzer
+from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, FoundFile, checked_selection, select_checked
+from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, read_settings
 from thrift_fp.tokens import get_encoding
 
 Progress = Callable[[int, int, str], None]
-# Filesystems with coarse timestamps (FAT: 2 s) can give two edits the same modification time.
-RACY_NS: Final = 2_000_000_000
-# SQLite's INTEGER is 64 bits: modification times past 2262 (ext4 allows 2446) are stored clamped.
-_MIN_NS: Final = -(2**63)
-_MAX_NS: Final = 2**63 - 1
-DEFAULT_MAX_TOKENS: Final = 256
 
 
 @dataclass(frozen=True, slots=True)
 class IndexReport:
     """What one ``index_paths`` run did, by file: each path lands in exactly one tuple.
 
-    ``skipped`` lists each file the run could not take, with its reason.
+    ``skipped`` lists each file the run could not take, with its reason; ``embedded`` counts the
+    passage texts the run embedded (only those whose vectors the index did not hold yet).
     """
 
     database: str
@@ -76,22 +76,7 @@ class IndexReport:
     removed: tuple[str, ...]
     passages: int
     skipped: tuple[SkippedFile, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class _Stored:
-    source: str
-    trust_tier: str
-    mtime_ns: int
-    size: int
-    sha256: str
-    checked_ns: int
-
-    def unchanged(self, stat: os.stat_result, trust_tier: str) -> bool:
-        # A run's tier applies to every file it names: another tier re-chunks an unchanged file.
-        racy = self.mtime_ns >= self.checked_ns - RACY_NS
-        same_file = (self.mtime_ns, self.size) == (_storable_ns(stat.st_mtime_ns), stat.st_size)
-        return not racy and same_file and self.trust_tier == trust_tier
+    embedded: int = 0
 
 
 def index_paths(
@@ -106,6 +91,7 @@ def index_paths(
     exclude: CheckedStringsArg = (),
     gitignore: bool = True,
     strict: bool = False,
+    dense: DenseChoice = False,
 ) -> Result[IndexReport, SourceError]:
     """Index files and folders into ``database``: inside folders, the files ``include`` picks
     (Markdown, reStructuredText, HTML, text and JSONL by default) less ``exclude`` and what
@@ -154,17 +140,28 @@ def index_paths(
     if isinstance(selected, Failure):
         return Failure(selected.failure())
     found, skipped = selected.unwrap().files, selected.unwrap().skipped
-    settings = {"encoding": encoding, "max_tokens": str(max_tokens)}
+    # With the [dense] extra (or an embedder given), new or changed passages are embedded too.
+    embedder = index_embedder(dense)
+    if isinstance(embedder, Failure):
+        return Failure(embedder.failure())
+    settings = {"encoding": encoding, "max_tokens": str(max_tokens), "analyzer": default_analyzer()}
     # A strict run with problems goes through the files anyway, to report every problem at once.
-    untouched = None if strict and skipped else _nothing_to_do(database, roots, found, settings, trust_tier)
+    untouched = None if strict and skipped else _nothing_to_do(
+        database, roots, found, settings, trust_tier, embedder.unwrap()
+    )
     if untouched is not None:
         return Success(dataclasses.replace(untouched, skipped=skipped))
-    run = _Run(database, roots, found, skipped, settings, trust_tier, progress, strict)
+    run = _Run(database, roots, found, skipped, settings, trust_tier, progress, strict, embedder.unwrap())
     return _in_temporary_copy(database, settings, run.update)
 
 
 def _nothing_to_do(
-    database: Path, roots: Sequence[Path], found: tuple[FoundFile, ...], settings: dict[str, str], trust_tier: str
+    database: Path,
+    roots: Sequence[Path],
+    found: tuple[FoundFile, ...],
+    settings: dict[str, str],
+    trust_tier: str,
+    embedder: Embedder | None,
 ) -> IndexReport | None:
     # The common case, nothing changed, needs no copy of the index: answer from a read-only look.
     if not database.is_file():
@@ -175,6 +172,8 @@ def _nothing_to_do(
             stored_settings = read_settings(connection, database)
             if isinstance(stored_settings, Failure) or _mismatch(database, stored_settings.unwrap(), settings):
                 return None
+            if embedder is not None and stored_model(connection) != embedder.model_id:
+                return None  # the passages are there, their vectors are not
             stored = _stored_files(connection)
             (passages,) = connection.execute("SELECT count(*) FROM passages").fetchone()
         finally:
@@ -188,29 +187,17 @@ def _nothing_to_do(
                 return None
         except OSError:
             return None  # vanished since it was found: the full run reports it
-    if _gone(roots, {str(item.path) for item in found}, stored):
+    if gone(roots, {str(item.path) for item in found}, stored):
         return None
     return IndexReport(str(database), (), (), tuple(str(item.path) for item in found), (), passages)
 
 
-def _stored_files(connection: sqlite3.Connection) -> dict[str, _Stored]:
+def _stored_files(connection: sqlite3.Connection) -> dict[str, StoredFile]:
     return {
-        str(path): _Stored(source, tier, mtime_ns, size, sha, checked_ns)
+        str(path): StoredFile(source, tier, mtime_ns, size, sha, checked_ns)
         for path, source, tier, mtime_ns, size, sha, checked_ns in connection.execute(
             "SELECT path, source, trust_tier, mtime_ns, size, sha256, checked_ns FROM files"
         )
-    }
-
-
-def _gone(roots: Sequence[Path], present: set[str], stored: dict[str, _Stored]) -> set[str]:
-    # Under a named folder and not selected now, or no longer on disk wherever it was.
-    resolved = [root.resolve() for root in roots]
-    return {
-        path
-        for path in stored
-        if path not in present
-        and (any(Path(path) == root or Path(path).is_relative_to(root) for root in resolved)
-             or not os.path.lexists(path))
     }
 
 
@@ -296,10 +283,11 @@ class _Run:
     trust_tier: str
     progress: Progress | None
     strict: bool
+    embedder: Embedder | None
 
     def update(self, connection: sqlite3.Connection) -> Result[IndexReport, SourceError]:
         stored = _stored_files(connection)
-        removed = _gone(self.roots, {str(item.path) for item in self.found}, stored)
+        removed = gone(self.roots, {str(item.path) for item in self.found}, stored)
         _delete(connection, removed)
         labels = {record.source: path for path, record in stored.items() if path not in removed}
         chunked: list[str] = []
@@ -317,7 +305,7 @@ class _Run:
             if previous is not None and previous.unchanged(stat, self.trust_tier):
                 unchanged.append(str(item.path))
             else:
-                to_read.append((item, _storable_ns(stat.st_mtime_ns), stat.st_size, previous))
+                to_read.append((item, storable_ns(stat.st_mtime_ns), stat.st_size, previous))
         for done, (item, mtime_ns, size, previous) in enumerate(to_read, start=1):
             outcome = self._read(connection, item, (mtime_ns, size, time.time_ns()), previous, labels)
             if isinstance(outcome, SkippedFile):
@@ -335,11 +323,19 @@ class _Run:
                     return reported
         if self.strict and skipped:
             return Failure(IndexProblems(str(self.database), tuple(skipped)))
+        embedded = 0
+        if self.embedder is not None:
+            synced = sync_vectors(connection, self.embedder)
+            if isinstance(synced, Failure):
+                return Failure(synced.failure())
+            embedded = synced.unwrap()
+        elif chunked or removed or skipped:
+            forget_vectors_model(connection)  # passages changed and were not embedded
         (passages,) = connection.execute("SELECT count(*) FROM passages").fetchone()
         return Success(
             IndexReport(
                 str(self.database), tuple(chunked), tuple(touched), tuple(unchanged), tuple(sorted(removed)),
-                passages, tuple(skipped),
+                passages, tuple(skipped), embedded,
             )
         )
 
@@ -348,7 +344,7 @@ class _Run:
         connection: sqlite3.Connection,
         item: FoundFile,
         stamps: tuple[int, int, int],
-        previous: _Stored | None,
+        previous: StoredFile | None,
         labels: dict[str, str],
     ) -> bool | SkippedFile:
         """True when chunked, False when only its stamps changed, or why it was skipped."""
@@ -367,7 +363,7 @@ class _Run:
         decoded = decode_text(data, str(item.path))
         if isinstance(decoded, Failure):
             return SkippedFile(str(item.path), decoded.failure())
-        label = previous.source if previous is not None else _free_label(labels, item)
+        label = previous.source if previous is not None else free_label(labels, item)
         kind = kind_of(item.path)
         chunked = document_passages(
             label, kind, decoded.unwrap().text, max_tokens=int(self.settings["max_tokens"]),
@@ -376,7 +372,9 @@ class _Run:
         if isinstance(chunked, Failure):
             return SkippedFile(str(item.path), chunked.failure())
         labels[label] = str(item.path)
-        _write_file(connection, item.path, label, kind, stamps, sha, self.trust_tier, chunked.unwrap())
+        _write_file(
+            connection, item.path, label, kind, stamps, sha, self.trust_tier, chunked.unwrap(), self.settings["analyzer"]
+        )
         return True
 
 
@@ -385,22 +383,12 @@ def _delete(connection: sqlite3.Connection, paths: set[str]) -> None:
     connection.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in paths])
 
 
-def _storable_ns(ns: int) -> int:
-    return max(_MIN_NS, min(ns, _MAX_NS))
-
-
 def _report(database: Path, progress: Progress, done: int, total: int, path: str) -> Result[None, SourceError]:
     try:
         progress(done, total, path)
     except Exception as exc:  # noqa: BLE001 - the caller's progress callback; keep the cause
         return Failure(IndexWriteFailed(str(database), f"the progress callback raised {exc!r}", exc))
     return Success(None)
-
-
-def _free_label(labels: dict[str, str], item: FoundFile) -> str:
-    # Two folders with the same name would give the same label; the later file keeps its full path.
-    owner = labels.get(item.label)
-    return item.label if owner is None or owner == str(item.path) else str(item.path)
 
 
 def _write_file(
@@ -412,6 +400,7 @@ def _write_file(
     sha: str,
     trust_tier: str,
     passages: tuple[DocumentPassage, ...],
+    analyzer: str,
 ) -> None:
     mtime_ns, size, checked_ns = stat
     # Files carry no portable creation time; both stamps are the file's modification time.
@@ -424,13 +413,16 @@ def _write_file(
     )
     connection.executemany(
         "INSERT INTO passages(passage_id, path, source, ordinal, kind, trust_tier, created_at, updated_at,"
-        " content_hash, tokens, text, heading, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [_row(passage, path, label, kind, stamp) for passage in passages],
+        " content_hash, tokens, text, metadata, body_terms, heading_terms, trail_terms, body_length,"
+        " heading_length, trail_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [_row(passage, path, label, kind, stamp, analyzer) for passage in passages],
     )
 
 
-def _row(passage: DocumentPassage, path: Path, label: str, kind: str, stamp: str) -> tuple[object, ...]:
+def _row(passage: DocumentPassage, path: Path, label: str, kind: str, stamp: str, analyzer: str) -> tuple[object, ...]:
+    fields = analyze_fields(passage.text, passage.heading_path, analyzer)
     return (
         passage.passage_id, str(path), label, passage.ordinal, kind, passage.trust_tier, stamp, stamp,
-        passage.content_hash, passage.tokens, passage.text, passage.heading, passage.metadata,
+        passage.content_hash, passage.tokens, passage.text, passage.metadata, fields.body, fields.heading,
+        fields.trail, *fields.lengths,
     )

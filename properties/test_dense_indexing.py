@@ -1,0 +1,69 @@
+"""Properties of embedding at index time: a run embeds exactly the passage inputs the index did not
+hold, once each, and afterwards holds one vector for every input and no other."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests._dense_model import CountingEmbedder
+from thrift_fp.sources import index_paths
+from thrift_fp.sources.dense._vectors import embedding_input
+
+words = st.sampled_from(["budget", "shed", "token", "score", "window", "reserve", "folder", "refill"])
+paragraphs = st.lists(words, min_size=1, max_size=6).map(" ".join)
+documents = st.lists(paragraphs, min_size=1, max_size=4).map(lambda parts: "\n\n".join(parts) + "\n")
+folders = st.dictionaries(st.sampled_from(["a.md", "b.md", "c.md", "d.txt"]), documents, min_size=1, max_size=4)
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for path in root.iterdir():
+        if path.name not in files:
+            path.unlink()
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+        os.utime(root / name, (1e9, 1e9))
+
+
+def _inputs(database: Path) -> set[str]:
+    connection = sqlite3.connect(database)
+    try:
+        return {
+            embedding_input(" › ".join(json.loads(metadata).get("heading_path", [])), text)
+            for metadata, text in connection.execute("SELECT metadata, text FROM passages")
+        }
+    finally:
+        connection.close()
+
+
+def _vectors(database: Path) -> int:
+    connection = sqlite3.connect(database)
+    try:
+        return int(connection.execute("SELECT count(*) FROM dense_vectors").fetchone()[0])
+    finally:
+        connection.close()
+
+
+@given(folders, folders)
+def test_a_run_embeds_exactly_the_inputs_the_index_lacked(before: dict[str, str], after: dict[str, str]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root, database = Path(folder) / "docs", Path(folder) / "i.db"
+        root.mkdir()
+        embedder = CountingEmbedder()
+        _write(root, before)
+        index_paths(database, [root], dense=embedder, max_tokens=16).unwrap()
+        held = _inputs(database)
+        assert sorted(embedder.seen) == sorted(held)  # each input once
+        embedder.seen.clear()
+        _write(root, after)
+        report = index_paths(database, [root], dense=embedder, max_tokens=16).unwrap()
+        now = _inputs(database)
+        assert sorted(embedder.seen) == sorted(now - held)
+        assert report.embedded == len(now - held)
+        assert _vectors(database) == len(now)

@@ -1,0 +1,65 @@
+"""A tiny ONNX sentence encoder made by the tests (onnx's helper API): a word-piece embedding table
+whose output has the shape of a BERT model's last hidden state, loaded through the real loading code."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+VOCABULARY = (
+    "[PAD]", "[UNK]", "[CLS]", "[SEP]", "shed", "##ding", "budget", "token", "##s", "score", "low", "first",
+    "folder", "directory", "make", "create", "drop", "the", "a", "of",
+)
+DIMENSIONS = 8
+
+
+def write_tiny_model(folder: Path, seed: int = 0) -> tuple[Path, Path]:
+    """Write ``tiny.onnx`` and its ``vocab.txt`` into ``folder``; return both paths."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    table = np.random.default_rng(seed).standard_normal((len(VOCABULARY), DIMENSIONS)).astype(np.float32)
+    # Synonyms share a row, so a dense ranking finds "folder" for "directory" where words cannot.
+    table[VOCABULARY.index("folder")] = table[VOCABULARY.index("directory")]
+    table[VOCABULARY.index("make")] = table[VOCABULARY.index("create")]
+    # Special and unknown pieces carry no direction: a text's vector is that of its known words.
+    table[:4] = 0.0
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["embeddings", "input_ids"], ["last_hidden_state"])],
+        "tiny-encoder",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "sequence"]),
+        ],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "sequence", DIMENSIONS])],
+        [numpy_helper.from_array(table, "embeddings")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8  # readable by every onnxruntime the extra allows
+    onnx.checker.check_model(model)
+    model_path, vocabulary_path = folder / "tiny.onnx", folder / "vocab.txt"
+    model_path.write_bytes(model.SerializeToString())
+    vocabulary_path.write_text("\n".join(VOCABULARY) + "\n", encoding="utf-8")
+    return model_path, vocabulary_path
+
+
+@dataclass
+class CountingEmbedder:
+    """A fixture embedder (the `Embedder` shape, no model): a text's vector is the unit vector of its
+    letter counts over a-h, and every text it was asked to embed is recorded."""
+
+    model_id: str = "letters"
+    dimensions: int = DIMENSIONS
+    seen: list[str] = field(default_factory=list)
+
+    def embed(self, texts: Sequence[str]) -> list[bytes]:
+        self.seen.extend(texts)
+        vectors = []
+        for text in texts:
+            counts = [text.lower().count(letter) + 0.01 for letter in "abcdefgh"]
+            norm = sum(value * value for value in counts) ** 0.5
+            vectors.append(struct.pack(f"<{DIMENSIONS}f", *(value / norm for value in counts)))
+        return vectors

@@ -1,0 +1,105 @@
+"""Hybrid ranking over a PostgreSQL collection: the same rules as the SQLite index (vectors stored
+beside the passages, only new or changed passages embedded, fused search, lexical with its reason
+otherwise), and the same answers as SQLite for the same files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests._dense_model import CountingEmbedder, write_tiny_model
+from thrift_fp.sources import index_paths as sqlite_index
+from thrift_fp.sources import search_index as sqlite_search
+from thrift_fp.sources.dense import EmbeddingFailed, load_onnx_embedder, missing_runtime
+from thrift_fp.sources.postgres import PostgresDatabase, index_paths, open_database, search_index, search_ranking
+
+pytestmark = pytest.mark.skipif(missing_runtime() is not None, reason="the [dense] extra's runtime is not installed")
+
+OLD = 1_000_000_000.0
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, (OLD, OLD))
+    return path
+
+
+def _docs(root: Path) -> Path:
+    docs = root / "docs"
+    _write(docs / "budget.md", "# Budget\n\nThe budget is the window less the reserve.\n\n## Shedding\n\nShed the lowest score first.\n")
+    _write(docs / "tokens.md", "# Tokens\n\nCount tokens with the encoding of the model.\n")
+    _write(docs / "folders.md", "# Folders\n\nCreate a folder for each project.\n")
+    return docs
+
+
+@pytest.fixture
+def database(pg_url: str) -> Iterator[PostgresDatabase]:
+    with open_database(pg_url, create=True).unwrap() as opened:
+        yield opened
+
+
+def _vectors(url: str) -> dict[str, bytes]:
+    with psycopg.connect(url) as connection:
+        rows = connection.execute("SELECT key, vector FROM thrift_fp_dense_vectors WHERE collection = 'default'")
+        return {str(key): bytes(vector) for key, vector in rows.fetchall()}
+
+
+def test_vectors_round_trip_and_a_rerun_embeds_only_what_changed(
+    database: PostgresDatabase, pg_url: str, tmp_path: Path
+) -> None:
+    docs, embedder = _docs(tmp_path), CountingEmbedder()
+    first = index_paths(database, [docs], dense=embedder).unwrap()
+    assert first.embedded == len(embedder.seen) == len(_vectors(pg_url)) > 0
+    assert sorted(_vectors(pg_url).values()) == sorted(CountingEmbedder().embed(sorted(embedder.seen)))
+    embedder.seen.clear()
+    assert index_paths(database, [docs], dense=embedder).unwrap().embedded == 0
+    _write(docs / "tokens.md", "# Tokens\n\nCount tokens exactly, never estimate them.\n")
+    again = index_paths(database, [docs], dense=embedder).unwrap()
+    assert again.embedded == len(embedder.seen) == 1 and "never estimate them" in embedder.seen[0]
+    assert len(_vectors(pg_url)) == first.embedded  # the old tokens.md vector is gone
+
+
+def test_hybrid_search_on_postgres_matches_sqlite(database: PostgresDatabase, tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    tiny = load_onnx_embedder(*write_tiny_model(tmp_path), model_id="tiny").unwrap()
+    index_paths(database, [docs], dense=tiny).unwrap()
+    sqlite_index(tmp_path / "i.db", [docs], dense=tiny).unwrap()
+    assert search_ranking(database, dense=tiny).unwrap().kind == "hybrid"
+    for question in ("make directory", "shed the lowest score", "count tokens", "budget window reserve"):
+        on_postgres = [(hit.passage_id, round(hit.score, 9)) for hit in search_index(database, question, dense=tiny).unwrap()]
+        on_sqlite = [
+            (hit.passage_id, round(hit.score, 9)) for hit in sqlite_search(tmp_path / "i.db", question, dense=tiny).unwrap()
+        ]
+        assert on_postgres == on_sqlite, question
+    assert search_index(database, "make directory", dense=tiny).unwrap()[0].path.endswith("folders.md")
+
+
+def test_a_lexical_run_that_changes_passages_makes_postgres_rank_lexically_and_say_why(
+    database: PostgresDatabase, tmp_path: Path
+) -> None:
+    docs, embedder = _docs(tmp_path), CountingEmbedder()
+    index_paths(database, [docs], dense=embedder).unwrap()
+    assert search_ranking(database, dense=embedder).unwrap().kind == "hybrid"
+    _write(docs / "tokens.md", "# Tokens\n\nSomething else.\n")
+    index_paths(database, [docs]).unwrap()
+    ranking = search_ranking(database, dense=embedder).unwrap()
+    assert ranking.as_json() == {
+        "ranking": "lexical",
+        "ranking_reason": "the collection holds no complete set of vectors, not of letters: "
+        "index it again with the [dense] extra installed",
+    }
+
+
+def test_an_embedder_that_fails_is_a_value_on_postgres(database: PostgresDatabase, tmp_path: Path) -> None:
+    class Broken(CountingEmbedder):
+        def embed(self, texts: object) -> list[bytes]:
+            raise MemoryError("no room")
+
+    failed = index_paths(database, [_docs(tmp_path)], dense=Broken()).failure()
+    assert isinstance(failed, EmbeddingFailed)
+    assert search_ranking(database, dense=CountingEmbedder()).unwrap().kind == "lexical"

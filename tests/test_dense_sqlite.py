@@ -1,0 +1,185 @@
+"""Hybrid ranking over an SQLite index: vectors stored beside the passages, only new or changed
+passages embedded, the fused search, and lexical ranking (with its reason) whenever dense cannot run."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sqlite3
+import struct
+from pathlib import Path
+
+import pytest
+
+from tests._dense_model import CountingEmbedder, write_tiny_model
+from thrift_fp.sources import index_paths, search_index, search_ranking
+from thrift_fp.sources.dense import EmbeddingFailed, load_onnx_embedder, missing_runtime
+from thrift_fp.sources.dense._embedder import default_embedder
+from thrift_fp.sources.dense._vectors import embedding_input
+
+pytestmark = pytest.mark.skipif(missing_runtime() is not None, reason="the [dense] extra's runtime is not installed")
+
+
+def _old(path: Path) -> None:
+    # Old files are not "racy": an unchanged one is not read again by the next run.
+    os.utime(path, (1e9, 1e9))
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    _old(path)
+    return path
+
+
+def _docs(root: Path) -> Path:
+    docs = root / "docs"
+    docs.mkdir()
+    _write(docs / "budget.md", "# Budget\n\nThe budget is the window less the reserve.\n\n## Shedding\n\nShed the lowest score first.\n")
+    _write(docs / "tokens.md", "# Tokens\n\nCount tokens with the encoding of the model.\n")
+    _write(docs / "folders.md", "# Folders\n\nCreate a folder for each project.\n")
+    return docs
+
+
+def _stored(database: Path) -> dict[str, bytes]:
+    connection = sqlite3.connect(database)
+    try:
+        return {str(key): bytes(vector) for key, vector in connection.execute("SELECT key, vector FROM dense_vectors")}
+    finally:
+        connection.close()
+
+
+def _inputs(database: Path) -> list[str]:
+    connection = sqlite3.connect(database)
+    try:
+        return [
+            embedding_input(" › ".join(__import__("json").loads(metadata).get("heading_path", [])), text)
+            for metadata, text in connection.execute("SELECT metadata, text FROM passages ORDER BY id")
+        ]
+    finally:
+        connection.close()
+
+
+def test_vectors_are_stored_with_the_passages_and_read_back_unchanged(tmp_path: Path) -> None:
+    docs, embedder = _docs(tmp_path), CountingEmbedder()
+    report = index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
+    inputs = _inputs(tmp_path / "i.db")
+    assert report.embedded == len(set(inputs)) == len(embedder.seen) == report.passages
+    stored = _stored(tmp_path / "i.db")
+    assert sorted(stored.values()) == sorted(CountingEmbedder().embed(sorted(set(inputs))))
+    assert all(len(vector) == 4 * embedder.dimensions for vector in stored.values())
+
+
+def test_a_rerun_embeds_only_the_new_or_changed_passages(tmp_path: Path) -> None:
+    docs, embedder = _docs(tmp_path), CountingEmbedder()
+    index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
+    before = set(_inputs(tmp_path / "i.db"))
+    embedder.seen.clear()
+    # Nothing changed: nothing read, nothing embedded.
+    assert index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap().embedded == 0
+    assert embedder.seen == []
+    # One file gains a section: its other passages keep their vectors.
+    _write(docs / "budget.md", (docs / "budget.md").read_text() + "\n## Refill\n\nA shed passage that fits comes back.\n")
+    report = index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
+    after = set(_inputs(tmp_path / "i.db"))
+    assert sorted(embedder.seen) == sorted(after - before) != []
+    assert report.embedded == len(after - before)
+    # A renamed file holds the same passages: nothing to embed; its old vectors stay in use.
+    embedder.seen.clear()
+    (docs / "tokens.md").rename(docs / "counting.md")
+    _old(docs / "counting.md")
+    assert index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap().embedded == 0
+    assert embedder.seen == []
+    # Vectors no passage needs any more are dropped.
+    (docs / "folders.md").unlink()
+    index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
+    assert len(_stored(tmp_path / "i.db")) == len(set(_inputs(tmp_path / "i.db")))
+
+
+def test_twin_passages_are_embedded_once(tmp_path: Path) -> None:
+    docs, embedder = _docs(tmp_path), CountingEmbedder()
+    _write(docs / "copy.md", (docs / "budget.md").read_text())
+    index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
+    assert len(embedder.seen) == len(set(embedder.seen)) == len(set(_inputs(tmp_path / "i.db")))
+
+
+def test_hybrid_search_finds_a_paraphrase_that_shares_no_word_with_the_passage(tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    tiny = load_onnx_embedder(*write_tiny_model(tmp_path), model_id="tiny").unwrap()
+    index_paths(tmp_path / "i.db", [docs], dense=tiny).unwrap()
+    # "make a directory": no word of it is in "Create a folder"; the tiny model's synonyms are.
+    lexical = search_index(tmp_path / "i.db", "make directory", dense=False).unwrap()
+    hybrid = search_index(tmp_path / "i.db", "make directory", dense=tiny).unwrap()
+    assert all(not hit.path.endswith("folders.md") for hit in lexical)
+    assert hybrid[0].path.endswith("folders.md")
+    assert search_ranking(tmp_path / "i.db", dense=tiny).unwrap().as_json() == {"ranking": "hybrid", "dense_model": "tiny"}
+    # A question both rankings answer alike keeps its lexical best first, and the order is stable.
+    first = search_index(tmp_path / "i.db", "shed the lowest score", dense=tiny).unwrap()
+    assert first[0].path.endswith("budget.md")
+    assert first == search_index(tmp_path / "i.db", "shed the lowest score", dense=tiny).unwrap()
+    assert all(0.0 < hit.score <= 1.0 for hit in first)
+
+
+def test_a_lexical_only_run_that_changes_passages_leaves_ranking_lexical_until_embedded_again(tmp_path: Path) -> None:
+    docs, embedder = _docs(tmp_path), CountingEmbedder()
+    index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
+    _write(docs / "tokens.md", "# Tokens\n\nCount tokens exactly, never estimate them.\n")
+    assert index_paths(tmp_path / "i.db", [docs], dense=False).unwrap().embedded == 0
+    ranking = search_ranking(tmp_path / "i.db", dense=embedder).unwrap()
+    assert (ranking.kind, ranking.reason) == (
+        "lexical",
+        "the index holds no complete set of vectors, not of letters: index it again with the [dense] extra installed",
+    )
+    assert search_index(tmp_path / "i.db", "count tokens", dense=embedder).unwrap()[0].path.endswith("tokens.md")
+    embedder.seen.clear()
+    index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
+    assert len(embedder.seen) == 1 and "never estimate them" in embedder.seen[0]
+    assert search_ranking(tmp_path / "i.db", dense=embedder).unwrap().kind == "hybrid"
+
+
+def test_an_embedder_that_fails_leaves_the_previous_index_as_it_was(tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    index_paths(tmp_path / "i.db", [docs], dense=CountingEmbedder()).unwrap()
+    before = (tmp_path / "i.db").read_bytes()
+
+    class Broken(CountingEmbedder):
+        def embed(self, texts: object) -> list[bytes]:
+            raise MemoryError("no room")
+
+    _write(docs / "tokens.md", "# Tokens\n\nSomething new.\n")
+    failed = index_paths(tmp_path / "i.db", [docs], dense=Broken()).failure()
+    assert isinstance(failed, EmbeddingFailed)
+    assert failed.message == "embedding with 'letters' failed: it raised MemoryError: no room"
+    assert (tmp_path / "i.db").read_bytes() == before
+
+
+def test_without_the_extra_indexing_and_search_stay_lexical_and_say_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = _docs(tmp_path)
+    real = importlib.util.find_spec
+
+    def without_onnxruntime(name: str, package: str | None = None) -> object:
+        return None if name == "onnxruntime" else real(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_onnxruntime)
+    default_embedder.cache_clear()
+    try:
+        report = index_paths(tmp_path / "i.db", [docs], dense=True).unwrap()
+        ranking = search_ranking(tmp_path / "i.db", dense=True).unwrap()
+        hits = search_index(tmp_path / "i.db", "shed the lowest score", dense=True).unwrap()
+    finally:
+        default_embedder.cache_clear()
+    assert report.embedded == 0 and report.passages > 0
+    assert ranking.as_json() == {
+        "ranking": "lexical",
+        "ranking_reason": "dense ranking needs the [dense] extra (pip install 'thrift_fp[dense]'): "
+        "no module named 'onnxruntime'",
+    }
+    assert hits[0].path.endswith("budget.md")
+
+
+def test_turning_dense_off_ranks_lexically_even_where_vectors_exist(tmp_path: Path) -> None:
+    docs, embedder = _docs(tmp_path), CountingEmbedder()
+    index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
+    assert search_ranking(tmp_path / "i.db", dense=False).unwrap().reason == "dense ranking is turned off"
+    assert struct.calcsize("<8f") == 4 * embedder.dimensions

@@ -1,0 +1,107 @@
+"""What every store's search returns and how the lifecycle sees it: the contract both share.
+
+A store (SQLite, PostgreSQL) turns a question into `Hit` values, best first; the retrieval
+definition over any store has the same shape (`FtsDefinition`), normalises queries the same
+way (`prepare_query`), refuses the same empty questions (`require_searchable`), and hands
+its hits to the fit as the same records (`hit_to_retrievable`). Neither store imports the
+other: both import this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from types import MappingProxyType
+
+from returns.result import Result
+
+from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
+from thrift_fp.retrieval import OperationContext, RetrievalDefinition
+from thrift_fp.sources.documents._sections import HEADING_SEPARATOR
+from thrift_fp.sources.ranking._analyze import query_words
+
+ALL_TIERS = frozenset({"first-party", "third-party-public", "third-party-private"})
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One retrieved passage with its store's raw ``rank`` and the ``score`` in [0, 1] the ranking gave it."""
+
+    passage_id: str
+    source: str
+    path: str
+    kind: str
+    trust_tier: str
+    created_at: datetime
+    updated_at: datetime
+    content_hash: str
+    tokens: int
+    text: str
+    rank: float
+    score: float
+    metadata: MappingProxyType[str, object]
+
+    @property
+    def heading_path(self) -> tuple[str, ...]:
+        """The headings the passage sits under, outermost first (empty when it has none).
+
+        >>> from datetime import datetime, timezone
+        >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> Hit("a.md#1", "a.md", "/a.md", "markdown", "first-party", at, at, "h", 3, "x", -2.0, 0.5,
+        ...     MappingProxyType({"heading_path": ["fs", "readFile"]})).heading_path
+        ('fs', 'readFile')
+        """
+        path = self.metadata.get("heading_path")
+        return tuple(str(title) for title in path) if isinstance(path, list) else ()
+
+
+FtsDefinition = RetrievalDefinition[str, Hit, tuple[Hit, ...], object]
+
+
+def prepare_query(query: str, context: OperationContext[object]) -> str:
+    """Normalise a query so that spellings the ranking cannot tell apart share one key.
+
+    >>> prepare_query("  How does\\tSHEDDING work ", OperationContext(None))
+    'how does shedding work'
+    """
+    return " ".join(query.lower().split())
+
+
+def require_searchable(query: str, context: OperationContext[object]) -> None:
+    """Reject a query with no searchable word (the lifecycle turns this into ``InvalidQuery``).
+
+    >>> try:
+    ...     require_searchable("?!", OperationContext(None))
+    ... except ValueError as error:
+    ...     print(error)
+    the query '?!' has no word to search for
+    """
+    if not query_words(query):
+        raise ValueError(f"the query {query!r} has no word to search for")
+
+
+def hit_to_retrievable(hit: Hit) -> Result[Retrievable, InvalidRetrievable]:
+    """The validated record for a hit: its passage id, text, tier, timestamps, source, kind, score
+    and heading path (``fs › Promises API``, none when the passage sits under no heading).
+
+    >>> from datetime import datetime, timezone
+    >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> hit = Hit("a.md#1", "a.md", "/a.md", "markdown", "first-party", at, at, "h", 3,
+    ...           "Shed first.", -2.0, 2 / 3, MappingProxyType({}))
+    >>> record = hit_to_retrievable(hit).unwrap()
+    >>> record.id, record.trust_tier, record.kind, round(record.score, 3)
+    ('a.md#1', 'first-party', 'markdown', 0.667)
+    """
+    return parse_retrievable(
+        {
+            "id": hit.passage_id,
+            "content": hit.text,
+            "trust_tier": hit.trust_tier,
+            "created_at": hit.created_at,
+            "updated_at": hit.updated_at,
+            "source": hit.source,
+            "kind": hit.kind,
+            "score": hit.score,
+            "heading": HEADING_SEPARATOR.join(hit.heading_path) or None,
+        }
+    )

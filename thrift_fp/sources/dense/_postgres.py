@@ -1,0 +1,179 @@
+"""Dense vectors in a PostgreSQL collection: the same rules as the SQLite index, in two tables.
+
+``thrift_fp_dense_vectors(collection, key, vector bytea)`` holds float32 vectors keyed by
+`vector_key`; ``thrift_fp_dense_models(collection, model, generation)`` names the model whose
+vectors cover every passage of a collection, and a random ``generation`` that changes with
+each embedding run, so an in-process cache of the vectors knows when to load them again. A run
+that changes passages without embedding them deletes the collection's row (no pgvector: the
+extension is not assumed; the nearest passages are found in process, as for SQLite).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Collection
+from typing import Final
+
+import psycopg
+from returns.result import Failure, Result, Success
+
+from thrift_fp.sources.dense._embedder import Embedder, checked_embed
+from thrift_fp.sources.dense._errors import DenseError
+from thrift_fp.sources.dense._hybrid import DenseChoice, Ranking
+from thrift_fp.sources.dense._sqlite import chosen_embedder
+from thrift_fp.sources.dense._vectors import (
+    DenseMatrix,
+    cached_matrix,
+    dense_matrix,
+    embed_inputs,
+    heading_of,
+    missing_inputs,
+    vector_key,
+)
+from thrift_fp.sources.ranking._score import Scored
+
+_Connection = psycopg.Connection[tuple[object, ...]]
+
+TABLES: Final = """
+CREATE TABLE IF NOT EXISTS thrift_fp_dense_vectors (
+    collection text NOT NULL REFERENCES thrift_fp_collections ON DELETE CASCADE,
+    key text NOT NULL,
+    vector bytea NOT NULL,
+    PRIMARY KEY (collection, key)
+);
+CREATE TABLE IF NOT EXISTS thrift_fp_dense_models (
+    collection text PRIMARY KEY REFERENCES thrift_fp_collections ON DELETE CASCADE,
+    model text NOT NULL,
+    generation text NOT NULL
+)
+"""
+
+
+def _tables_exist(connection: _Connection) -> bool:
+    row = connection.execute("SELECT to_regclass('thrift_fp_dense_models') IS NOT NULL").fetchone()
+    return bool(row and row[0])
+
+
+def stored_model(connection: _Connection, collection: str) -> tuple[str, str] | None:
+    """The model whose vectors cover every passage of ``collection`` and its generation, or ``None``."""
+    if not _tables_exist(connection):
+        return None
+    row = connection.execute(
+        "SELECT model, generation FROM thrift_fp_dense_models WHERE collection = %s", (collection,)
+    ).fetchone()
+    return None if row is None else (str(row[0]), str(row[1]))
+
+
+def forget_vectors_model(connection: _Connection, collection: str) -> None:
+    """Mark the collection's vectors incomplete: a run changed passages without embedding them."""
+    if _tables_exist(connection):
+        connection.execute("DELETE FROM thrift_fp_dense_models WHERE collection = %s", (collection,))
+
+
+def sync_vectors(
+    connection: _Connection,
+    collection: str,
+    embedder: Embedder,
+    progress: Callable[[int, int], None] | None = None,
+) -> Result[int, DenseError]:
+    """Embed the passages of ``collection`` whose vectors are missing, drop the vectors no passage
+    needs, and record the model under a new generation, in one transaction; returns how many
+    texts were embedded."""
+    with connection.transaction():
+        # Two first runs at once would both create the tables: one waits for the other.
+        connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('thrift_fp dense tables', 0))")
+        connection.execute(TABLES)
+        stored = {
+            str(key)
+            for (key,) in connection.execute(
+                "SELECT key FROM thrift_fp_dense_vectors WHERE collection = %s", (collection,)
+            ).fetchall()
+        }
+        rows = connection.execute(
+            "SELECT metadata::text, text FROM thrift_fp_passages WHERE collection = %s", (collection,)
+        ).fetchall()
+        live, todo = missing_inputs(embedder.model_id, ((heading_of(str(m)), str(t)) for m, t in rows), stored)
+        embedded = embed_inputs(embedder, todo, progress)
+        if isinstance(embedded, Failure):
+            return Failure(embedded.failure())
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                "INSERT INTO thrift_fp_dense_vectors (collection, key, vector) VALUES (%s, %s, %s)"
+                " ON CONFLICT (collection, key) DO UPDATE SET vector = excluded.vector",
+                [(collection, key, vector) for key, vector in embedded.unwrap()],
+            )
+        connection.execute(
+            "DELETE FROM thrift_fp_dense_vectors WHERE collection = %s AND key = ANY(%s)",
+            (collection, sorted(stored - live)),
+        )
+        connection.execute(
+            "INSERT INTO thrift_fp_dense_models (collection, model, generation) VALUES (%s, %s, %s)"
+            " ON CONFLICT (collection) DO UPDATE SET model = excluded.model, generation = excluded.generation",
+            (collection, embedder.model_id, secrets.token_hex(8)),
+        )
+    return Success(len(todo))
+
+
+def ranking_of(
+    connection: _Connection, collection: str, dense: DenseChoice
+) -> tuple[Ranking, Embedder | None, str | None]:
+    """What a search of ``collection`` ranks with, the embedder for the question and the vectors'
+    generation when hybrid."""
+    chosen = chosen_embedder(dense)
+    if chosen is None:
+        return Ranking("lexical", None, "dense ranking is turned off"), None, None
+    if isinstance(chosen, Failure):
+        return Ranking("lexical", None, chosen.failure().message), None, None
+    embedder = chosen.unwrap()
+    stored = stored_model(connection, collection)
+    if stored is None or stored[0] != embedder.model_id:
+        held = "no complete set of vectors" if stored is None else f"vectors of {stored[0]}"
+        return Ranking(
+            "lexical", None,
+            f"the collection holds {held}, not of {embedder.model_id}: "
+            "index it again with the [dense] extra installed",
+        ), None, None
+    return Ranking("hybrid", embedder.model_id, None), embedder, stored[1]
+
+
+def dense_candidates(
+    url: str,
+    connection: _Connection,
+    collection: str,
+    generation: str,
+    embedder: Embedder,
+    question: str,
+    tiers: Collection[str],
+    limit: int,
+) -> Result[tuple[Scored, ...], DenseError]:
+    """The ``limit`` passages of ``collection`` nearest ``question`` among ``tiers`` (``score`` the cosine)."""
+    version = ("postgres", url, collection, embedder.model_id, generation)
+    matrix = cached_matrix(version, lambda: _load(connection, collection, embedder))
+    if matrix is None:
+        return Success(())
+    query = checked_embed(embedder, [question])
+    if isinstance(query, Failure):
+        return Failure(query.failure())
+    return Success(tuple(
+        Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
+        for at, cosine in matrix.nearest(query.unwrap()[0], tiers, limit)
+    ))
+
+
+def _load(connection: _Connection, collection: str, embedder: Embedder) -> DenseMatrix | None:
+    vectors = {
+        str(key): bytes(vector)  # type: ignore[call-overload]  # bytea arrives as bytes (or memoryview)
+        for key, vector in connection.execute(
+            "SELECT key, vector FROM thrift_fp_dense_vectors WHERE collection = %s", (collection,)
+        ).fetchall()
+    }
+    rows = [
+        (str(passage_id), int(str(row)), str(tier), str(digest), vectors[key])
+        for row, passage_id, tier, digest, metadata, text in connection.execute(
+            "SELECT id, passage_id, trust_tier, content_hash, metadata::text, text FROM thrift_fp_passages"
+            " WHERE collection = %s ORDER BY id",
+            (collection,),
+        ).fetchall()
+        if (key := vector_key(embedder.model_id, heading_of(str(metadata)), str(text))) in vectors
+    ]
+    return dense_matrix(embedder.model_id, rows, embedder.dimensions)

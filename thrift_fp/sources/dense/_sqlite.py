@@ -1,0 +1,171 @@
+"""Dense vectors in an SQLite index: the side table, embedding what is new, and the dense candidates of a question.
+
+Vectors live in ``dense_vectors(key, vector)``: ``key`` as `vector_key` makes it, ``vector``
+a BLOB of float32 values. ``meta`` holds ``dense_model``, the model whose vectors cover every
+passage; a run that changes passages without embedding them removes it, so a search never
+fuses an incomplete set of vectors.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import Final
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.sources.dense._embedder import Embedder, checked_embed, default_embedder
+from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
+from thrift_fp.sources.dense._hybrid import DenseChoice, Ranking
+from thrift_fp.sources.dense._vectors import (
+    DenseMatrix,
+    cached_matrix,
+    dense_matrix,
+    embed_inputs,
+    heading_of,
+    missing_inputs,
+    vector_key,
+)
+from thrift_fp.sources.ranking._score import Scored
+
+VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
+MODEL_KEY: Final = "dense_model"
+
+
+def chosen_embedder(dense: DenseChoice) -> Result[Embedder, DenseError] | None:
+    """The embedder ``dense`` asks for: ``None`` for lexical only, else the embedder or why it is unavailable.
+
+    >>> chosen_embedder(False) is None
+    True
+    """
+    if dense is False:
+        return None
+    if dense is True:
+        return default_embedder()
+    return Success(dense)
+
+
+def index_embedder(dense: DenseChoice) -> Result[Embedder | None, DenseError]:
+    """The embedder an index run uses: ``None`` (lexical only) when turned off, or when the default
+    is asked for and the extra is not installed; a model that is installed but cannot load is an error.
+
+    >>> index_embedder(False)
+    <Success: None>
+    """
+    chosen = chosen_embedder(dense)
+    if chosen is None:
+        return Success(None)
+    if isinstance(chosen, Failure):
+        error = chosen.failure()
+        return Success(None) if dense is True and isinstance(error, DenseUnavailable) else Failure(error)
+    return Success(chosen.unwrap())
+
+
+def stored_model(connection: sqlite3.Connection) -> str | None:
+    """The model whose vectors cover every passage of the index, or ``None``.
+
+    >>> stored_model(sqlite3.connect(":memory:")) is None
+    True
+    """
+    try:
+        row = connection.execute("SELECT value FROM meta WHERE key = ?", (MODEL_KEY,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return None if row is None else str(row[0])
+
+
+def forget_vectors_model(connection: sqlite3.Connection) -> None:
+    """Mark the vectors incomplete: a run changed passages without embedding them."""
+    connection.execute("DELETE FROM meta WHERE key = ?", (MODEL_KEY,))
+
+
+def sync_vectors(
+    connection: sqlite3.Connection, embedder: Embedder, progress: Callable[[int, int], None] | None = None
+) -> Result[int, DenseError]:
+    """Embed the passages whose vectors the index lacks, drop the vectors no passage needs,
+    and record the model; returns how many texts were embedded. Runs in the caller's transaction.
+
+    >>> import struct
+    >>> from thrift_fp.sources.sqlite._store import connect, create_schema
+    >>> class Fixed:
+    ...     model_id, dimensions = "fixed", 1
+    ...     def embed(self, texts):
+    ...         return [struct.pack("<f", 1.0) for _ in texts]
+    >>> connection = connect(Path(":memory:"))
+    >>> create_schema(connection, {"encoding": "cl100k_base"})
+    >>> sync_vectors(connection, Fixed()).unwrap(), stored_model(connection)
+    (0, 'fixed')
+    """
+    connection.execute(VECTORS)
+    stored = {str(key) for (key,) in connection.execute("SELECT key FROM dense_vectors")}
+    passages = (
+        (heading_of(str(metadata)), str(text))
+        for metadata, text in connection.execute("SELECT metadata, text FROM passages")
+    )
+    live, todo = missing_inputs(embedder.model_id, passages, stored)
+    embedded = embed_inputs(embedder, todo, progress)
+    if isinstance(embedded, Failure):
+        return Failure(embedded.failure())
+    connection.executemany("INSERT OR REPLACE INTO dense_vectors(key, vector) VALUES (?, ?)", embedded.unwrap())
+    connection.executemany("DELETE FROM dense_vectors WHERE key = ?", [(key,) for key in stored - live])
+    connection.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MODEL_KEY, embedder.model_id))
+    return Success(len(todo))
+
+
+def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Ranking, Embedder | None]:
+    """What a search of this index ranks with, and the embedder for the question when hybrid.
+
+    >>> ranking_of(sqlite3.connect(":memory:"), False)[0].reason
+    'dense ranking is turned off'
+    """
+    chosen = chosen_embedder(dense)
+    if chosen is None:
+        return Ranking("lexical", None, "dense ranking is turned off"), None
+    if isinstance(chosen, Failure):
+        return Ranking("lexical", None, chosen.failure().message), None
+    embedder = chosen.unwrap()
+    model = stored_model(connection)
+    if model != embedder.model_id:
+        held = "no complete set of vectors" if model is None else f"vectors of {model}"
+        return Ranking(
+            "lexical", None,
+            f"the index holds {held}, not of {embedder.model_id}: index it again with the [dense] extra installed",
+        ), None
+    return Ranking("hybrid", embedder.model_id, None), embedder
+
+
+def dense_candidates(
+    database: Path, connection: sqlite3.Connection, embedder: Embedder, question: str, tiers: Collection[str], limit: int
+) -> Result[tuple[Scored, ...], DenseError]:
+    """The ``limit`` passages nearest ``question`` among ``tiers``, as ranked candidates (``score`` the cosine)."""
+    matrix = _matrix(database, connection, embedder)
+    if matrix is None:
+        return Success(())
+    query = checked_embed(embedder, [question])
+    if isinstance(query, Failure):
+        return Failure(query.failure())
+    return Success(tuple(
+        Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
+        for at, cosine in matrix.nearest(query.unwrap()[0], tiers, limit)
+    ))
+
+
+def _matrix(database: Path, connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:
+    # An index run replaces the file by a rename: a new inode or mtime is a new version.
+    status = os.stat(database)
+    version = ("sqlite", str(database.resolve()), status.st_ino, status.st_mtime_ns, status.st_size, embedder.model_id)
+    return cached_matrix(version, lambda: _load(connection, embedder))
+
+
+def _load(connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:
+    vectors = dict(connection.execute("SELECT key, vector FROM dense_vectors").fetchall())
+    rows = [
+        (str(passage_id), int(row), str(tier), str(digest), vectors[key])
+        for row, passage_id, tier, digest, metadata, text in connection.execute(
+            "SELECT id, passage_id, trust_tier, content_hash, metadata, text FROM passages ORDER BY id"
+        )
+        if (key := vector_key(embedder.model_id, heading_of(str(metadata)), str(text))) in vectors
+    ]
+    return dense_matrix(embedder.model_id, rows, embedder.dimensions)

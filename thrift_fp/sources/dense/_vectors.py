@@ -1,0 +1,207 @@
+"""Vectors beside the passages: what is embedded, under which key, and the nearest passages to a question.
+
+A passage's vector is keyed by its embedding input (heading path and text) and the model id, not
+by the passage's row: a re-chunked file whose passages did not change, a renamed file, or the
+``.md`` and ``.html`` twins of one page embed nothing new. An index run embeds only the keys
+it does not hold yet, and forgets the keys no passage has any more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.sources.dense._embedder import Embedder, checked_embed
+from thrift_fp.sources.dense._errors import EmbeddingFailed
+
+# Texts per call to the embedder: bounds memory, and lets a progress report move.
+EMBED_CHUNK: Final = 256
+# Indexes whose vectors stay loaded in one process (each is about 1.5 kB per passage).
+_CACHED: Final = 4
+
+
+def embedding_input(heading: str, text: str) -> str:
+    """What the model reads for a passage: its heading path, then its text.
+
+    The heading path tells the model which API a bare code block documents.
+
+    >>> embedding_input("fs › Promises API", "Reads the file.")
+    'fs › Promises API\\nReads the file.'
+    >>> embedding_input("", "Reads the file.")
+    'Reads the file.'
+    """
+    return f"{heading}\n{text}" if heading else text
+
+
+def heading_of(metadata: str) -> str:
+    """The heading path a passage's stored metadata (JSON) names, joined as it is shown.
+
+    >>> heading_of('{"heading_path": ["fs", "Promises API"]}'), heading_of("{}"), heading_of("not json")
+    ('fs › Promises API', '', '')
+    """
+    try:
+        loaded = json.loads(metadata)
+    except ValueError:
+        return ""
+    path = loaded.get("heading_path") if isinstance(loaded, dict) else None
+    return " › ".join(str(title) for title in path) if isinstance(path, list) else ""
+
+
+def vector_key(model_id: str, heading: str, text: str) -> str:
+    """The key a passage's vector is stored under: the model and exactly what it read.
+
+    >>> vector_key("m", "h", "t") == vector_key("m", "h", "t") != vector_key("m2", "h", "t")
+    True
+    """
+    return hashlib.sha256("\0".join((model_id, heading, text)).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def missing_inputs(model_id: str, passages: Iterable[tuple[str, str]], stored: set[str]) -> tuple[set[str], dict[str, str]]:
+    """The keys the ``(heading, text)`` passages need, and the inputs of those not ``stored`` yet.
+
+    >>> live, todo = missing_inputs("m", [("h", "a"), ("h", "a"), ("", "b")], {vector_key("m", "", "b")})
+    >>> len(live), list(todo.values())
+    (2, ['h\\na'])
+    """
+    live: set[str] = set()
+    todo: dict[str, str] = {}
+    for heading, text in passages:
+        key = vector_key(model_id, heading, text)
+        live.add(key)
+        if key not in stored:
+            todo[key] = embedding_input(heading, text)
+    return live, todo
+
+
+def embed_inputs(
+    embedder: Embedder, todo: dict[str, str], progress: Callable[[int, int], None] | None = None
+) -> Result[tuple[tuple[str, bytes], ...], EmbeddingFailed]:
+    """``(key, vector)`` for every input of ``todo``, embedded in chunks; ``progress(done, total)`` after each.
+
+    >>> import struct
+    >>> class Length:
+    ...     model_id, dimensions = "length", 1
+    ...     def embed(self, texts):
+    ...         return [struct.pack("<f", 1.0) for _ in texts]
+    >>> embed_inputs(Length(), {"k": "text"}).unwrap()
+    (('k', b'\\x00\\x00\\x80?'),)
+    """
+    keys = list(todo)
+    done: list[tuple[str, bytes]] = []
+    for start in range(0, len(keys), EMBED_CHUNK):
+        chunk = keys[start:start + EMBED_CHUNK]
+        vectors = checked_embed(embedder, [todo[key] for key in chunk])
+        if isinstance(vectors, Failure):
+            return Failure(vectors.failure())
+        done.extend(zip(chunk, vectors.unwrap(), strict=True))
+        if progress is not None:
+            try:
+                progress(len(done), len(keys))
+            except Exception as exc:  # noqa: BLE001 - the caller's progress callback; keep the cause
+                return Failure(EmbeddingFailed(embedder.model_id, f"the progress callback raised {exc!r}", exc))
+    return Success(tuple(done))
+
+
+@dataclass(frozen=True, slots=True)
+class DenseMatrix:
+    """Every embedded passage of one index version: ids, tiers, content hashes and the unit vectors, one row each.
+
+    ``rows`` is the store's own row key of each passage, for fetching hits.
+    """
+
+    model_id: str
+    passage_ids: tuple[str, ...]
+    rows: tuple[int, ...]
+    tiers: tuple[str, ...]
+    content_hashes: tuple[str, ...]
+    # numpy.ndarray [passages, dimensions] float32, and each row's index into ``tier_names``
+    # (numpy is the extra's: not imported by this module, so not named in its annotations).
+    matrix: Any
+    tier_names: tuple[str, ...]
+    tier_codes: Any
+
+    def nearest(self, query: bytes, tiers: Collection[str], limit: int) -> tuple[tuple[int, float], ...]:
+        """``(position, cosine)`` of the ``limit`` passages nearest ``query`` among ``tiers``, best
+        first, one per distinct content (as the lexical ranking keeps); ties by position.
+
+        >>> import struct
+        >>> matrix = dense_matrix("m", [("a#1", 1, "first-party", "ka", struct.pack("<2f", 1, 0)),
+        ...     ("b#1", 2, "first-party", "kb", struct.pack("<2f", 0, 1))], 2)
+        >>> matrix.nearest(struct.pack("<2f", 0.6, 0.8), frozenset({"first-party"}), 5)
+        ((1, 0.8...), (0, 0.6...))
+        """
+        import numpy as np
+
+        vectors = self.matrix
+        if limit <= 0 or not self.rows:
+            return ()
+        # einsum, not ``@``: BLAS's threaded matrix-vector product spends 8 ms of CPU and, on a busy
+        # machine, over 100 ms of wall time at 20k x 384 waiting for its threads; einsum's own loop
+        # takes 2 ms (benchmarks/dense_speed.py).
+        scores = np.einsum("ij,j->i", vectors, np.frombuffer(query, dtype="<f4"))
+        allowed = np.array([name in tiers for name in self.tier_names], dtype=bool)
+        scores = np.where(allowed[self.tier_codes], scores, -np.inf)
+        wanted = min(len(self.rows), 2 * limit + 8)
+        top = np.argpartition(-scores, wanted - 1)[:wanted] if wanted < len(self.rows) else np.arange(len(self.rows))
+        best: list[tuple[int, float]] = []
+        seen: set[str] = set()
+        for position in sorted(top.tolist(), key=lambda at: (-float(scores[at]), at)):
+            if not np.isfinite(scores[position]) or self.content_hashes[position] in seen:
+                continue
+            seen.add(self.content_hashes[position])
+            best.append((position, float(scores[position])))
+            if len(best) == limit:
+                break
+        return tuple(best)
+
+
+def dense_matrix(
+    model_id: str, rows: Sequence[tuple[str, int, str, str, bytes]], dimensions: int
+) -> DenseMatrix:
+    """A `DenseMatrix` from ``(passage_id, row, tier, content_hash, vector)`` rows; vectors of another width are left out.
+
+    >>> import struct
+    >>> dense_matrix("m", [("a#1", 1, "first-party", "k", struct.pack("<f", 1))], 2).passage_ids
+    ()
+    """
+    import numpy as np
+
+    width = 4 * dimensions
+    kept = [row for row in rows if len(row[4]) == width]
+    matrix = np.frombuffer(b"".join(row[4] for row in kept), dtype="<f4").reshape(len(kept), dimensions)
+    names = tuple(sorted({row[2] for row in kept}))
+    codes = {name: at for at, name in enumerate(names)}
+    return DenseMatrix(
+        model_id,
+        tuple(row[0] for row in kept),
+        tuple(row[1] for row in kept),
+        tuple(row[2] for row in kept),
+        tuple(row[3] for row in kept),
+        np.ascontiguousarray(matrix, dtype=np.float32),
+        names,
+        np.fromiter((codes[row[2]] for row in kept), dtype=np.int64, count=len(kept)),
+    )
+
+
+_loaded: dict[tuple[object, ...], DenseMatrix | None] = {}
+
+
+def cached_matrix(version: tuple[object, ...], load: Callable[[], DenseMatrix | None]) -> DenseMatrix | None:
+    """The matrix of one index ``version`` (a tuple that changes whenever the index does), loaded once.
+
+    >>> calls = []
+    >>> _ = cached_matrix(("doc", 1), lambda: calls.append(1))
+    >>> _ = cached_matrix(("doc", 1), lambda: calls.append(1))
+    >>> len(calls)
+    1
+    """
+    if version not in _loaded:
+        while len(_loaded) >= _CACHED:
+            del _loaded[next(iter(_loaded))]
+        _loaded[version] = load()
+    return _loaded[version]

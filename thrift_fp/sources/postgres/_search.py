@@ -1,0 +1,219 @@
+"""Search over a PostgreSQL collection: the shared ranking over the GIN index's candidates.
+
+The user's text is never query syntax: it is analyzed into terms by the same analyzer the
+SQLite source uses (`query_words`), and each term is looked up in the passages' ``lexicon``
+(their distinct analyzed terms, under a GIN index). PostgreSQL finds and counts each term's
+passages and hands back the collection's sizes and the candidates' analyzed fields; the
+score and the order are the shared ranking's (`top_passages`), so a collection and an SQLite
+index of the same files return the same passages in the same order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Final
+
+import psycopg
+from psycopg_pool import PoolTimeout
+from returns.result import Failure, Result, Success
+
+from thrift_fp._args import CheckedStringsArg
+from thrift_fp.sources._contract import ALL_TIERS, Hit
+from thrift_fp.sources._postgres_errors import (
+    CollectionMissing,
+    DatabaseUnreachable,
+    PostgresSourceError,
+    scrub,
+)
+from thrift_fp.sources._errors import MissingParser
+from thrift_fp.sources._tiers import checked_tiers
+from thrift_fp.sources.dense._hybrid import POOL, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.dense._postgres import dense_candidates, ranking_of
+from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
+from thrift_fp.sources.postgres._store import PostgresDatabase, query_error
+from thrift_fp.sources.ranking._analyze import analyzer_available, query_words
+from thrift_fp.sources.ranking._score import Candidate, CollectionStats, Scored, term_idfs, top_passages
+
+_Connection = psycopg.Connection[tuple[object, ...]]
+
+# The collection's analyzer and sizes (passages, and the total length of each field).
+_STATS: Final = """
+SELECT c.analyzer, count(p.id), coalesce(sum(p.body_length), 0), coalesce(sum(p.heading_length), 0),
+       coalesce(sum(p.trail_length), 0)
+FROM thrift_fp_collections AS c LEFT JOIN thrift_fp_passages AS p ON p.collection = c.collection
+WHERE c.collection = %(collection)s GROUP BY c.analyzer
+"""
+# How many passages hold each term, over every tier (the GIN index counts them).
+_COUNTS: Final = """
+SELECT term, (SELECT count(*) FROM thrift_fp_passages AS p WHERE p.collection = %(collection)s
+              AND p.lexicon @> ARRAY[term])
+FROM unnest(%(terms)s::text[]) AS term
+"""
+# Each candidate of an allowed tier with its bound (the idfs of the terms it holds), best first.
+_BOUNDED: Final = """
+SELECT p.id, sum(t.w) AS bound
+FROM unnest(%(terms)s::text[], %(idfs)s::float8[]) AS t(term, w)
+JOIN thrift_fp_passages AS p ON p.collection = %(collection)s AND p.lexicon @> ARRAY[t.term]
+WHERE p.trust_tier = ANY(%(tiers)s)
+GROUP BY p.id ORDER BY bound DESC, p.id"""
+_FIRST_PAGE: Final = 512
+_FIELDS: Final = """
+SELECT id, passage_id, content_hash, body_terms, heading_terms, trail_terms, body_length, heading_length,
+       trail_length FROM thrift_fp_passages
+WHERE collection = %(collection)s AND id = ANY(%(keys)s)
+"""
+_ROWS: Final = """
+SELECT id, passage_id, source, path, kind, trust_tier, created_at, updated_at, content_hash, tokens, text, metadata
+FROM thrift_fp_passages WHERE collection = %(collection)s AND id = ANY(%(keys)s)
+"""
+
+
+def search_terms(query: str) -> tuple[str, ...]:
+    """The analyzed terms of ``query`` searched for, the SQLite source's (`query_words`):
+    letters and digits only, never an operator. At most ``MAX_QUERY_TERMS``.
+
+    >>> search_terms('how "does" -shedding OR work? C++ node:fs')
+    ('shed', 'work', 'cplusplus', 'nodefs', 'node', 'fs')
+    >>> search_terms('" - ')
+    ()
+    """
+    return query_words(query)
+
+
+def rank_to_score(rank: float) -> float:
+    """Map a ``ts_rank_cd`` rank (0 or more, higher is better) to a score in [0, 1].
+
+    ``rank / (1 + rank)``: PostgreSQL's own normalisation 32 for ``ts_rank_cd``. 0 for no
+    evidence, approaching 1 for strong matches, strictly increasing in the rank and
+    independent of the other hits, so a passage keeps its score across result sets. A NaN
+    or negative rank scores 0.
+
+    >>> rank_to_score(1.0), rank_to_score(3.0), rank_to_score(float("inf"))
+    (0.5, 0.75, 1.0)
+    """
+    if math.isnan(rank) or rank <= 0:
+        return 0.0
+    if math.isinf(rank):
+        return 1.0
+    return rank / (1.0 + rank)
+
+
+def search_index(
+    database: PostgresDatabase,
+    query: str,
+    *,
+    collection: str = DEFAULT_COLLECTION,
+    limit: int = 8,
+    tiers: CheckedStringsArg = ALL_TIERS,
+    dense: DenseChoice = False,
+) -> Result[tuple[Hit, ...], PostgresSourceError]:
+    """The ``limit`` best passages of ``collection`` for free-text ``query``, one per distinct content.
+
+    ``dense`` as in the SQLite source: where the collection holds the model's vectors, the
+    lexical ranking is fused with the passages nearest the question (see `search_ranking`).
+
+    Any text is a valid query; text without a searchable word finds nothing. A collection that
+    was never indexed is `CollectionMissing`.
+
+    >>> import os, tempfile, pathlib
+    >>> from thrift_fp.sources.postgres import index_paths, open_database
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.txt").write_text("Shedding drops the lowest score first.\\n\\nBudgets are tokens.")
+    >>> with open_database(os.environ["THRIFT_FP_TEST_PG_URL"], create=True).unwrap() as db:
+    ...     _ = index_paths(db, [root], collection=str(root), max_tokens=8).unwrap()
+    ...     hits = search_index(db, "shedding?", collection=str(root)).unwrap()
+    ...     hostile = search_index(db, '"AND ( -x | !y:*', collection=str(root)).unwrap()
+    >>> [(h.passage_id, round(h.score, 2)) for h in hits], hostile
+    ([('...a.txt#1', 0.25)], ())
+    """
+    chosen = checked_tiers(tiers)  # one tier as a str is one tier; each element is checked
+    if isinstance(chosen, Failure):
+        return Failure(chosen.failure())
+    allowed = sorted(chosen.unwrap())
+    try:
+        with database.pool.connection() as connection:
+            found = connection.execute(_STATS, {"collection": collection}).fetchone()
+            if found is None:
+                return Failure(CollectionMissing(database.url, collection))
+            analyzer = str(found[0])
+            if not analyzer_available(analyzer):
+                where = f"{database.url} collection {collection!r}"
+                return Failure(MissingParser(where, f"a collection built with {analyzer}", "snowballstemmer"))
+            terms = query_words(query, analyzer)
+            if not terms or limit <= 0:
+                return Success(())
+            stats = CollectionStats(*(int(str(value)) for value in found[1:]))
+            _, embedder, generation = ranking_of(connection, collection, dense)
+            if embedder is None or generation is None:
+                ranked = _ranked(connection, collection, terms, stats, allowed, limit)
+            else:
+                # Both rankings offer a deeper pool than asked for; the fusion picks the best of both.
+                pool = max(limit, POOL)
+                near = dense_candidates(
+                    database.url, connection, collection, generation, embedder, query, allowed, pool
+                )
+                if isinstance(near, Failure):
+                    return Failure(near.failure())
+                ranked = fuse_scored(_ranked(connection, collection, terms, stats, allowed, pool), near.unwrap(), limit)
+            rows = connection.execute(_ROWS, {"collection": collection, "keys": [s.key for s in ranked]}).fetchall()
+    except PoolTimeout as exc:
+        return Failure(DatabaseUnreachable(database.url, scrub(f"no pooled connection became free: {exc}", database.password)))
+    except psycopg.Error as exc:
+        return Failure(query_error(exc, database.url, database.password, "search"))
+    by_key = {int(str(row[0])): row for row in rows}
+    return Success(tuple(_hit(by_key[scored.key], scored) for scored in ranked if scored.key in by_key))
+
+
+def search_ranking(
+    database: PostgresDatabase, *, collection: str = DEFAULT_COLLECTION, dense: DenseChoice = False
+) -> Result[Ranking, PostgresSourceError]:
+    """Which ranking `search_index` runs on ``collection`` with ``dense``: hybrid, or lexical and why."""
+    try:
+        with database.pool.connection() as connection:
+            return Success(ranking_of(connection, collection, dense)[0])
+    except PoolTimeout as exc:
+        return Failure(DatabaseUnreachable(database.url, scrub(f"no pooled connection became free: {exc}", database.password)))
+    except psycopg.Error as exc:
+        return Failure(query_error(exc, database.url, database.password, "read the ranking"))
+
+
+def _ranked(
+    connection: _Connection, collection: str, terms: Sequence[str], stats: CollectionStats, tiers: Sequence[str], limit: int
+) -> tuple[Scored, ...]:
+    counted = connection.execute(_COUNTS, {"collection": collection, "terms": list(terms)}).fetchall()
+    idfs = term_idfs(terms, stats, {str(term): int(str(df)) for term, df in counted})
+    parameters = {"collection": collection, "terms": list(terms), "idfs": [idfs[t] for t in terms], "tiers": list(tiers)}
+
+    def ordered() -> Iterator[tuple[int, float]]:
+        # The first page usually proves the top; the rest crosses the wire only when it does not.
+        first = connection.execute(_BOUNDED + f" LIMIT {_FIRST_PAGE}", parameters).fetchall()
+        yield from ((int(str(key)), float(str(bound))) for key, bound in first)
+        if len(first) == _FIRST_PAGE:
+            rest = connection.execute(_BOUNDED + f" OFFSET {_FIRST_PAGE}", parameters).fetchall()
+            yield from ((int(str(key)), float(str(bound))) for key, bound in rest)
+
+    def fetch(keys: Sequence[int]) -> list[Candidate]:
+        return [
+            Candidate(
+                int(str(key)), str(pid), str(digest), str(body), str(heading), str(trail),
+                (int(str(b)), int(str(h)), int(str(t))),
+            )
+            for key, pid, digest, body, heading, trail, b, h, t in connection.execute(
+                _FIELDS, {"collection": collection, "keys": list(keys)}
+            )
+        ]
+
+    return top_passages(terms, stats, idfs, ordered(), fetch, limit)
+
+
+def _hit(row: tuple[object, ...], scored: Scored) -> Hit:
+    (_, passage_id, source, path, kind, tier, created, updated, digest, tokens, text, metadata) = row
+    assert isinstance(created, datetime) and isinstance(updated, datetime)  # timestamptz columns
+    return Hit(
+        str(passage_id), str(source), str(path), str(kind), str(tier),
+        created.astimezone(UTC), updated.astimezone(UTC), str(digest), int(str(tokens)), str(text),
+        scored.raw, scored.score, MappingProxyType(metadata if isinstance(metadata, dict) else {}),
+    )

@@ -1,0 +1,188 @@
+"""Search over an SQLite index: the shared ranking over FTS5's candidates, one passage per content.
+
+FTS5 only finds the passages holding each analyzed question term (and counts them); the
+score and the order are the shared ranking's (`top_passages`), computed from the analyzed
+fields the index stores, exactly as the PostgreSQL source does. Scores are the share of the
+most the question could reach (see `thrift_fp.sources.ranking`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
+from types import MappingProxyType
+from typing import Final
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp._args import CheckedStringsArg, PathArg, as_path
+from thrift_fp.sources._contract import ALL_TIERS, Hit
+from thrift_fp.sources._errors import CorruptDatabase, MissingParser, SourceError
+from thrift_fp.sources._tiers import checked_tiers
+from thrift_fp.sources.ranking._analyze import SNOWBALL, analyzer_available, query_words
+from thrift_fp.sources.ranking._score import (
+    HEADING_WEIGHT,
+    Candidate,
+    CollectionStats,
+    Scored,
+    term_idfs,
+    top_passages,
+)
+from thrift_fp.sources.dense._hybrid import POOL, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.dense._sqlite import dense_candidates, ranking_of
+from thrift_fp.sources.sqlite._store import open_index
+
+__all__ = ["HEADING_WEIGHT", "search_index", "search_ranking"]
+
+# SQLite's INTEGER is 64 bits, and a Python list of that many never exists: a bound far past
+# any index keeps the arithmetic small.
+_MAX_LIMIT: Final = 2**31 - 1
+_STATS: Final = "SELECT count(*), total(body_length), total(heading_length), total(trail_length) FROM passages"
+_COUNT: Final = "SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?"
+# CROSS JOIN keeps json_each outermost: one rowid lookup per key, never a scan of passages.
+_FIELDS: Final = (
+    "SELECT p.id, p.passage_id, p.content_hash, p.body_terms, p.heading_terms, p.trail_terms, p.body_length,"
+    " p.heading_length, p.trail_length FROM json_each(?) AS k CROSS JOIN passages AS p ON p.id = k.value"
+)
+_ROWS: Final = (
+    "SELECT p.id, p.passage_id, p.source, p.path, p.kind, p.trust_tier, p.created_at, p.updated_at,"
+    " p.content_hash, p.tokens, p.text, p.metadata FROM json_each(?) AS k CROSS JOIN passages AS p"
+    " ON p.id = k.value"
+)
+
+
+def search_index(
+    database: PathArg,
+    query: str,
+    *,
+    limit: int = 8,
+    tiers: CheckedStringsArg = ALL_TIERS,
+    dense: DenseChoice = False,
+) -> Result[tuple[Hit, ...], SourceError]:
+    """The ``limit`` best passages for free-text ``query``, one per distinct content.
+
+    Where the index holds vectors of the ``dense`` model (by default the ``[dense]`` extra's,
+    when installed), the lexical ranking is fused with the passages nearest the question
+    (`search_ranking` tells which ranking runs, and why); ``dense=False`` ranks lexically.
+
+    Any text is a valid query (see `query_words`); text without a word finds nothing.
+
+    >>> import tempfile, pathlib
+    >>> from thrift_fp.sources import index_paths
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.txt").write_text("Shedding drops the lowest score first.\\n\\nBudgets are tokens.")
+    >>> _ = index_paths(root / "i.db", [root], max_tokens=8).unwrap()
+    >>> [(h.passage_id, round(h.score, 2)) for h in search_index(root / "i.db", "shedding?").unwrap()]
+    [('...a.txt#1', 0.25)]
+    >>> search_index(root / "i.db", '"AND (').unwrap()
+    ()
+    >>> search_index(root / "i.db", "budgets", tiers=["first-party", "internal"]).failure().message
+    "trust tier 'internal' is not one of first-party, third-party-public, third-party-private"
+    """
+    database = as_path(database)
+    allowed = checked_tiers(tiers)
+    if isinstance(allowed, Failure):
+        return Failure(allowed.failure())
+    opened = open_index(database)
+    if isinstance(opened, Failure):
+        return opened
+    connection = opened.unwrap()
+    try:
+        rows = connection.execute("SELECT value FROM meta WHERE key = 'analyzer'").fetchone()
+        analyzer = str(rows[0]) if rows else SNOWBALL
+        if not analyzer_available(analyzer):
+            return Failure(MissingParser(str(database), f"an index built with {analyzer}", "snowballstemmer"))
+        terms = query_words(query, analyzer)
+        if not terms or limit <= 0:
+            return Success(())
+        bounded = min(limit, _MAX_LIMIT)
+        _, embedder = ranking_of(connection, dense)
+        if embedder is None:
+            ranked = _ranked(connection, terms, sorted(allowed.unwrap()), bounded)
+        else:
+            # Both rankings offer a deeper pool than asked for; the fusion picks the best of both.
+            pool = max(bounded, POOL)
+            near = dense_candidates(database, connection, embedder, query, allowed.unwrap(), pool)
+            if isinstance(near, Failure):
+                return Failure(near.failure())
+            ranked = fuse_scored(_ranked(connection, terms, sorted(allowed.unwrap()), pool), near.unwrap(), bounded)
+        hits = _hits(connection, ranked)
+    except sqlite3.DatabaseError as exc:
+        return Failure(CorruptDatabase(str(database), str(exc), exc))
+    finally:
+        connection.close()
+    return Success(hits)
+
+
+def search_ranking(database: PathArg, dense: DenseChoice = False) -> Result[Ranking, SourceError]:
+    """Which ranking `search_index` runs on ``database`` with ``dense``: hybrid, or lexical and why.
+
+    >>> import tempfile, pathlib
+    >>> from thrift_fp.sources import index_paths
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.txt").write_text("Shedding drops the lowest score first.")
+    >>> _ = index_paths(root / "i.db", [root], dense=False).unwrap()
+    >>> search_ranking(root / "i.db", dense=False).unwrap().as_json()
+    {'ranking': 'lexical', 'ranking_reason': 'dense ranking is turned off'}
+    """
+    opened = open_index(as_path(database))
+    if isinstance(opened, Failure):
+        return Failure(opened.failure())
+    connection = opened.unwrap()
+    try:
+        return Success(ranking_of(connection, dense)[0])
+    finally:
+        connection.close()
+
+
+def _ranked(connection: sqlite3.Connection, terms: Sequence[str], tiers: list[str], limit: int) -> tuple[Scored, ...]:
+    passages, body, heading, trail = connection.execute(_STATS).fetchone()
+    stats = CollectionStats(int(passages), int(body), int(heading), int(trail))
+    matches = ['"' + term.replace('"', '""') + '"' for term in terms]
+    # How many passages hold each term, over every tier (FTS5 counts from its index).
+    df = {term: int(connection.execute(_COUNT, (match,)).fetchone()[0]) for term, match in zip(terms, matches)}
+    idfs = term_idfs(terms, stats, df)
+    # Each candidate's bound (the idfs of the terms it holds), summed and sorted in SQL; read
+    # only as far as the ranking needs.
+    held = " UNION ALL ".join(["SELECT rowid AS id, ? AS w FROM passages_fts WHERE passages_fts MATCH ?"] * len(terms))
+    parameters: list[object] = [value for term, match in zip(terms, matches) for value in (idfs[term], match)]
+    if set(tiers) >= ALL_TIERS:
+        query = f"SELECT id, sum(w) AS bound FROM ({held}) GROUP BY id ORDER BY bound DESC, id"
+    else:
+        query = (
+            f"SELECT c.id, sum(c.w) AS bound FROM ({held}) AS c JOIN passages AS p ON p.id = c.id"
+            " WHERE p.trust_tier IN (SELECT value FROM json_each(?)) GROUP BY c.id ORDER BY bound DESC, c.id"
+        )
+        parameters.append(json.dumps(tiers))
+    ordered = connection.cursor().execute(query, parameters)
+
+    def fetch(keys: Sequence[int]) -> list[Candidate]:
+        return [
+            Candidate(key, pid, digest, body, heading, trail, (b, h, t))
+            for key, pid, digest, body, heading, trail, b, h, t in connection.execute(
+                _FIELDS, (json.dumps(list(keys)),)
+            )
+        ]
+
+    return top_passages(terms, stats, idfs, ordered, fetch, limit)
+
+
+def _hits(connection: sqlite3.Connection, ranked: tuple[Scored, ...]) -> tuple[Hit, ...]:
+    rows = {
+        int(row[0]): row
+        for row in connection.execute(_ROWS, (json.dumps([scored.key for scored in ranked]),)).fetchall()
+    }
+    return tuple(_hit(rows[scored.key], scored) for scored in ranked)
+
+
+def _hit(row: tuple[object, ...], scored: Scored) -> Hit:
+    (_, passage_id, source, path, kind, tier, created, updated, digest, tokens, text, metadata) = row
+    loaded = json.loads(str(metadata))
+    return Hit(
+        str(passage_id), str(source), str(path), str(kind), str(tier),
+        datetime.fromisoformat(str(created)), datetime.fromisoformat(str(updated)), str(digest),
+        int(str(tokens)), str(text), scored.raw, scored.score,
+        MappingProxyType(loaded if isinstance(loaded, dict) else {}),
+    )
