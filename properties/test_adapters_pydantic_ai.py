@@ -123,3 +123,33 @@ def test_system_prompt_parts_are_never_shed_and_stay_in_order(drawn: list[Turn],
         return
     shown = [part for message in fitted.unwrap().messages for part in message.parts if isinstance(part, SystemPromptPart)]
     assert shown == system_parts(history)
+
+
+@settings(max_examples=30, deadline=None)
+@given(histories, windows, st.booleans(), st.data())
+def test_a_processor_sees_messages_changed_in_place_between_steps(
+    drawn: list[Turn], window: int, whole: bool, data: st.DataObject
+) -> None:
+    history = written(drawn)
+    processor = ThriftHistory(window, output_reserve=0, whole_turns=whole)
+    processor.fit(history)
+    # Edit the caller's own objects in place, as an agent's code may between two model calls:
+    # a part's text, a request's instructions, or a message's parts list.
+    for _ in range(data.draw(st.integers(min_value=1, max_value=3), label="edits")):
+        message = history[data.draw(st.integers(min_value=0, max_value=len(history) - 1), label="at")]
+        kind = data.draw(st.sampled_from(("text", "instructions", "parts")), label="kind")
+        # Parts whose text is a plain field (a read-only property could not be edited in place).
+        texts: list[object] = [part for part in message.parts if isinstance(getattr(part, "__dict__", {}).get("content"), str)]
+        if kind == "text" and texts:
+            part = data.draw(st.sampled_from(texts), label="part")
+            setattr(part, "content", getattr(part, "content") + data.draw(st.sampled_from((" and more words", "", " é 数据 " * 20))))
+        elif kind == "instructions" and isinstance(message, ModelRequest):
+            message.instructions = data.draw(st.sampled_from((None, "Be brief.", "Cite sources. " * 30)))
+        elif kind == "parts" and texts:
+            setattr(message, "parts", [*message.parts, texts[0]])
+        carried = processor.fit(history)
+        fresh = fit_model_messages(history, window, output_reserve=0, whole_turns=whole)
+        assert type(carried) is type(fresh)
+        if not isinstance(fresh, Failure):
+            assert carried.unwrap().messages == fresh.unwrap().messages
+            assert carried.unwrap().tokens == fresh.unwrap().tokens

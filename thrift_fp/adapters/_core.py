@@ -139,30 +139,33 @@ class CoreFit:
 
 
 class _Groups:
-    """Union of rows linked by tool-call ids (and turns); a group's id is its earliest member."""
+    """Union of rows linked by tool-call ids (and turns); a group's id is its earliest member.
+
+    A parent is never later than its child (a link hangs the later root under the earlier), so
+    one pass in input order resolves every root."""
 
     __slots__ = ("_parent",)
 
-    def __init__(self) -> None:
-        self._parent: dict[int, int] = {}
-
-    def _root(self, index: int) -> int:
-        parent = self._parent
-        while parent[index] != index:
-            parent[index] = parent[parent[index]]
-            index = parent[index]
-        return index
+    def __init__(self, count: int) -> None:
+        self._parent = list(range(count))
 
     def link(self, first: int, second: int) -> None:
-        for index in (first, second):
-            self._parent.setdefault(index, index)
-        low, high = sorted((self._root(first), self._root(second)))
-        self._parent[high] = low
+        parent = self._parent
+        while parent[first] != first:
+            parent[first] = first = parent[parent[first]]
+        while parent[second] != second:
+            parent[second] = second = parent[parent[second]]
+        if first < second:
+            parent[second] = first
+        elif second < first:
+            parent[first] = second
 
-    def ids(self, count: int) -> tuple[str | None, ...]:
-        roots = [self._root(index) if index in self._parent else None for index in range(count)]
-        sizes = Counter(root for root in roots if root is not None)
-        return tuple(None if root is None or sizes[root] < 2 else f"group@{root}" for root in roots)
+    def ids(self) -> tuple[str | None, ...]:
+        roots = self._parent[:]
+        for index, up in enumerate(roots):
+            roots[index] = roots[up]
+        names = {root: f"group@{root}" for root, size in Counter(roots).items() if size > 1}
+        return tuple(map(names.get, roots))
 
 
 def groups(rows: Sequence[Row], pairing: Pairing) -> Result[tuple[str | None, ...], AdapterError]:
@@ -175,7 +178,7 @@ def groups(rows: Sequence[Row], pairing: Pairing) -> Result[tuple[str | None, ..
     >>> groups([Row(1, answers=(("tool_call_id", "z"),))], Pairing()).failure().message
     "messages[0].tool_call_id: no earlier unanswered tool call has id 'z'"
     """
-    linked = _Groups()
+    linked = _Groups(len(rows))
     if pairing.whole_turns:
         start: int | None = None
         # The newest turn is not one group: when it alone is too big its oldest tool rounds go
@@ -209,7 +212,7 @@ def groups(rows: Sequence[Row], pairing: Pairing) -> Result[tuple[str | None, ..
         for call_id, (index, field) in issued.items():
             if call_id not in answered:
                 return Failure(ToolCallWithoutResult(index, field, call_id))
-    return Success(linked.ids(len(rows)))
+    return Success(linked.ids())
 
 
 @no_type_check

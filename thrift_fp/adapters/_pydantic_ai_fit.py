@@ -68,9 +68,12 @@ class TextCounts:
             previous = self._reads
         carried: dict[int, tuple[object, tuple[object, ...], object, Read]] = {}
         reads: list[Read] = []
+        get = previous.get
+        append = reads.append
         for index, message in enumerate(messages):
             shape = _shape(message)
-            seen = previous.get(id(message))
+            key = id(message)
+            seen = get(key)
             if seen is not None and seen[0] is message and seen[2] is media_tokens and _same(seen[1], shape):
                 read = seen[3]
             else:
@@ -78,8 +81,8 @@ class TextCounts:
                 if not isinstance(fresh, Read):
                     return fresh
                 read = fresh
-            carried[id(message)] = (message, shape, media_tokens, read)
-            reads.append(read)
+            carried[key] = (message, shape, media_tokens, read)
+            append(read)
         with self._lock:
             self._reads = carried
         return tuple(reads)
@@ -131,13 +134,13 @@ def _same(before: tuple[object, ...], now: tuple[object, ...]) -> bool:
 def _shape(message: object) -> tuple[object, ...]:
     """What a message's reading depends on, compared element by element (identity first)."""
     parts = getattr(message, "parts", None)
-    shape: list[object] = [type(message), parts, getattr(message, "instructions", None)]
-    if isinstance(parts, list | tuple):
-        shape.append(len(parts))
-        for part in parts:
-            fields = getattr(part, "__dict__", None)
-            shape.append(tuple(fields.values()) if isinstance(fields, dict) else part)
-    return tuple(shape)
+    if not isinstance(parts, list | tuple):
+        return (type(message), parts, getattr(message, "instructions", None))
+    return (
+        type(message), parts, getattr(message, "instructions", None), len(parts),
+        *[tuple(fields.values()) if isinstance(fields := getattr(part, "__dict__", None), dict) else part
+          for part in parts],
+    )
 
 
 def price(

@@ -36,6 +36,7 @@ from thrift_fp.adapters._pydantic_ai_read import Read, fallback_source
 
 # A group link's id: a NUL byte never starts a provider's tool-call id.
 _GROUP: Final = "\x00group@"
+_new: Final = tuple.__new__
 
 
 def plan_rows(reads: Sequence[Read], prices: Sequence[int], whole_turns: bool) -> tuple[Row, ...]:
@@ -75,17 +76,21 @@ def plan_rows(reads: Sequence[Read], prices: Sequence[int], whole_turns: bool) -
     if whole_turns:
         heads = _turn_heads(reads, starts, newest_turn, pinned)
     members = {head for at, head in enumerate(heads) if head is not None and head != at}
-    rows = []
+    links = {head: ("(turn)", f"{_GROUP}{head}") for head in members}
+    rows: list[Row] = []
+    append = rows.append
     for at, read in enumerate(reads):
         head = heads[at]
         issues = read.calls
         answers = read.answers
-        if head is not None and head == at and at in members:
-            issues = (*issues, ("(turn)", f"{_GROUP}{at}"))
-        elif head is not None and head != at:
-            answers = (*answers, ("(turn)", f"{_GROUP}{head}"))
-        role = "request" if read.request else "response"
-        rows.append(Row(prices[at], issues, answers, pinned=pinned[at], role=role, estimated=read.estimated))
+        if head is not None:
+            if head != at:
+                answers = (*answers, links[head])
+            elif at in links:
+                issues = (*issues, links[at])
+        # Positional, in `Row`'s field order: one row per message on every step of an agent loop.
+        append(_new(Row, (prices[at], issues, answers, False, pinned[at],
+                          "request" if read.request else "response", read.estimated)))
     return tuple(rows)
 
 

@@ -440,12 +440,18 @@ def _bill(
 
 
 def _message_tokens(bills: Sequence[_Bill], counting: Counting) -> Result[tuple[int, ...], AdapterError]:
-    """Every message's tokens, from one batch count of all their texts."""
+    """Every message's tokens, from one batch count of all their texts. A real encoding counts
+    each distinct text once (every message repeats its role, tool names recur, and a ``str``'s
+    count never changes); a caller's ``token_counter`` sees every text, as it always has."""
     texts = [text for bill in bills for text in bill.texts]
-    counted = counting.count_many(texts)
+    distinct = texts if counting.custom else list(dict.fromkeys(texts))
+    counted = counting.count_many(distinct)
     if isinstance(counted, Failure):
         return Failure(counted.failure())
     counts = counted.unwrap()
+    if len(distinct) < len(texts):
+        table = dict(zip(distinct, counts))
+        counts = tuple(map(table.__getitem__, texts))
     prices: list[int] = []
     at = 0
     for bill in bills:
