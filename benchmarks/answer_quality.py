@@ -31,9 +31,9 @@ per question, the files of its first 10 passages in order):
 - ``postgres``: thrift_fp's PostgreSQL source (``thrift_fp.sources.postgres``), one collection per
   corpus, on ``$THRIFT_FP_TEST_PG_URL`` or on a throwaway cluster (``.ci/postgres.sh``) started for
   the run and stopped after it;
-- ``dense`` and ``hybrid``: declared slots for the dense-embedding extra (the dense model alone,
-  and lexical fused with it). Their ``rank`` is filled in where that API lands; until then, and
-  whenever the extra is not installed, they are listed as unavailable and skipped.
+- ``dense``, ``hybrid`` and ``hybrid-pg``: the ``[dense]`` extra (``benchmarks/dense_systems.py``):
+  the dense model alone, and lexical fused with it on SQLite and on PostgreSQL; listed as
+  unavailable and skipped where the extra or its model is not installed.
 
 Cache: index databases are kept under ``--cache`` (default ``$TMPDIR/thrift-fp-answer-quality``)
 keyed by corpus and by a fingerprint of the thrift_fp package's source and the corpus selection,
@@ -380,7 +380,34 @@ def _always() -> str | None:
 
 
 def _dense_missing() -> str | None:
-    return "the dense-embedding extra is not wired into this benchmark yet"
+    from benchmarks import dense_systems
+
+    return dense_systems.missing()
+
+
+def _hybrid_postgres_missing() -> str | None:
+    return _dense_missing() or _postgres_missing()
+
+
+def _dense(corpus: Corpus, questions: Sequence[str], context: RunContext) -> Ranked:
+    from benchmarks import dense_systems
+
+    return Ranked(*dense_systems.rank_corpus(corpus.root, corpus.include, corpus.exclude, questions, context.cache,
+                                             "dense"))
+
+
+def _hybrid(corpus: Corpus, questions: Sequence[str], context: RunContext) -> Ranked:
+    from benchmarks import dense_systems
+
+    return Ranked(*dense_systems.rank_corpus(corpus.root, corpus.include, corpus.exclude, questions, context.cache,
+                                             "hybrid"))
+
+
+def _hybrid_postgres(corpus: Corpus, questions: Sequence[str], context: RunContext) -> Ranked:
+    from benchmarks import dense_systems
+
+    return Ranked(*dense_systems.rank_corpus_postgres(context.postgres_url(), corpus.root, corpus.include,
+                                                      corpus.exclude, questions))
 
 
 SYSTEMS: dict[str, System] = {
@@ -388,10 +415,11 @@ SYSTEMS: dict[str, System] = {
     "sqlite": System("sqlite", "thrift_fp lexical, SQLite source (index_paths + search_index)", _sqlite, _always),
     "postgres": System("postgres", "thrift_fp lexical, PostgreSQL source (thrift_fp.sources.postgres)",
                        _postgres, _postgres_missing),
-    # Slots for the dense-embedding extra: set ``rank`` to a function that imports the extra
-    # lazily and ``missing`` to a check naming the absent extra; nothing else here changes.
-    "dense": System("dense", "the dense embedding model alone", None, _dense_missing),
-    "hybrid": System("hybrid", "lexical fused with dense embeddings", None, _dense_missing),
+    # The dense-embedding extra (benchmarks/dense_systems.py imports it lazily).
+    "dense": System("dense", "the dense embedding model alone (SQLite)", _dense, _dense_missing),
+    "hybrid": System("hybrid", "lexical fused with dense embeddings, SQLite source", _hybrid, _dense_missing),
+    "hybrid-pg": System("hybrid-pg", "lexical fused with dense embeddings, PostgreSQL source", _hybrid_postgres,
+                        _hybrid_postgres_missing),
 }
 BASELINES = ("bm25", "sqlite", "postgres")
 
@@ -524,7 +552,7 @@ def main(argv: Sequence[str]) -> int:
     if args.list:
         for system in SYSTEMS.values():
             reason = system.unavailable()
-            print(f"{system.name:9}{'available' if reason is None else 'unavailable: ' + reason:40}  {system.about}")
+            print(f"{system.name:10}{'available' if reason is None else 'unavailable: ' + reason:40}  {system.about}")
         return 0
     names = [name for name in args.corpora.split(",") if name]
     chosen = [name for name in args.systems.split(",") if name]

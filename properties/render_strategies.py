@@ -147,7 +147,7 @@ def build(specs: Sequence[RecordSpec]) -> tuple[Retrievable, ...]:
             kind=spec.kind or None,
             score=spec.score,
             inline=spec.inline,
-            heading=spec.heading,
+            heading=spec.heading or None,
         )
         for slot, spec in enumerate(specs)
     )

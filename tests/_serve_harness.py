@@ -127,9 +127,11 @@ def stdio_session(command: list[str]) -> Iterator[Client]:
 
 @contextmanager
 def http_server(command: list[str]) -> Iterator[str]:
-    """A server started with ``--http 127.0.0.1:0``: its URL; stopped (and waited for) on exit."""
-    process = subprocess.Popen([*command, "--http", "127.0.0.1:0"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               text=True)
+    """A server started with ``--http 127.0.0.1:0``: its URL; stopped (and waited for) on exit.
+    ``command`` runs on this interpreter (`serve_command`): the suite starts no other program."""
+    assert command[0] == sys.executable, command
+    process = subprocess.Popen([sys.executable, *command[1:], "--http", "127.0.0.1:0"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
     try:
         assert process.stderr is not None
         line = process.stderr.readline()

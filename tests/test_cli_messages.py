@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from thrift_fp.cli import run
+from thrift_fp.sources import index_paths
 
 
 @pytest.fixture
@@ -24,7 +25,19 @@ def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     return tmp_path / "index.db"
 
 
-def test_a_question_that_matches_nothing_says_so_and_exits_0(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.fixture
+def lexical_db(tmp_path: Path) -> Path:
+    # An index without vectors ranks lexically: there, a question can match nothing. (With the
+    # [dense] extra's vectors the nearest passages always answer, as dense retrieval does.)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("Shedding drops the lowest score first.")
+    index_paths(tmp_path / "lexical.db", [docs], dense=False).unwrap()
+    return tmp_path / "lexical.db"
+
+
+def test_a_question_that_matches_nothing_says_so_and_exits_0(lexical_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = lexical_db
     assert run(["ask", "--db", str(db), "zzqqxx", "wwvvyy"]) == 0
     out, err = capsys.readouterr()
     assert out == "" and err == "thrift-fp: no passage matched; the context is empty (exit status 0)\n"

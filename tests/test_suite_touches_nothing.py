@@ -27,7 +27,7 @@ def _without_postgres() -> dict[str, str]:
 
 
 def test_without_a_url_the_postgresql_tests_skip_with_one_line_saying_how_to_run_them() -> None:
-    done = _pytest("tests/test_sources_postgres_cli.py", "thrift_fp/sources/postgres.py", env=_without_postgres())
+    done = _pytest("tests/test_sources_postgres_cli.py", "thrift_fp/sources/postgres/__init__.py", env=_without_postgres())
     assert done.returncode == 0, done.stdout + done.stderr
     summary = done.stdout.strip().splitlines()[-1]
     assert re.search(r"\b\d+ skipped\b", summary) and "error" not in summary and "passed" in summary, summary

@@ -44,7 +44,7 @@ from thrift_fp.render._fit import FitRendered, fit_and_render
 from thrift_fp.render._nonce import MIN_KEY_BYTES, NONCE_DIGITS, KeyedNonce, NonceMode, RandomNonce
 from thrift_fp.render._priced import PricedRetrievable
 from thrift_fp.render._render import Rendered, render_retrievables
-from thrift_fp.render._report import (
+from thrift_fp.thrift import (  # the picture of a fit lives with the trace it draws
     BarSegment,
     ReportPassage,
     ReportShed,

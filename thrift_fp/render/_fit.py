@@ -122,7 +122,7 @@ class FitRendered:
         >>> "Nothing was shed." in fit_and_render(WorkingSet(), 100).unwrap()._repr_html_()
         True
         """
-        from thrift_fp.render._report import fit_report_html, report_passages, report_shed  # noqa: PLC0415 - loads when drawn
+        from thrift_fp.thrift import fit_report_html, report_passages, report_shed  # noqa: PLC0415 - loads when drawn
 
         refilled = (key for step in self.trace.refilled for key in step.ids)
         kept = report_passages(self.records, self.costs, refilled=refilled)

@@ -14,6 +14,16 @@ from thrift_fp.thrift._errors import (
     UnmeasurableContent,
 )
 from thrift_fp.thrift._fit import Fitted, fit_async, subtract_to_fit
+from thrift_fp.thrift._picture import (
+    BarSegment,
+    ReportPassage,
+    ReportShed,
+    SegmentKind,
+    fit_report_bar,
+    fit_report_html,
+    report_passages,
+    report_shed,
+)
 from thrift_fp.thrift._options import AGENT, RAG, SHED_ORDERS, SHED_PASSES, ShedOrder, ShedPass, ThriftOptions
 from thrift_fp.thrift._relevance import (
     Turn,
@@ -47,6 +57,14 @@ from thrift_fp.thrift._working_set import WorkingSet
 __all__ = [
     "AGENT",
     "RAG",
+    "BarSegment",
+    "ReportPassage",
+    "ReportShed",
+    "SegmentKind",
+    "fit_report_bar",
+    "fit_report_html",
+    "report_passages",
+    "report_shed",
     "SHED_ORDERS",
     "SHED_PASSES",
     "Bucket",

@@ -21,6 +21,7 @@ from thrift_fp.thrift._passes import SHEDDING, UNCONDITIONAL, Plan, Unmeasured, 
 from thrift_fp.thrift._shape_check import check_shapes
 from thrift_fp.thrift._trace import BucketTrace, RefillTrace, ThriftTrace
 from thrift_fp.thrift._working_set import WorkingSet
+from thrift_fp.thrift._picture import fit_report_html, report_passages
 from thrift_fp.tokens import TokenCounts, TokenEncoding, get_encoding
 
 
@@ -46,16 +47,11 @@ class Fitted:
 
     def _repr_html_(self) -> str:
         """The fit as one self-contained HTML page, shown inline by a notebook (the window bar,
-        what was shed and why, the kept passages, the trace); see `thrift_fp.render.fit_report_html`.
+        what was shed and why, the kept passages, the trace); see `thrift_fp.thrift.fit_report_html`.
 
         >>> subtract_to_fit(WorkingSet(system_prompt="Be brief."), 100).unwrap()._repr_html_()[:15]
         '<!DOCTYPE html>'
         """
-        # Imported here, not at module level: the HTML picture is presentation, which lives in
-        # render, a layer to thrift's right (render imports thrift). A notebook asking for the
-        # picture is the only caller, so importing thrift never loads render.
-        from thrift_fp.render import fit_report_html, report_passages  # noqa: PLC0415
-
         refilled = (key for step in self.trace.refilled for key in step.ids)
         return fit_report_html(self.trace, report_passages(self.working_set.retrievables, refilled=refilled))
 

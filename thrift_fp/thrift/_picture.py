@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from thrift_fp._shown import shown
-from thrift_fp.thrift import ThriftTrace
+from thrift_fp.thrift._trace import ThriftTrace
 
 _PRINTABLE_BITS: Final = 200
 
