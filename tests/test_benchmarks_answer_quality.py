@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks._eval_set import Question
-from benchmarks.answer_quality import SYSTEMS, evaluate, first_answer, metrics, run
+from benchmarks.answer_quality import SYSTEMS, System, evaluate, first_answer, metrics, run
 
 _DOCS = {
     "guide/cache.md": "# Caching\n\nRemember the results of an expensive call so the next call is free.\n",
@@ -53,18 +53,23 @@ def test_a_repeated_file_spends_a_rank_and_only_the_first_ten_count() -> None:
     assert metrics([["a.md"] * 5 + ["b.md"], ["b.md"]], questions) == {"hit@1": 0.5, "hit@5": 0.5, "MRR@10": (1 / 6 + 1) / 2}
 
 
-def test_sqlite_answers_the_tiny_set_by_file_and_reuses_its_cached_index(tmp_path: Path) -> None:
+def test_sqlite_answers_the_tiny_set_by_file_and_reuses_its_cached_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = _tiny_set(tmp_path, tmp_path / "docs")
     lines: list[str] = []
     cache = tmp_path / "cache"
-    first = evaluate("tune", ["tiny", "gone"], ["sqlite", "dense"], cache, lines.append, folder)
+    # A system this machine cannot run (as dense is without its extra) is reported and skipped.
+    monkeypatch.setitem(SYSTEMS, "absent", System("absent", "a system whose extra is missing",
+                                                  SYSTEMS["sqlite"].rank, lambda: "its extra is not installed"))
+    first = evaluate("tune", ["tiny", "gone"], ["sqlite", "absent"], cache, lines.append, folder)
     again = evaluate("tune", ["tiny"], ["sqlite"], cache, lines.append, folder)
     assert [(r.corpus, r.system) for r in first] == [("tiny", "sqlite")]
     assert first[0].scores == again[0].scores == {"hit@1": 0.75, "hit@5": 0.75, "MRR@10": 0.75}
     assert first[0].misses == ("tiny-4",)
     assert first[0].passages == 3 and len(list(cache.glob("tiny-*.sqlite"))) == 1
     assert any(line.startswith("gone:") and "skipped" in line for line in lines)
-    assert any(line.startswith("tiny dense: unavailable") for line in lines)
+    assert any(line.startswith("tiny absent: unavailable (its extra is not installed)") for line in lines)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("rank_bm25") is None or importlib.util.find_spec("bm25s") is None
