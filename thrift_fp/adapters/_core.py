@@ -44,6 +44,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.adapters._core_args import Budgeting, Counting, checked_budget, checked_counting, registered
 from thrift_fp.adapters._core_documents import fit_order
 from thrift_fp.adapters._core_errors import (
+    InvalidArgument,
     AdapterError,
     DuplicateToolCall,
     FitFailed,
@@ -109,6 +110,24 @@ class Shedding:
     refill: bool = True
     nonce: NonceMode = RandomNonce()
     render: bool = True
+
+
+def checked_shedding(
+    shed_order: object, refill: object, nonce: NonceMode, render: bool = True
+) -> Result[Shedding, AdapterError]:
+    """The caller's shedding choices checked at the public boundary (every adapter that takes
+    documents checks them the same way): a `ShedOrder` and a bool.
+
+    >>> checked_shedding("newest first", True, RandomNonce()).failure().message
+    "invalid shed_order 'newest first': expected a ShedOrder (AGENT or RAG)"
+    >>> checked_shedding(AGENT, False, RandomNonce()).unwrap().refill
+    False
+    """
+    if not isinstance(shed_order, ShedOrder):
+        return Failure(InvalidArgument("shed_order", shed_order, "expected a ShedOrder (AGENT or RAG)"))
+    if not isinstance(refill, bool):
+        return Failure(InvalidArgument("refill", refill, "expected a bool"))
+    return Success(Shedding(shed_order, refill, nonce, render))
 
 
 @dataclass(frozen=True, slots=True)

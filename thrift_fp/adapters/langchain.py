@@ -63,7 +63,7 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, fit_rows
+from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, fit_rows
 from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records
 from thrift_fp.adapters._core_report import fit_picture
@@ -310,13 +310,6 @@ def _documents(documents: object, score_key: object, source_key: object) -> Resu
     return Success(rows)
 
 
-def _shedding(shed_order: object, refill: object, nonce: NonceMode, render: bool = True) -> Result[Shedding, AdapterError]:
-    if not isinstance(shed_order, ShedOrder):
-        return Failure(InvalidArgument("shed_order", shed_order, "expected a ShedOrder (AGENT or RAG)"))
-    if not isinstance(refill, bool):
-        return Failure(InvalidArgument("refill", refill, "expected a bool"))
-    return Success(Shedding(shed_order, refill, nonce, render))
-
 
 def _fit(
     messages: object, documents: object, context_window: object, output_reserve: object, reserve_fraction: object,
@@ -390,7 +383,7 @@ def fit_messages(
     """
     done = _fit(
         messages, documents, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
-        _shedding(shed_order, refill, nonce), tier, keep_system, score_key, source_key,
+        checked_shedding(shed_order, refill, nonce), tier, keep_system, score_key, source_key,
     )
     if isinstance(done, Failure):
         return Failure(done.failure())
@@ -433,7 +426,7 @@ def fit_documents(
     """
     done = _fit(
         (), documents, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
-        _shedding(AGENT, refill, nonce, render), tier, True, score_key, source_key,
+        checked_shedding(AGENT, refill, nonce, render), tier, True, score_key, source_key,
     )
     if isinstance(done, Failure):
         return Failure(done.failure())

@@ -45,7 +45,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, fit_rows
+from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, fit_rows
 from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records
 from thrift_fp.adapters._core_report import fit_picture
@@ -266,13 +266,6 @@ def _nodes(nodes: object, metadata_mode: object, source_key: object) -> Result[l
     return Success(rows)
 
 
-def _shedding(shed_order: object, refill: object, nonce: NonceMode, render: bool = True) -> Result[Shedding, AdapterError]:
-    if not isinstance(shed_order, ShedOrder):
-        return Failure(InvalidArgument("shed_order", shed_order, "expected a ShedOrder (AGENT or RAG)"))
-    if not isinstance(refill, bool):
-        return Failure(InvalidArgument("refill", refill, "expected a bool"))
-    return Success(Shedding(shed_order, refill, nonce, render))
-
 
 def _fit(
     messages: object, nodes: object, context_window: object, output_reserve: object, reserve_fraction: object,
@@ -337,7 +330,7 @@ def fit_nodes(
     """
     done = _fit(
         (), nodes, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
-        _shedding(AGENT, refill, nonce, render), tier, True, metadata_mode, source_key,
+        checked_shedding(AGENT, refill, nonce, render), tier, True, metadata_mode, source_key,
     )
     if isinstance(done, Failure):
         return Failure(done.failure())
@@ -382,7 +375,7 @@ def fit_chat_messages(
     """
     done = _fit(
         messages, nodes, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
-        _shedding(shed_order, refill, nonce), tier, keep_system, metadata_mode, source_key,
+        checked_shedding(shed_order, refill, nonce), tier, keep_system, metadata_mode, source_key,
     )
     if isinstance(done, Failure):
         return Failure(done.failure())

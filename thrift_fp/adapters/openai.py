@@ -43,7 +43,7 @@ from typing import Any, Final, Generic, NamedTuple, TypeVar
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
-from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, fit_rows
+from thrift_fp.adapters._core import CoreFit, Pairing, Row, checked_shedding, fit_rows
 from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core_documents import (
     DEFAULT_TIER,
@@ -234,7 +234,7 @@ def fit_openai_messages(
     counting = checked_counting(model, encoding, token_counter)
     if isinstance(counting, Failure):
         return Failure(counting.failure())
-    choice = _shedding(shed_order, refill, nonce)
+    choice = checked_shedding(shed_order, refill, nonce)
     if isinstance(choice, Failure):
         return Failure(choice.failure())
     ready = counting.unwrap()
@@ -262,13 +262,6 @@ def fit_openai_messages(
         return Failure(fitted.failure())
     return Success(_output(messages, fitted.unwrap(), documents_role, place.unwrap(), ready.name))
 
-
-def _shedding(shed_order: object, refill: object, nonce: NonceMode) -> Result[Shedding, AdapterError]:
-    if not isinstance(shed_order, ShedOrder):
-        return Failure(InvalidArgument("shed_order", shed_order, "expected a ShedOrder (AGENT or RAG)"))
-    if not isinstance(refill, bool):
-        return Failure(InvalidArgument("refill", refill, "expected a bool"))
-    return Success(Shedding(shed_order, refill, nonce))
 
 
 def _output(
