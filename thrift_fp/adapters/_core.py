@@ -32,7 +32,7 @@ equal ages first.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from itertools import repeat
@@ -42,7 +42,7 @@ from typing import Final, NamedTuple, no_type_check
 from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core_args import Budgeting, Counting, checked_budget, checked_counting, registered
-from thrift_fp.adapters._core_documents import fit_order
+from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records, fit_order
 from thrift_fp.adapters._core_errors import (
     InvalidArgument,
     AdapterError,
@@ -373,3 +373,47 @@ def fit_rows(
     shed = tuple(index for index in range(len(rows)) if index not in kept_positions)
     estimated = counting.precision == "estimated" or any(rows[index].estimated for index in kept)
     return Success(CoreFit(kept, shed, trace, tokens, "estimated" if estimated else "exact", rendered, plain))
+
+
+def fit_rows_and_documents(
+    read_rows: Callable[[Counting], Result[list[Row], AdapterError]],
+    read_documents: Callable[[], Result[list[DocumentRow], AdapterError]],
+    budget: Result[Budgeting, AdapterError],
+    counting: Result[Counting, AdapterError],
+    shedding: Result[Shedding, AdapterError],
+    pairing: Pairing,
+    tier: object,
+    collection: str = "documents",
+) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
+    """A chat and its retrieved documents fitted together, for the adapters whose framework hands
+    both over (LangChain, LlamaIndex): the checked arguments, then the rows (read with the chosen
+    counting), then the documents as records, each first failure returned as it is.
+
+    >>> from thrift_fp.adapters._core_args import checked_budget, checked_counting
+    >>> done = fit_rows_and_documents(
+    ...     lambda counting: Success([Row(5, role="user")]), lambda: Success([DocumentRow("Refunds take 5 days.")]),
+    ...     checked_budget(200, 0, 0.35), checked_counting(None, None, None, "cl100k_base"), Success(Shedding()),
+    ...     Pairing(), "first-party")
+    >>> fitted, counting, records = done.unwrap()
+    >>> fitted.kept, counting.name, [record.trust_tier for record in records]
+    ((0,), 'cl100k_base', ['first-party'])
+    """
+    if isinstance(budget, Failure):
+        return Failure(budget.failure())
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
+    if isinstance(shedding, Failure):
+        return Failure(shedding.failure())
+    ready = counting.unwrap()
+    rows = read_rows(ready)
+    if isinstance(rows, Failure):
+        return Failure(rows.failure())
+    read = read_documents()
+    if isinstance(read, Failure):
+        return Failure(read.failure())
+    records = documents_to_records(read.unwrap(), tier, collection)
+    if isinstance(records, Failure):
+        return Failure(records.failure())
+    fitted = fit_rows(rows.unwrap(), 0, budget.unwrap(), ready, pairing, documents=records.unwrap(),
+                      shedding=shedding.unwrap())
+    return fitted.map(lambda done: (done, ready, records.unwrap()))

@@ -63,9 +63,9 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, fit_rows
+from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, fit_rows_and_documents
 from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
-from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records
+from thrift_fp.adapters._core_documents import DocumentRow
 from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
@@ -316,26 +316,11 @@ def _fit(
     model: object, encoding: object, token_counter: object, shedding: Result[Shedding, AdapterError], tier: object,
     keep_system: bool, score_key: object, source_key: object,
 ) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
-    budget = checked_budget(context_window, output_reserve, reserve_fraction)
-    if isinstance(budget, Failure):
-        return Failure(budget.failure())
-    counting = checked_counting(model, encoding, token_counter, DEFAULT_ENCODING)
-    if isinstance(counting, Failure):
-        return Failure(counting.failure())
-    if isinstance(shedding, Failure):
-        return Failure(shedding.failure())
-    ready = counting.unwrap()
-    rows = _rows(messages, keep_system, ready)
-    if isinstance(rows, Failure):
-        return Failure(rows.failure())
-    read = _documents(documents, score_key, source_key)
-    if isinstance(read, Failure):
-        return Failure(read.failure())
-    records = documents_to_records(read.unwrap(), tier)
-    if isinstance(records, Failure):
-        return Failure(records.failure())
-    fitted = fit_rows(rows.unwrap(), 0, budget.unwrap(), ready, _PAIRING, documents=records.unwrap(), shedding=shedding.unwrap())
-    return fitted.map(lambda done: (done, ready, records.unwrap()))
+    return fit_rows_and_documents(
+        lambda ready: _rows(messages, keep_system, ready), lambda: _documents(documents, score_key, source_key),
+        checked_budget(context_window, output_reserve, reserve_fraction),
+        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), shedding, _PAIRING, tier,
+    )
 
 
 def _kept_documents(documents: Sequence[Document], records: Sequence[Retrievable], done: CoreFit) -> tuple[Document, ...]:

@@ -45,9 +45,9 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, fit_rows
+from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, fit_rows_and_documents
 from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
-from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records
+from thrift_fp.adapters._core_documents import DocumentRow
 from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
@@ -272,26 +272,11 @@ def _fit(
     model: object, encoding: object, token_counter: object, shedding: Result[Shedding, AdapterError], tier: object,
     keep_system: bool, metadata_mode: object, source_key: object,
 ) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
-    budget = checked_budget(context_window, output_reserve, reserve_fraction)
-    if isinstance(budget, Failure):
-        return Failure(budget.failure())
-    counting = checked_counting(model, encoding, token_counter, DEFAULT_ENCODING)
-    if isinstance(counting, Failure):
-        return Failure(counting.failure())
-    if isinstance(shedding, Failure):
-        return Failure(shedding.failure())
-    ready = counting.unwrap()
-    rows = _rows(messages, keep_system, ready)
-    if isinstance(rows, Failure):
-        return Failure(rows.failure())
-    read = _nodes(nodes, metadata_mode, source_key)
-    if isinstance(read, Failure):
-        return Failure(read.failure())
-    records = documents_to_records(read.unwrap(), tier, "nodes")
-    if isinstance(records, Failure):
-        return Failure(records.failure())
-    fitted = fit_rows(rows.unwrap(), 0, budget.unwrap(), ready, _PAIRING, documents=records.unwrap(), shedding=shedding.unwrap())
-    return fitted.map(lambda done: (done, ready, records.unwrap()))
+    return fit_rows_and_documents(
+        lambda ready: _rows(messages, keep_system, ready), lambda: _nodes(nodes, metadata_mode, source_key),
+        checked_budget(context_window, output_reserve, reserve_fraction),
+        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), shedding, _PAIRING, tier, "nodes",
+    )
 
 
 def _kept_nodes(nodes: Sequence[NodeWithScore], records: Sequence[Retrievable], done: CoreFit) -> tuple[NodeWithScore, ...]:
