@@ -6,10 +6,9 @@ None of them ends the session or the server: the next call is served as usual.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp._shown import shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,9 +24,12 @@ class InvalidToolArgument(ThriftFpError):
     value: object
     reason: str
 
+    message_template: ClassVar[str] = "{tool}: argument {_field_repr} = {value!r}: {reason}"
+
     @property
-    def message(self) -> str:
-        return f"{self.tool}: argument {self.field!r} = {shown(self.value)}: {self.reason}"
+    def _field_repr(self) -> str:
+        # Python's own repr, not the template's ``!r``: the name is shown whole, never cut.
+        return repr(self.field)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +43,11 @@ class UnknownTool(ThriftFpError):
     name: str
     known: tuple[str, ...]
 
+    message_template: ClassVar[str] = "no tool {name!r} on this server; its tools are {_known_list}"
+
     @property
-    def message(self) -> str:
-        return f"no tool {shown(self.name)} on this server; its tools are {', '.join(self.known)}"
+    def _known_list(self) -> str:
+        return ", ".join(self.known)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +62,9 @@ class QuotaExhausted(ThriftFpError):
     used: int
     quota: int
 
-    @property
-    def message(self) -> str:
-        return (
-            f"quota exhausted: this session has used {self.used} of its {self.quota} {self.what};"
-            " start a new session to go on"
-        )
+    message_template: ClassVar[str] = (
+        "quota exhausted: this session has used {used} of its {quota} {what}; start a new session to go on"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +77,9 @@ class UnknownPassage(ThriftFpError):
 
     passage_id: str
 
-    @property
-    def message(self) -> str:
-        return (
-            f"read: no passage {shown(self.passage_id)} in this session's answers;"
-            " pass an id from an earlier search answer"
-        )
+    message_template: ClassVar[str] = (
+        "read: no passage {passage_id!r} in this session's answers; pass an id from an earlier search answer"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,13 +94,13 @@ class RepeatedCall(ThriftFpError):
     query: str
     passage_ids: tuple[str, ...]
 
+    message_template: ClassVar[str] = (
+        "{tool}: {query!r} was already answered in this session{_given}; ask something else, or read a passage"
+    )
+
     @property
-    def message(self) -> str:
-        given = f" (passages {', '.join(self.passage_ids)})" if self.passage_ids else ""
-        return (
-            f"{self.tool}: {shown(self.query)} was already answered in this session{given};"
-            " ask something else, or read a passage"
-        )
+    def _given(self) -> str:
+        return f" (passages {', '.join(self.passage_ids)})" if self.passage_ids else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +114,7 @@ class Cancelled(ThriftFpError):
     tool: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"{self.tool}: cancelled ({self.reason}); nothing was sent"
+    message_template: ClassVar[str] = "{tool}: cancelled ({reason}); nothing was sent"
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,12 +125,10 @@ class NoSession(ThriftFpError):
     'this server keeps quotas and de-duplication per MCP session: connect with the initialize handshake (the Mcp-Session-Id header)'
     """
 
-    @property
-    def message(self) -> str:
-        return (
-            "this server keeps quotas and de-duplication per MCP session: connect with the initialize"
-            " handshake (the Mcp-Session-Id header)"
-        )
+    message_template: ClassVar[str] = (
+        "this server keeps quotas and de-duplication per MCP session: connect with the initialize"
+        " handshake (the Mcp-Session-Id header)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,9 +142,7 @@ class SourceFailed(ThriftFpError):
     tool: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"{self.tool}: {self.reason}"
+    message_template: ClassVar[str] = "{tool}: {reason}"
 
 
 ServeError = (
@@ -171,6 +163,4 @@ class InvalidSetting(ThriftFpError):
     value: object
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"serve: {self.name} = {shown(self.value)}: {self.reason}"
+    message_template: ClassVar[str] = "serve: {name} = {value!r}: {reason}"

@@ -1,7 +1,8 @@
 """What every store's search returns and how the lifecycle sees it: the contract both share.
 
 A store (SQLite, PostgreSQL) turns a question into `Hit` values, best first; the retrieval
-definition over any store has the same shape (`FtsDefinition`), normalises queries the same
+definition over any store has the same shape (`FtsDefinition`) and is built the same way
+(`store_definition`, failing a read with a `StoreSearchFailed`), normalises queries the same
 way (`prepare_query`), refuses the same empty questions (`require_searchable`), and hands
 its hits to the fit as the same records (`hit_to_retrievable`). Neither store imports the
 other: both import this.
@@ -9,16 +10,21 @@ other: both import this.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
+from typing import Generic, TypeVar
 
-from returns.result import Result
+from returns.result import Failure, Result
 
+from thrift_fp._errors import ThriftFpError
 from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
 from thrift_fp.sources.documents._sections import HEADING_SEPARATOR
 from thrift_fp.sources.ranking._analyze import query_words
+
+E = TypeVar("E", bound=ThriftFpError)
 
 ALL_TIERS = frozenset({"first-party", "third-party-public", "third-party-private"})
 
@@ -78,6 +84,69 @@ def require_searchable(query: str, context: OperationContext[object]) -> None:
     """
     if not query_words(query):
         raise ValueError(f"the query {query!r} has no word to search for")
+
+
+class StoreSearchFailed(Exception, Generic[E]):
+    """Raised inside a store definition's ``execute`` (the lifecycle's way to fail a read); carries
+    the store's error value, whose message it reads as.
+
+    >>> from thrift_fp.sources._errors import PathNotFound
+    >>> failed = StoreSearchFailed(PathNotFound("/x.db"))
+    >>> str(failed), failed.error
+    ('no such file or folder: /x.db', PathNotFound(path='/x.db'))
+    """
+
+    def __init__(self, error: E) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def store_definition(
+    search: Callable[[str], Result[tuple[Hit, ...], E]],
+    failed: Callable[[E], StoreSearchFailed[E]],
+    *,
+    id: str,
+    description: str,
+    tags: tuple[str, ...],
+    max_queries: int,
+    authorize: Callable[[str, OperationContext[object]], None] | None,
+) -> FtsDefinition:
+    """The retrieval definition over a store's ``search`` (a prepared query to its hits): queries
+    normalised by `prepare_query` and refused by `require_searchable`, at most ``max_queries``
+    accepted per request, and a failed search raised as ``failed(error)`` for the lifecycle.
+
+    >>> from returns.result import Success
+    >>> from thrift_fp.retrieval import RetrievalState, run_retrieval
+    >>> from thrift_fp.sources._errors import PathNotFound
+    >>> def search(query: str) -> Result[tuple[Hit, ...], PathNotFound]:
+    ...     return Failure(PathNotFound(query)) if query == "gone" else Success(())
+    >>> found = store_definition(search, StoreSearchFailed, id="none", description="no passages", tags=(),
+    ...                          max_queries=2, authorize=None)
+    >>> first = run_retrieval(found, " Shedding? ", OperationContext(None), RetrievalState())
+    >>> first.result.unwrap().query
+    'shedding?'
+    >>> run_retrieval(found, "gone", OperationContext(None), first.state).result.failure().cause.error
+    PathNotFound(path='gone')
+    """
+
+    def execute(query: str, context: OperationContext[object]) -> tuple[Hit, ...]:
+        found = search(query)
+        if isinstance(found, Failure):
+            raise failed(found.failure())
+        return found.unwrap()
+
+    definition: FtsDefinition = RetrievalDefinition(
+        id=id,
+        description=description,
+        tags=tags,
+        prepare=prepare_query,
+        assert_input=require_searchable,
+        limit=lambda context: max_queries,
+        execute=execute,
+        sources=lambda hits: hits,
+        authorize=authorize,
+    )
+    return definition
 
 
 def hit_to_retrievable(hit: Hit) -> Result[Retrievable, InvalidRetrievable]:

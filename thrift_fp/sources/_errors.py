@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp._shown import shown
 from thrift_fp.sources.dense._errors import DenseModelInvalid, DenseUnavailable, EmbeddingFailed
 from thrift_fp.tokens import TokenError
 
@@ -17,12 +17,10 @@ class Fts5Unavailable(ThriftFpError):
     sqlite_version: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return (
-            f"SQLite {self.sqlite_version} has no FTS5 full-text search ({self.reason}); "
-            "use a Python whose sqlite3 module is built with FTS5 enabled"
-        )
+    message_template: ClassVar[str] = (
+        "SQLite {sqlite_version} has no FTS5 full-text search ({reason}); "
+        "use a Python whose sqlite3 module is built with FTS5 enabled"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,9 +30,7 @@ class InvalidChunkBound(ThriftFpError):
     max_tokens: int
     minimum: int
 
-    @property
-    def message(self) -> str:
-        return f"max_tokens={shown(self.max_tokens)} is too small: passages need at least {self.minimum} tokens"
+    message_template: ClassVar[str] = "max_tokens={max_tokens!r} is too small: passages need at least {minimum} tokens"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +40,7 @@ class UnsplittableText(ThriftFpError):
     max_tokens: int
     character: str
 
-    @property
-    def message(self) -> str:
-        return f"the character {shown(self.character)} alone exceeds max_tokens={shown(self.max_tokens)}"
+    message_template: ClassVar[str] = "the character {character!r} alone exceeds max_tokens={max_tokens!r}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +50,11 @@ class InvalidTrustTier(ThriftFpError):
     value: object
     allowed: tuple[str, ...]
 
+    message_template: ClassVar[str] = "trust tier {value!r} is not one of {_allowed_list}"
+
     @property
-    def message(self) -> str:
-        return f"trust tier {shown(self.value)} is not one of {', '.join(self.allowed)}"
+    def _allowed_list(self) -> str:
+        return ", ".join(self.allowed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +63,7 @@ class PathNotFound(ThriftFpError):
 
     path: str
 
-    @property
-    def message(self) -> str:
-        return f"no such file or folder: {self.path}"
+    message_template: ClassVar[str] = "no such file or folder: {path}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +74,7 @@ class UnreadableFile(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"cannot read {self.path}: {self.reason}"
+    message_template: ClassVar[str] = "cannot read {path}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,9 +85,7 @@ class InvalidJsonlRecord(ThriftFpError):
     line: int
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"{self.path}, line {self.line}: {self.reason}"
+    message_template: ClassVar[str] = "{path}, line {line}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +96,7 @@ class CorruptDatabase(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"{self.path} is not a usable thrift_fp index: {self.reason}"
+    message_template: ClassVar[str] = "{path} is not a usable thrift_fp index: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +105,7 @@ class DatabaseMissing(ThriftFpError):
 
     path: str
 
-    @property
-    def message(self) -> str:
-        return f"no index at {self.path}; build one first with `thrift-fp index PATH... --db {self.path}`"
+    message_template: ClassVar[str] = "no index at {path}; build one first with `thrift-fp index PATH... --db {path}`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,9 +116,7 @@ class IndexWriteFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"could not write the index {self.path}: {self.reason} (the previous index is unchanged)"
+    message_template: ClassVar[str] = "could not write the index {path}: {reason} (the previous index is unchanged)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,12 +128,9 @@ class IndexSettingsMismatch(ThriftFpError):
     stored: str
     requested: str
 
-    @property
-    def message(self) -> str:
-        return (
-            f"{self.path} was built with {self.setting}={self.stored}, not {self.requested}; "
-            "use another --db or the stored setting"
-        )
+    message_template: ClassVar[str] = (
+        "{path} was built with {setting}={stored}, not {requested}; use another --db or the stored setting"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,12 +141,9 @@ class MissingParser(ThriftFpError):
     format: str
     package: str
 
-    @property
-    def message(self) -> str:
-        return (
-            f"cannot read {self.path} as {self.format}: {self.package} is not installed "
-            "(pip install 'thrift_fp[docs]')"
-        )
+    message_template: ClassVar[str] = (
+        "cannot read {path} as {format}: {package} is not installed (pip install 'thrift_fp[docs]')"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,9 +153,7 @@ class BinaryFile(ThriftFpError):
     path: str
     offset: int
 
-    @property
-    def message(self) -> str:
-        return f"skipped {self.path}: binary data (a NUL byte at offset {self.offset})"
+    message_template: ClassVar[str] = "skipped {path}: binary data (a NUL byte at offset {offset})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,9 +163,7 @@ class UndecodableText(ThriftFpError):
     path: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"cannot decode {self.path}: {self.reason}"
+    message_template: ClassVar[str] = "cannot decode {path}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,12 +174,9 @@ class InvalidText(ThriftFpError):
     offset: int
     code_point: int
 
-    @property
-    def message(self) -> str:
-        return (
-            f"{self.path}: the lone surrogate U+{self.code_point:04X} at offset {self.offset} is not text "
-            "(it has no UTF-8 form)"
-        )
+    message_template: ClassVar[str] = (
+        "{path}: the lone surrogate U+{code_point:04X} at offset {offset} is not text (it has no UTF-8 form)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,9 +186,7 @@ class SkippedFile(ThriftFpError):
     path: str
     error: SourceError
 
-    @property
-    def message(self) -> str:
-        return self.error.message
+    message_template: ClassVar[str] = "{error}"  # the file's own error, as it reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,9 +209,7 @@ class NoQuery(ThriftFpError):
 
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"no query to answer: {self.reason}"
+    message_template: ClassVar[str] = "no query to answer: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,9 +222,7 @@ class InvalidArgument(ThriftFpError):
     value: object
     expected: str
 
-    @property
-    def message(self) -> str:
-        return f"{self.parameter}[{self.index}] is {shown(self.value)}; expected {self.expected}"
+    message_template: ClassVar[str] = "{parameter}[{index}] is {value!r}; expected {expected}"
 
 
 SourceError = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import ClassVar, Final
 
 from thrift_fp.sources import _secrets
 
@@ -66,9 +66,16 @@ def scrub(text: str, password: str | tuple[str, ...] | None) -> str:
     return _secrets.scrub(text, _secrets.password_forms(password) if isinstance(password, str) else password)
 
 
-def _line(reason: str) -> str:
-    # Driver messages span lines (libpq adds hints); an error value is one line.
-    return " ".join(reason.split())
+class _DriverReason(ThriftFpError):
+    """An error whose ``reason`` is a driver's message: its template shows it as ``{_reason_line}``."""
+
+    __slots__ = ()
+    reason: str
+
+    @property
+    def _reason_line(self) -> str:
+        # Driver messages span lines (libpq adds hints); an error value is one line.
+        return " ".join(self.reason.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,57 +84,51 @@ class PostgresExtraMissing(ThriftFpError):
 
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"PostgreSQL support needs the postgres extra ({self.reason}): pip install 'thrift_fp[postgres]'"
+    message_template: ClassVar[str] = (
+        "PostgreSQL support needs the postgres extra ({reason}): pip install 'thrift_fp[postgres]'"
+    )
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidDatabaseUrl(ThriftFpError):
+class InvalidDatabaseUrl(_DriverReason):
     """The connection string cannot be parsed."""
 
     url: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"{self.url} is not a valid PostgreSQL connection string: {_line(self.reason)}"
+    message_template: ClassVar[str] = "{url} is not a valid PostgreSQL connection string: {_reason_line}"
 
 
 @dataclass(frozen=True, slots=True)
-class DatabaseUnreachable(ThriftFpError):
+class DatabaseUnreachable(_DriverReason):
     """No server answered at the address (not running, wrong host, port or socket, timeout)."""
 
     url: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"cannot reach PostgreSQL at {self.url}: {_line(self.reason)}"
+    message_template: ClassVar[str] = "cannot reach PostgreSQL at {url}: {_reason_line}"
 
 
 @dataclass(frozen=True, slots=True)
-class AuthenticationFailed(ThriftFpError):
+class AuthenticationFailed(_DriverReason):
     """The server refused the user name or password."""
 
     url: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"PostgreSQL at {self.url} refused the credentials: {_line(self.reason)}; check the user and password"
+    message_template: ClassVar[str] = (
+        "PostgreSQL at {url} refused the credentials: {_reason_line}; check the user and password"
+    )
 
 
 @dataclass(frozen=True, slots=True)
-class DatabaseNotFound(ThriftFpError):
+class DatabaseNotFound(_DriverReason):
     """The server is there but the database named in the URL is not."""
 
     url: str
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"{_line(self.reason)} at {self.url}; create it first (createdb), or fix the URL"
+    message_template: ClassVar[str] = "{_reason_line} at {url}; create it first (createdb), or fix the URL"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,12 +137,9 @@ class SchemaMissing(ThriftFpError):
 
     url: str
 
-    @property
-    def message(self) -> str:
-        return (
-            f"{self.url} has no thrift_fp schema; build an index first with "
-            f"`thrift-fp index PATH... --db {self.url}`"
-        )
+    message_template: ClassVar[str] = (
+        "{url} has no thrift_fp schema; build an index first with `thrift-fp index PATH... --db {url}`"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,12 +150,10 @@ class SchemaVersionMismatch(ThriftFpError):
     stored: str
     expected: str
 
-    @property
-    def message(self) -> str:
-        return (
-            f"{self.url} holds thrift_fp schema version {self.stored}, this thrift_fp uses {self.expected}; "
-            "nothing was changed: use the thrift_fp version that wrote it, or index into another database"
-        )
+    message_template: ClassVar[str] = (
+        "{url} holds thrift_fp schema version {stored}, this thrift_fp uses {expected}; "
+        "nothing was changed: use the thrift_fp version that wrote it, or index into another database"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +163,12 @@ class CollectionMissing(ThriftFpError):
     url: str
     collection: str
 
+    message_template: ClassVar[str] = "{url} has no collection {_collection_repr}; index into it first"
+
     @property
-    def message(self) -> str:
-        return f"{self.url} has no collection {self.collection!r}; index into it first"
+    def _collection_repr(self) -> str:
+        # Python's own repr, not the template's ``!r``: the name is shown whole, never cut.
+        return repr(self.collection)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,16 +178,19 @@ class UnknownTextSearchConfig(ThriftFpError):
     url: str
     config: str
 
+    message_template: ClassVar[str] = (
+        "PostgreSQL at {url} has no text search configuration {_config_repr}"
+        " (`SELECT cfgname FROM pg_ts_config` lists them)"
+    )
+
     @property
-    def message(self) -> str:
-        return (
-            f"PostgreSQL at {self.url} has no text search configuration {self.config!r} "
-            "(`SELECT cfgname FROM pg_ts_config` lists them)"
-        )
+    def _config_repr(self) -> str:
+        # Python's own repr, not the template's ``!r``: the name is shown whole, never cut.
+        return repr(self.config)
 
 
 @dataclass(frozen=True, slots=True)
-class ConnectionLost(ThriftFpError):
+class ConnectionLost(_DriverReason):
     """The connection dropped mid-run; the batch in flight was rolled back, earlier ones are kept."""
 
     url: str
@@ -196,16 +198,14 @@ class ConnectionLost(ThriftFpError):
     total_batches: int
     reason: str
 
-    @property
-    def message(self) -> str:
-        return (
-            f"lost the connection to {self.url} after {self.committed_batches} of {self.total_batches} "
-            f"batches ({_line(self.reason)}); the batch in flight was rolled back: run the same index again"
-        )
+    message_template: ClassVar[str] = (
+        "lost the connection to {url} after {committed_batches} of {total_batches} batches ({_reason_line});"
+        " the batch in flight was rolled back: run the same index again"
+    )
 
 
 @dataclass(frozen=True, slots=True)
-class IndexInterrupted(ThriftFpError):
+class IndexInterrupted(_DriverReason):
     """The caller's progress callback raised; the batch in flight was rolled back, earlier ones kept."""
 
     url: str
@@ -214,16 +214,14 @@ class IndexInterrupted(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return (
-            f"indexing into {self.url} stopped after {self.committed_batches} of {self.total_batches} batches: "
-            f"{_line(self.reason)}; the batch in flight was rolled back"
-        )
+    message_template: ClassVar[str] = (
+        "indexing into {url} stopped after {committed_batches} of {total_batches} batches: {_reason_line};"
+        " the batch in flight was rolled back"
+    )
 
 
 @dataclass(frozen=True, slots=True)
-class PostgresQueryFailed(ThriftFpError):
+class PostgresQueryFailed(_DriverReason):
     """The server refused a statement (permissions, resources, a damaged schema)."""
 
     url: str
@@ -231,9 +229,9 @@ class PostgresQueryFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"PostgreSQL at {self.url} failed to {self.operation}: {_line(self.reason)} (nothing was half-written)"
+    message_template: ClassVar[str] = (
+        "PostgreSQL at {url} failed to {operation}: {_reason_line} (nothing was half-written)"
+    )
 
 
 PostgresError = (

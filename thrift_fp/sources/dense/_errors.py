@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp._shown import shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,12 +18,9 @@ class DenseUnavailable(ThriftFpError):
 
     module: str
 
-    @property
-    def message(self) -> str:
-        return (
-            "dense ranking needs the [dense] extra (pip install 'thrift_fp[dense]'): "
-            f"no module named {shown(self.module)}"
-        )
+    message_template: ClassVar[str] = (
+        "dense ranking needs the [dense] extra (pip install 'thrift_fp[dense]'): no module named {module!r}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +35,7 @@ class DenseModelInvalid(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"cannot use the embedding model {self.path}: {self.reason}"
+    message_template: ClassVar[str] = "cannot use the embedding model {path}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +50,7 @@ class EmbeddingFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    @property
-    def message(self) -> str:
-        return f"embedding with {shown(self.model_id)} failed: {self.reason}"
+    message_template: ClassVar[str] = "embedding with {model_id!r} failed: {reason}"
 
 
 DenseError = DenseUnavailable | DenseModelInvalid | EmbeddingFailed

@@ -17,19 +17,11 @@ from typing import Final
 import psycopg
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources.dense._embedder import Embedder, checked_embed
+from thrift_fp.sources.dense._contract import chosen_embedder, nearest_candidates, passages_matrix
+from thrift_fp.sources.dense._embedder import Embedder
 from thrift_fp.sources.dense._errors import DenseError
 from thrift_fp.sources.dense._hybrid import DenseChoice, Ranking
-from thrift_fp.sources.dense._sqlite import chosen_embedder
-from thrift_fp.sources.dense._vectors import (
-    DenseMatrix,
-    cached_matrix,
-    dense_matrix,
-    embed_inputs,
-    heading_of,
-    missing_inputs,
-    vector_key,
-)
+from thrift_fp.sources.dense._vectors import DenseMatrix, cached_matrix, embed_inputs, heading_of, missing_inputs
 from thrift_fp.sources.ranking._score import Scored
 
 _Connection = psycopg.Connection[tuple[object, ...]]
@@ -149,15 +141,7 @@ def dense_candidates(
     """The ``limit`` passages of ``collection`` nearest ``question`` among ``tiers`` (``score`` the cosine)."""
     version = ("postgres", url, collection, embedder.model_id, generation)
     matrix = cached_matrix(version, lambda: _load(connection, collection, embedder))
-    if matrix is None:
-        return Success(())
-    query = checked_embed(embedder, [question])
-    if isinstance(query, Failure):
-        return Failure(query.failure())
-    return Success(tuple(
-        Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
-        for at, cosine in matrix.nearest(query.unwrap()[0], tiers, limit)
-    ))
+    return nearest_candidates(matrix, embedder, question, tiers, limit)
 
 
 def _load(connection: _Connection, collection: str, embedder: Embedder) -> DenseMatrix | None:
@@ -167,13 +151,9 @@ def _load(connection: _Connection, collection: str, embedder: Embedder) -> Dense
             "SELECT key, vector FROM thrift_fp_dense_vectors WHERE collection = %s", (collection,)
         ).fetchall()
     }
-    rows = [
-        (str(passage_id), int(str(row)), str(tier), str(digest), vectors[key])
-        for row, passage_id, tier, digest, metadata, text in connection.execute(
-            "SELECT id, passage_id, trust_tier, content_hash, metadata::text, text FROM thrift_fp_passages"
-            " WHERE collection = %s ORDER BY id",
-            (collection,),
-        ).fetchall()
-        if (key := vector_key(embedder.model_id, heading_of(str(metadata)), str(text))) in vectors
-    ]
-    return dense_matrix(embedder.model_id, rows, embedder.dimensions)
+    passages = connection.execute(
+        "SELECT id, passage_id, trust_tier, content_hash, metadata::text, text FROM thrift_fp_passages"
+        " WHERE collection = %s ORDER BY id",
+        (collection,),
+    ).fetchall()
+    return passages_matrix(embedder, vectors, passages)

@@ -16,51 +16,15 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources.dense._embedder import Embedder, checked_embed, default_embedder
-from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
+from thrift_fp.sources.dense._contract import chosen_embedder, nearest_candidates, passages_matrix
+from thrift_fp.sources.dense._embedder import Embedder
+from thrift_fp.sources.dense._errors import DenseError
 from thrift_fp.sources.dense._hybrid import DenseChoice, Ranking
-from thrift_fp.sources.dense._vectors import (
-    DenseMatrix,
-    cached_matrix,
-    dense_matrix,
-    embed_inputs,
-    heading_of,
-    missing_inputs,
-    vector_key,
-)
+from thrift_fp.sources.dense._vectors import DenseMatrix, cached_matrix, embed_inputs, heading_of, missing_inputs
 from thrift_fp.sources.ranking._score import Scored
 
 VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
 MODEL_KEY: Final = "dense_model"
-
-
-def chosen_embedder(dense: DenseChoice) -> Result[Embedder, DenseError] | None:
-    """The embedder ``dense`` asks for: ``None`` for lexical only, else the embedder or why it is unavailable.
-
-    >>> chosen_embedder(False) is None
-    True
-    """
-    if dense is False:
-        return None
-    if dense is True:
-        return default_embedder()
-    return Success(dense)
-
-
-def index_embedder(dense: DenseChoice) -> Result[Embedder | None, DenseError]:
-    """The embedder an index run uses: ``None`` (lexical only) when turned off, or when the default
-    is asked for and the extra is not installed; a model that is installed but cannot load is an error.
-
-    >>> index_embedder(False)
-    <Success: None>
-    """
-    chosen = chosen_embedder(dense)
-    if chosen is None:
-        return Success(None)
-    if isinstance(chosen, Failure):
-        error = chosen.failure()
-        return Success(None) if dense is True and isinstance(error, DenseUnavailable) else Failure(error)
-    return Success(chosen.unwrap())
 
 
 def stored_model(connection: sqlite3.Connection) -> str | None:
@@ -140,16 +104,7 @@ def dense_candidates(
     database: Path, connection: sqlite3.Connection, embedder: Embedder, question: str, tiers: Collection[str], limit: int
 ) -> Result[tuple[Scored, ...], DenseError]:
     """The ``limit`` passages nearest ``question`` among ``tiers``, as ranked candidates (``score`` the cosine)."""
-    matrix = _matrix(database, connection, embedder)
-    if matrix is None:
-        return Success(())
-    query = checked_embed(embedder, [question])
-    if isinstance(query, Failure):
-        return Failure(query.failure())
-    return Success(tuple(
-        Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
-        for at, cosine in matrix.nearest(query.unwrap()[0], tiers, limit)
-    ))
+    return nearest_candidates(_matrix(database, connection, embedder), embedder, question, tiers, limit)
 
 
 def _matrix(database: Path, connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:
@@ -161,11 +116,7 @@ def _matrix(database: Path, connection: sqlite3.Connection, embedder: Embedder) 
 
 def _load(connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:
     vectors = dict(connection.execute("SELECT key, vector FROM dense_vectors").fetchall())
-    rows = [
-        (str(passage_id), int(row), str(tier), str(digest), vectors[key])
-        for row, passage_id, tier, digest, metadata, text in connection.execute(
-            "SELECT id, passage_id, trust_tier, content_hash, metadata, text FROM passages ORDER BY id"
-        )
-        if (key := vector_key(embedder.model_id, heading_of(str(metadata)), str(text))) in vectors
-    ]
-    return dense_matrix(embedder.model_id, rows, embedder.dimensions)
+    passages = connection.execute(
+        "SELECT id, passage_id, trust_tier, content_hash, metadata, text FROM passages ORDER BY id"
+    )
+    return passages_matrix(embedder, vectors, passages)

@@ -13,13 +13,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from returns.result import Failure, Result
+from returns.result import Result
 
 from thrift_fp.render import NonceMode, RandomNonce
-from thrift_fp.retrieval import OperationContext, RetrievalDefinition, RetrievalState
+from thrift_fp.retrieval import OperationContext, RetrievalState
 from thrift_fp._args import CheckedStringsArg, as_strings
 from thrift_fp.sources._answer import Assembled, SpoolPolicy, answer
-from thrift_fp.sources._contract import ALL_TIERS, FtsDefinition, Hit, prepare_query
+from thrift_fp.sources._contract import (
+    ALL_TIERS,
+    FtsDefinition,
+    Hit,
+    StoreSearchFailed,
+    require_searchable,
+    store_definition,
+)
 from thrift_fp.sources._postgres_errors import (
     AuthenticationFailed,
     CollectionMissing,
@@ -90,16 +97,17 @@ __all__ = [
 DEFAULT_DEFINITION_ID: Final = "postgres-search"
 
 
-class PostgresSearchFailed(Exception):
-    """Raised inside ``execute`` (the lifecycle's way to fail a read); carries the error value."""
+class PostgresSearchFailed(StoreSearchFailed[PostgresSourceError]):
+    """Raised inside ``execute`` (the lifecycle's way to fail a read); carries the error value.
 
-    def __init__(self, error: PostgresSourceError) -> None:
-        super().__init__(error.message)
-        self.error = error
+    >>> PostgresSearchFailed(SchemaMissing("postgresql:///docs")).error.url
+    'postgresql:///docs'
+    """
 
 
 def require_terms(query: str, context: OperationContext[object]) -> None:
-    """Reject a query with nothing to search for (the lifecycle turns this into ``InvalidQuery``).
+    """Reject a query with nothing to search for (the lifecycle turns this into ``InvalidQuery``):
+    the same words as the SQLite source's `thrift_fp.sources.require_searchable` (`search_terms`).
 
     >>> try:
     ...     require_terms(' " - ', OperationContext(None))
@@ -107,8 +115,7 @@ def require_terms(query: str, context: OperationContext[object]) -> None:
     ...     print(error)
     the query ' " - ' has no word to search for
     """
-    if not search_terms(query):
-        raise ValueError(f"the query {query!r} has no word to search for")
+    require_searchable(query, context)
 
 
 def postgres_definition(
@@ -146,24 +153,17 @@ def postgres_definition(
     # set, so an unhashable element cannot raise here.
     allowed = as_strings(tiers)
 
-    def execute(query: str, context: OperationContext[object]) -> tuple[Hit, ...]:
-        found = search_index(database, query, collection=collection, limit=max_results, tiers=allowed, dense=dense)
-        if isinstance(found, Failure):
-            raise PostgresSearchFailed(found.failure())
-        return found.unwrap()
-
-    definition: FtsDefinition = RetrievalDefinition(
+    return store_definition(
+        lambda query: search_index(
+            database, query, collection=collection, limit=max_results, tiers=allowed, dense=dense
+        ),
+        PostgresSearchFailed,
         id=id,
         description=f"full-text (ts_rank_cd) search over collection {collection!r} in {database.url}",
         tags=("postgres", "full-text"),
-        prepare=prepare_query,
-        assert_input=require_terms,
-        limit=lambda context: max_queries,
-        execute=execute,
-        sources=lambda hits: hits,
+        max_queries=max_queries,
         authorize=authorize,
     )
-    return definition
 
 
 def assemble(

@@ -60,7 +60,7 @@ from thrift_fp.sources.ranking._analyze import analyze_fields, default_analyzer
 from thrift_fp.sources.dense._embedder import Embedder
 from thrift_fp.sources.dense._hybrid import DenseChoice
 from thrift_fp.sources.dense._postgres import forget_vectors_model, sync_vectors
-from thrift_fp.sources.dense._sqlite import index_embedder
+from thrift_fp.sources.dense._contract import index_embedder
 from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, checked_selection, select_checked
 from thrift_fp.tokens import get_encoding
 

@@ -5,24 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from returns.result import Failure
-
 from thrift_fp._args import CheckedStringsArg, PathArg, as_strings
-from thrift_fp.retrieval import OperationContext, RetrievalDefinition
+from thrift_fp.retrieval import OperationContext
 from thrift_fp.sources._errors import SourceError
-from thrift_fp.sources._contract import ALL_TIERS, FtsDefinition, Hit, prepare_query, require_searchable
+from thrift_fp.sources._contract import ALL_TIERS, FtsDefinition, StoreSearchFailed, store_definition
 from thrift_fp.sources.dense._hybrid import DenseChoice
 from thrift_fp.sources.sqlite._search import search_index
 
 DEFAULT_DEFINITION_ID: Final = "fts5-search"
 
 
-class SearchFailed(Exception):
-    """Raised inside ``execute`` (the lifecycle's way to fail a read); carries the error value."""
+class SearchFailed(StoreSearchFailed[SourceError]):
+    """Raised inside ``execute`` (the lifecycle's way to fail a read); carries the error value.
 
-    def __init__(self, error: SourceError) -> None:
-        super().__init__(error.message)
-        self.error = error
+    >>> from thrift_fp.sources import PathNotFound
+    >>> SearchFailed(PathNotFound("/x.db")).error.message
+    'no such file or folder: /x.db'
+    """
 
 
 def fts5_definition(
@@ -60,20 +59,12 @@ def fts5_definition(
     # not a set, so an unhashable element cannot raise here.
     allowed = as_strings(tiers)
 
-    def execute(query: str, context: OperationContext[object]) -> tuple[Hit, ...]:
-        found = search_index(database, query, limit=max_results, tiers=allowed, dense=dense)
-        if isinstance(found, Failure):
-            raise SearchFailed(found.failure())
-        return found.unwrap()
-
-    return RetrievalDefinition(
+    return store_definition(
+        lambda query: search_index(database, query, limit=max_results, tiers=allowed, dense=dense),
+        SearchFailed,
         id=id,
         description=f"full-text (bm25) search over the passages indexed in {database}",
         tags=("fts5", "bm25"),
-        prepare=prepare_query,
-        assert_input=require_searchable,
-        limit=lambda context: max_queries,
-        execute=execute,
-        sources=lambda hits: hits,
+        max_queries=max_queries,
         authorize=authorize,
     )

@@ -51,7 +51,8 @@ from thrift_fp.sources._errors import (
 )
 from thrift_fp.sources.dense._embedder import Embedder
 from thrift_fp.sources.dense._hybrid import DenseChoice
-from thrift_fp.sources.dense._sqlite import forget_vectors_model, index_embedder, stored_model, sync_vectors
+from thrift_fp.sources.dense._contract import index_embedder
+from thrift_fp.sources.dense._sqlite import forget_vectors_model, stored_model, sync_vectors
 from thrift_fp.sources.documents._files import StoredFile, free_label, gone, storable_ns
 from thrift_fp.sources.ranking._analyze import analyze_fields, default_analyzer
 from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, FoundFile, checked_selection, select_checked

@@ -1,0 +1,102 @@
+"""What the dense side of both stores shares: which embedder an index run or a search uses, a
+store's rows read into a matrix, and the dense candidates of a question from that matrix.
+
+Each store (``_sqlite``, ``_postgres``) reads its own tables and keys its own cache; neither
+imports the other: both import this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.sources.dense._embedder import Embedder, checked_embed, default_embedder
+from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
+from thrift_fp.sources.dense._hybrid import DenseChoice
+from thrift_fp.sources.dense._vectors import DenseMatrix, dense_matrix, heading_of, vector_key
+from thrift_fp.sources.ranking._score import Scored
+
+
+def chosen_embedder(dense: DenseChoice) -> Result[Embedder, DenseError] | None:
+    """The embedder ``dense`` asks for: ``None`` for lexical only, else the embedder or why it is unavailable.
+
+    >>> chosen_embedder(False) is None
+    True
+    """
+    if dense is False:
+        return None
+    if dense is True:
+        return default_embedder()
+    return Success(dense)
+
+
+def index_embedder(dense: DenseChoice) -> Result[Embedder | None, DenseError]:
+    """The embedder an index run uses: ``None`` (lexical only) when turned off, or when the default
+    is asked for and the extra is not installed; a model that is installed but cannot load is an error.
+
+    >>> index_embedder(False)
+    <Success: None>
+    """
+    chosen = chosen_embedder(dense)
+    if chosen is None:
+        return Success(None)
+    if isinstance(chosen, Failure):
+        error = chosen.failure()
+        return Success(None) if dense is True and isinstance(error, DenseUnavailable) else Failure(error)
+    return Success(chosen.unwrap())
+
+
+def passages_matrix(
+    embedder: Embedder, vectors: Mapping[str, bytes], passages: Iterable[Sequence[object]]
+) -> DenseMatrix:
+    """The matrix of the passages whose vectors ``vectors`` holds, from a store's
+    ``(row, passage_id, trust_tier, content_hash, metadata, text)`` rows in row order.
+
+    >>> import struct
+    >>> class Fixed:
+    ...     model_id, dimensions = "m", 1
+    ...     def embed(self, texts):
+    ...         return [struct.pack("<f", 1.0) for _ in texts]
+    >>> key = vector_key("m", "", "Shed first.")
+    >>> passages_matrix(Fixed(), {key: struct.pack("<f", 1.0)}, [
+    ...     (1, "a.md#1", "first-party", "h1", "{}", "Shed first."),
+    ...     (2, "a.md#2", "first-party", "h2", "{}", "Not embedded."),
+    ... ]).passage_ids
+    ('a.md#1',)
+    """
+    rows = [
+        (str(passage_id), int(str(row)), str(tier), str(digest), vectors[key])
+        for row, passage_id, tier, digest, metadata, text in passages
+        if (key := vector_key(embedder.model_id, heading_of(str(metadata)), str(text))) in vectors
+    ]
+    return dense_matrix(embedder.model_id, rows, embedder.dimensions)
+
+
+def nearest_candidates(
+    matrix: DenseMatrix | None, embedder: Embedder, question: str, tiers: Collection[str], limit: int
+) -> Result[tuple[Scored, ...], DenseError]:
+    """The ``limit`` passages of ``matrix`` nearest ``question`` among ``tiers``, as ranked
+    candidates (``score`` the cosine); none without a matrix.
+
+    >>> import struct
+    >>> class Fixed:
+    ...     model_id, dimensions = "m", 1
+    ...     def embed(self, texts):
+    ...         return [struct.pack("<f", 1.0) for _ in texts]
+    >>> matrix = passages_matrix(Fixed(), {vector_key("m", "", "Shed first."): struct.pack("<f", 1.0)},
+    ...                          [(7, "a.md#1", "first-party", "h1", "{}", "Shed first.")])
+    >>> [(c.key, c.passage_id, c.score) for c in nearest_candidates(matrix, Fixed(), "q", ("first-party",), 5).unwrap()]
+    [(7, 'a.md#1', 1.0)]
+    >>> nearest_candidates(None, Fixed(), "q", ("first-party",), 5)
+    <Success: ()>
+    """
+    if matrix is None:
+        return Success(())
+    query = checked_embed(embedder, [question])
+    if isinstance(query, Failure):
+        return Failure(query.failure())
+    return Success(tuple(
+        Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
+        for at, cosine in matrix.nearest(query.unwrap()[0], tiers, limit)
+    ))
