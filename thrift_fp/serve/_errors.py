@@ -24,12 +24,8 @@ class InvalidToolArgument(ThriftFpError):
     value: object
     reason: str
 
-    message_template: ClassVar[str] = "{tool}: argument {_field_repr} = {value!r}: {reason}"
-
-    @property
-    def _field_repr(self) -> str:
-        # Python's own repr, not the template's ``!r``: the name is shown whole, never cut.
-        return repr(self.field)
+    # The field's name can come from the client (an unexpected argument): shown bounded, like the value.
+    message_template: ClassVar[str] = "{tool}: argument {field!r} = {value!r}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
