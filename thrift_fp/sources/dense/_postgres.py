@@ -145,18 +145,24 @@ def dense_candidates(
     question: str,
     tiers: Collection[str],
     limit: int,
-) -> Result[tuple[Scored, ...], DenseError]:
-    """The ``limit`` passages of ``collection`` nearest ``question`` among ``tiers`` (``score`` the cosine)."""
+    also: Collection[int] = (),
+) -> Result[tuple[tuple[Scored, ...], dict[int, float]], DenseError]:
+    """The ``limit`` passages of ``collection`` nearest ``question`` among ``tiers`` (``score`` the cosine),
+    and the cosine of each passage of ``also`` (row keys) that has a vector."""
     version = ("postgres", url, collection, embedder.model_id, generation)
     matrix = cached_matrix(version, lambda: _load(connection, collection, embedder))
     if matrix is None:
-        return Success(())
+        return Success(((), {}))
     query = checked_embed(embedder, [question])
     if isinstance(query, Failure):
         return Failure(query.failure())
-    return Success(tuple(
-        Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
-        for at, cosine in matrix.nearest(query.unwrap()[0], tiers, limit)
+    near, cosines = matrix.nearest_and_cosines(query.unwrap()[0], tiers, limit, also)
+    return Success((
+        tuple(
+            Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
+            for at, cosine in near
+        ),
+        cosines,
     ))
 
 

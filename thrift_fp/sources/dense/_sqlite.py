@@ -137,18 +137,24 @@ def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Rank
 
 
 def dense_candidates(
-    database: Path, connection: sqlite3.Connection, embedder: Embedder, question: str, tiers: Collection[str], limit: int
-) -> Result[tuple[Scored, ...], DenseError]:
-    """The ``limit`` passages nearest ``question`` among ``tiers``, as ranked candidates (``score`` the cosine)."""
+    database: Path, connection: sqlite3.Connection, embedder: Embedder, question: str, tiers: Collection[str], limit: int,
+    also: Collection[int] = (),
+) -> Result[tuple[tuple[Scored, ...], dict[int, float]], DenseError]:
+    """The ``limit`` passages nearest ``question`` among ``tiers``, as ranked candidates (``score`` the cosine),
+    and the cosine of each passage of ``also`` (row keys) that has a vector."""
     matrix = _matrix(database, connection, embedder)
     if matrix is None:
-        return Success(())
+        return Success(((), {}))
     query = checked_embed(embedder, [question])
     if isinstance(query, Failure):
         return Failure(query.failure())
-    return Success(tuple(
-        Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
-        for at, cosine in matrix.nearest(query.unwrap()[0], tiers, limit)
+    near, cosines = matrix.nearest_and_cosines(query.unwrap()[0], tiers, limit, also)
+    return Success((
+        tuple(
+            Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
+            for at, cosine in near
+        ),
+        cosines,
     ))
 
 
