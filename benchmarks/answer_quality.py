@@ -407,7 +407,7 @@ def _hybrid_postgres(corpus: Corpus, questions: Sequence[str], context: RunConte
     from benchmarks import dense_systems
 
     return Ranked(*dense_systems.rank_corpus_postgres(context.postgres_url(), corpus.root, corpus.include,
-                                                      corpus.exclude, questions))
+                                                      corpus.exclude, questions, context.cache))
 
 
 SYSTEMS: dict[str, System] = {

@@ -16,20 +16,106 @@ the PostgreSQL source (for the harness's server: ``context.postgres_url()``)::
 
     def _hybrid_postgres(corpus, questions, context):
         return Ranked(*rank_corpus_postgres(context.postgres_url(), corpus.root, corpus.include,
-                                            corpus.exclude, questions))
+                                            corpus.exclude, questions, context.cache))
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
+
+if TYPE_CHECKING:
+    from thrift_fp.sources.dense import Embedder
 
 LIMIT: Final = 10
 DenseSystem = Literal["dense", "hybrid"]
+# The vectors every earlier run computed, by model and input: the index fingerprint changes with
+# every edit of thrift_fp, and re-embedding a corpus costs minutes of CPU per change.
+MEMORY: Final = "dense-vectors-memory.sqlite"
+
+
+class RememberingEmbedder:
+    """The real model behind a table of the vectors it computed before (model and input → vector).
+
+    A benchmark device, not a library one: the table is seeded from the ``*-dense.sqlite``
+    indexes already in the cache folder, so a changed thrift_fp (a new index fingerprint) or the
+    PostgreSQL store embeds only inputs no earlier run saw. Vectors are the model's own either way.
+    """
+
+    def __init__(self, inner: Embedder, folder: Path) -> None:
+        self._inner = inner
+        self._memory = sqlite3.connect(folder / MEMORY, timeout=120)
+        self._memory.execute("CREATE TABLE IF NOT EXISTS v(key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+        self._seed(folder)
+        self.embedded = 0
+
+    @property
+    def model_id(self) -> str:
+        return self._inner.model_id
+
+    @property
+    def dimensions(self) -> int:
+        return self._inner.dimensions
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha256(f"{self.model_id}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _seed(self, folder: Path) -> None:
+        from thrift_fp.sources.dense._vectors import embedding_input, heading_of, vector_key
+
+        seeded = {str(key) for (key,) in self._memory.execute("SELECT key FROM seeded")} if self._memory.execute(
+            "SELECT name FROM sqlite_master WHERE name = 'seeded'").fetchone() else set()
+        self._memory.execute("CREATE TABLE IF NOT EXISTS seeded(key TEXT PRIMARY KEY)")
+        for index in sorted(folder.glob("*-dense.sqlite")):
+            if index.name in seeded:
+                continue
+            source = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
+            try:
+                vectors = dict(source.execute("SELECT key, vector FROM dense_vectors").fetchall())
+                rows = []
+                for metadata, text in source.execute("SELECT metadata, text FROM passages"):
+                    heading = heading_of(str(metadata))
+                    vector = vectors.get(vector_key(self.model_id, heading, str(text)))
+                    if vector is not None:
+                        rows.append((self._key(embedding_input(heading, str(text))), vector))
+            except sqlite3.Error:
+                continue  # an index of another schema or an unfinished one: nothing to seed
+            finally:
+                source.close()
+            self._memory.executemany("INSERT OR IGNORE INTO v(key, vector) VALUES (?, ?)", rows)
+            self._memory.execute("INSERT OR IGNORE INTO seeded(key) VALUES (?)", (index.name,))
+        self._memory.commit()
+
+    def embed(self, texts: Sequence[str]) -> tuple[bytes, ...]:
+        keys = [self._key(text) for text in texts]
+        known: dict[str, bytes] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            known.update((str(key), bytes(vector)) for key, vector in
+                         self._memory.execute(f"SELECT key, vector FROM v WHERE key IN ({marks})", chunk))
+        todo = [at for at, key in enumerate(keys) if key not in known]
+        if todo:
+            fresh = self._inner.embed([texts[at] for at in todo])
+            self.embedded += len(todo)
+            rows = [(keys[at], bytes(vector)) for at, vector in zip(todo, fresh, strict=True)]
+            self._memory.executemany("INSERT OR REPLACE INTO v(key, vector) VALUES (?, ?)", rows)
+            self._memory.commit()
+            known.update(rows)
+        return tuple(known[key] for key in keys)
+
+
+def remembering_embedder(cache: Path) -> RememberingEmbedder:
+    """The ``[dense]`` extra's default model, remembering its vectors under ``cache``."""
+    from thrift_fp.sources.dense import default_embedder
+
+    cache.mkdir(parents=True, exist_ok=True)
+    return RememberingEmbedder(default_embedder().unwrap(), cache)
 
 
 def missing() -> str | None:
@@ -72,12 +158,10 @@ def rank_corpus(
     """Per question the files of the first 10 passages, per question the in-process query
     seconds, the passages indexed, and the index run's wall and CPU seconds."""
     from thrift_fp.sources import index_paths, search_index
-    from thrift_fp.sources.dense import default_embedder
     from thrift_fp.sources.dense._sqlite import dense_candidates
     from thrift_fp.sources.sqlite._store import open_index
 
-    embedder = default_embedder().unwrap()
-    cache.mkdir(parents=True, exist_ok=True)
+    embedder = remembering_embedder(cache)
     database = cache / f"{root.name}-{_fingerprint(root, include, exclude)}-dense.sqlite"
     cpu, wall = time.process_time(), time.perf_counter()
     report = index_paths(database, [root], include=list(include), exclude=list(exclude), dense=embedder).unwrap()
@@ -117,13 +201,13 @@ def rank_corpus_postgres(
     include: Sequence[str],
     exclude: Sequence[str],
     questions: Sequence[str],
+    cache: Path,
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[float, ...], int, float, float]:
     """`rank_corpus`'s ``hybrid`` on the PostgreSQL source: one collection per corpus and package
-    version on the server at ``url`` (vectors embedded once, then only what changed)."""
-    from thrift_fp.sources.dense import default_embedder
+    version on the server at ``url`` (vectors the SQLite runs computed are reused from ``cache``)."""
     from thrift_fp.sources.postgres import index_paths, open_database, search_index
 
-    embedder = default_embedder().unwrap()
+    embedder = remembering_embedder(cache)
     collection = f"dense-{root.name}-{_fingerprint(root, include, exclude)}"
     with open_database(url, create=True).unwrap() as database:
         cpu, wall = time.process_time(), time.perf_counter()
