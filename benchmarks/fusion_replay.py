@@ -214,19 +214,13 @@ def rules() -> dict[str, Rule]:
         "lexical": lexical_only(100),
         "dense": dense_only(100),
         "rrf k60 w1.5 50/50 (old)": rrf(60, 1.5, 50, 50),
+        "rrf k5 w1.5 50/50": rrf(5, 1.5, 50, 50),
     }
-    for k in (2, 5, 10, 20):
-        for weight in (1.0, 1.5, 2.0):
-            found[f"rrf k{k} w{weight} 50/50"] = rrf(k, weight, 50, 50)
-    for alpha in (0.1, 0.15, 0.2, 0.25, 0.3):
-        for lp, dp in ((50, 50), (10, 50), (20, 30)):
+    for alpha in (0.1, 0.2, 0.3, 0.4, 0.5):
+        for lp, dp in ((50, 50), (10, 50), (0, 50), (0, 100), (10, 20), (5, 30)):
             found[f"convex a{alpha} {lp}/{dp}"] = convex(alpha, lp, dp)
-    for cap in (1, 2, 3):
-        found[f"dense cap{cap}"] = diversified(dense_only(100), cap)
-        found[f"lexical cap{cap}"] = diversified(lexical_only(100), cap)
-        for alpha in (0.1, 0.2, 0.3):
-            found[f"convex a{alpha} 10/50 cap{cap}"] = diversified(convex(alpha, 10, 50), cap)
-        found[f"rrf k5 w1.5 cap{cap}"] = diversified(rrf(5, 1.5, 50, 50), cap)
+    for alpha in (0.2, 0.3):
+        found[f"minmax a{alpha} 10/50"] = convex_minmax(alpha, 10, 50)
     return found
 
 

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from thrift_fp.sources.dense._hybrid import fuse_scored
-from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores
+from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores, fused_score
 from thrift_fp.sources.ranking._score import Scored
 
 scores = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
@@ -51,6 +51,15 @@ def test_weight_one_is_the_lexical_order_and_weight_zero_the_dense_one(candidate
     dense = [max(f.cosine, 0.0) for f in fuse_scores(unique, lexical_weight=0.0)]
     assert lexical == sorted(lexical, reverse=True)
     assert dense == sorted(dense, reverse=True)
+
+
+@given(scores, scores, cosines, cosines, weights)
+def test_the_fused_score_never_falls_when_either_score_rises(
+    lexical: float, more_lexical: float, cosine: float, more_cosine: float, weight: float
+) -> None:
+    low = fused_score(lexical, cosine, weight)
+    assert 0.0 <= low <= 1.0
+    assert fused_score(max(lexical, more_lexical), max(cosine, more_cosine), weight) >= low
 
 
 @given(evidence, weights, st.integers(min_value=0, max_value=11), scores, cosines)
