@@ -13,7 +13,8 @@ question each, after one warm-up call each (the model and the vectors load):
 - ``lexical``: ``dense=False``;
 - ``hybrid``: ``dense=model`` with the library's pools (lexical 10, dense 50); the question is
   embedded by the real model on every call;
-- ``hybrid, lexical pool 50``: the same with the lexical pool of 50 the fusion used before.
+- ``hybrid, lexical pool N`` for each N of ``--pools`` (default 50, the pool the fusion used
+  before): the same with another lexical pool.
 
 Printed per contender: p50 / p95 wall and the median CPU time of one query (``time.process_time``,
 this thread's process; onnxruntime's threads are counted there too), and the load average before
@@ -63,6 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpora", default="cmake,node,git,python")
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--rounds", type=int, default=2, help="A-B-B-A rounds")
+    parser.add_argument("--pools", default="50", help="other lexical pools to time hybrid with (comma-separated)")
     args = parser.parse_args(argv)
 
     from thrift_fp.sources import search_index
@@ -88,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     contenders = {
         "lexical": ask(False, pool),
         f"hybrid (lexical pool {pool}, dense 50)": ask(True, pool),
-        "hybrid, lexical pool 50": ask(True, 50),
+        **{f"hybrid, lexical pool {other}": ask(True, int(other)) for other in args.pools.split(",") if other},
     }
     load_before = os.getloadavg()
     for run in contenders.values():

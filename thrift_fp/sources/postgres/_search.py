@@ -151,7 +151,7 @@ def search_index(
                 ranked = _ranked(connection, collection, terms, stats, allowed, limit)[0]
             else:
                 # Each ranking offers its pool; every candidate gets both scores, computed exactly.
-                lexical, share_of = _ranked(connection, collection, terms, stats, allowed, max(limit, LEXICAL_POOL))
+                lexical, share_of = _ranked(connection, collection, terms, stats, allowed, LEXICAL_POOL)
                 near = dense_candidates(
                     database.url, connection, collection, generation, embedder, query, allowed,
                     max(limit, DENSE_POOL), [s.key for s in lexical],

@@ -104,7 +104,7 @@ def search_index(
             ranked = _ranked(connection, terms, sorted(allowed.unwrap()), bounded)[0]
         else:
             # Each ranking offers its pool; every candidate gets both scores, computed exactly.
-            lexical, share_of = _ranked(connection, terms, sorted(allowed.unwrap()), max(bounded, LEXICAL_POOL))
+            lexical, share_of = _ranked(connection, terms, sorted(allowed.unwrap()), LEXICAL_POOL)
             near = dense_candidates(
                 database, connection, embedder, query, allowed.unwrap(), max(bounded, DENSE_POOL),
                 [s.key for s in lexical],
