@@ -75,16 +75,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     database, passages, embedded = build(work, args.cache, args.corpora.split(","))
     model = default_embedder().unwrap()
-    questions = [q.question for name in corpora() for half in ("tune", "report") for q in load(name, half)]  # type: ignore[arg-type]
-    pool = _search.LEXICAL_POOL
+    questions = [q.question for name in corpora() for half in ("tune", "report") for q in load(name, half)]
+    pool = int(getattr(_search, "LEXICAL_POOL"))
 
     def ask(dense: bool, lexical_pool: int) -> Callable[[str], object]:
         def one(question: str) -> object:
-            _search.LEXICAL_POOL = lexical_pool  # the module's constant, read at each search
+            setattr(_search, "LEXICAL_POOL", lexical_pool)  # the module's constant, read at each search
             try:
                 return search_index(database, question, limit=10, dense=model if dense else False).unwrap()
             finally:
-                _search.LEXICAL_POOL = pool
+                setattr(_search, "LEXICAL_POOL", pool)
         return one
 
     contenders = {
