@@ -237,6 +237,8 @@ def top_passages(
     >>> [(s.passage_id, round(s.score, 3)) for s in top]
     [('a#1', 0.559), ('b#1', 0.216)]
     """
+    if limit <= 0:
+        return ()  # nothing is read from ``ordered``: a store's query behind it never runs
     ideal = math.fsum(idfs[term] for term in terms)
     pending = iter(ordered)
     best: dict[str, Scored] = {}

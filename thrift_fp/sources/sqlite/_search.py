@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from types import MappingProxyType
 from typing import Final
@@ -166,7 +166,10 @@ def _ranked(
             " WHERE p.trust_tier IN (SELECT value FROM json_each(?)) GROUP BY c.id ORDER BY bound DESC, c.id"
         )
         parameters.append(json.dumps(tiers))
-    ordered = connection.cursor().execute(query, parameters)
+
+    def ordered() -> Iterator[tuple[int, float]]:
+        # Run only when the ranking reads it: a fusion asking for no lexical top needs none.
+        yield from connection.cursor().execute(query, parameters)
 
     def fetch(keys: Sequence[int]) -> list[Candidate]:
         return [
@@ -176,7 +179,7 @@ def _ranked(
             )
         ]
 
-    return top_passages(terms, stats, idfs, ordered, fetch, limit), lambda keys: shares(terms, stats, idfs, fetch(keys))
+    return top_passages(terms, stats, idfs, ordered(), fetch, limit), lambda keys: shares(terms, stats, idfs, fetch(keys))
 
 
 def _hits(connection: sqlite3.Connection, ranked: tuple[Scored, ...]) -> tuple[Hit, ...]:
