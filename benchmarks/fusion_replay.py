@@ -54,6 +54,20 @@ def _relative(path: str, root: Path) -> str:
         return path
 
 
+def _holds(database: Path, root: Path) -> bool:
+    # Two corpora's roots may share a name (PostgreSQL's and Python's ``html``): check a passage.
+    import sqlite3
+
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        row = connection.execute("SELECT path FROM passages LIMIT 1").fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        connection.close()
+    return row is not None and str(row[0]).startswith(str(root))
+
+
 def collect(cache: Path, names: Sequence[str], depth: int) -> list[Asked]:
     """Ask every question of ``names`` once; the candidates of both lists, with both exact scores."""
     import sqlite3
@@ -70,7 +84,10 @@ def collect(cache: Path, names: Sequence[str], depth: int) -> list[Asked]:
     asked: list[Asked] = []
     for name in names:
         corpus = corpora()[name]
-        found = sorted(cache.glob(f"{corpus.root.name}-*-dense.sqlite"), key=lambda p: p.stat().st_mtime)
+        found = sorted(
+            (p for p in cache.glob(f"{corpus.root.name}-*-dense.sqlite") if _holds(p, corpus.root)),
+            key=lambda p: p.stat().st_mtime,
+        )
         if not found:
             print(f"{name}: no dense index in {cache}", file=sys.stderr)
             continue
