@@ -198,7 +198,7 @@ def components(work: Path, embedder: Embedder, rows: int) -> dict[str, object]:
     import numpy as np
 
     from thrift_fp.sources import search_index
-    from thrift_fp.sources.dense._hybrid import POOL, fuse_scored
+    from thrift_fp.sources.dense._hybrid import DENSE_POOL as POOL, fuse_scored
     from thrift_fp.sources.dense._vectors import DenseMatrix
     from thrift_fp.sources.dense._sqlite import _matrix
     from thrift_fp.sources.sqlite._store import open_index
@@ -215,10 +215,10 @@ def components(work: Path, embedder: Embedder, rows: int) -> dict[str, object]:
         real.model_id, real.passage_ids * repeat, real.rows * repeat, real.tiers * repeat,
         tuple(f"{digest}-{copy}" for copy in range(repeat) for digest in real.content_hashes),
         np.ascontiguousarray(np.tile(real.matrix, (repeat, 1))[:rows]), real.tier_names,
-        np.tile(real.tier_codes, repeat)[:rows],
+        np.tile(real.tier_codes, repeat)[:rows], {},
     )
     tiled = DenseMatrix(tiled.model_id, tiled.passage_ids[:rows], tiled.rows[:rows], tiled.tiers[:rows],
-                        tiled.content_hashes[:rows], tiled.matrix, tiled.tier_names, tiled.tier_codes)
+                        tiled.content_hashes[:rows], tiled.matrix, tiled.tier_names, tiled.tier_codes, {})
     tiers = ("first-party", "third-party-public", "third-party-private")
     vectors = [embedder.embed([question])[0] for question in questions]
     lexical = search_index(lexical_db, questions[0], limit=POOL, dense=False).unwrap()
@@ -228,7 +228,8 @@ def components(work: Path, embedder: Embedder, rows: int) -> dict[str, object]:
         "embed the question": lambda at: embedder.embed([questions[at]]),
         f"nearest of {rows} vectors": lambda at: tiled.nearest(vectors[at], tiers, POOL),
         "fuse 50 + 50": lambda at: fuse_scored(
-            [_scored(hit) for hit in lexical], [_scored(hit) for hit in reversed(lexical)], 10
+            [_scored(hit) for hit in lexical], [_scored(hit) for hit in reversed(lexical)], 10,
+            shares={}, cosines={},
         ),
     }
     for part in parts.values():

@@ -174,7 +174,7 @@ def rank_corpus(
             return [_relative(hit.path, root) for hit in hits]
         connection = open_index(database).unwrap()
         try:
-            near = dense_candidates(database, connection, embedder, question, tiers, LIMIT).unwrap()
+            near = dense_candidates(database, connection, embedder, question, tiers, LIMIT).unwrap()[0]
             paths = dict(connection.execute(
                 "SELECT id, path FROM passages WHERE id IN (SELECT value FROM json_each(?))",
                 (json.dumps([scored.key for scored in near]),),

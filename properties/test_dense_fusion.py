@@ -1,4 +1,4 @@
-"""Properties of fusing the lexical and the dense ranking (`fuse_rankings`, `fuse_scored`)."""
+"""Properties of fusing the lexical and the dense evidence (`fuse_scores`, `fuse_scored`)."""
 
 from __future__ import annotations
 
@@ -6,58 +6,112 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from thrift_fp.sources.dense._hybrid import fuse_scored
-from thrift_fp.sources.ranking._fusion import fuse_rankings
+from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores, fused_score
 from thrift_fp.sources.ranking._score import Scored
 
-keys = st.lists(st.sampled_from([f"p{n}" for n in range(12)]), max_size=12)
-weights = st.floats(min_value=0.05, max_value=5.0, allow_nan=False)
-ks = st.floats(min_value=0.5, max_value=200.0, allow_nan=False)
+scores = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+cosines = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False)
+weights = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+evidence = st.lists(
+    st.builds(Evidence, st.sampled_from([f"p{n}" for n in range(12)]), scores, cosines), max_size=12
+)
 
 
-@given(keys, keys, ks, weights)
-def test_a_passage_first_in_both_lists_is_first_in_the_fusion(lexical: list[str], dense: list[str], k: float, weight: float) -> None:
-    if lexical and dense:
-        dense = [lexical[0], *[key for key in dense if key != lexical[0]]]
-        assert fuse_rankings(lexical, dense, k=k, dense_weight=weight)[0].key == lexical[0]
+@given(evidence, weights, st.data())
+def test_a_passage_best_on_both_sides_is_first(candidates: list[Evidence], weight: float, data: st.DataObject) -> None:
+    # A candidate whose lexical share and cosine are both above every other's is first.
+    lexical = max((c.lexical for c in candidates), default=0.0)
+    cosine = max((c.cosine for c in candidates), default=0.0)
+    best = Evidence("best", min(1.0, lexical + 0.01), min(1.0, cosine + 0.01))
+    if best.lexical <= lexical or best.cosine <= cosine:
+        return  # nothing can be above a share or a cosine of 1
+    where = data.draw(st.integers(min_value=0, max_value=len(candidates)))
+    assert fuse_scores([*candidates[:where], best, *candidates[where:]], lexical_weight=weight)[0].key == "best"
 
 
-@given(keys, keys, ks, weights)
-def test_fusion_is_a_function_of_the_two_lists(lexical: list[str], dense: list[str], k: float, weight: float) -> None:
-    first = fuse_rankings(lexical, dense, k=k, dense_weight=weight)
-    assert first == fuse_rankings(list(lexical), list(dense), k=k, dense_weight=weight)
-    # Every candidate once, nothing else; scores best first, each in (0, 1].
-    assert sorted(f.key for f in first) == sorted(set(lexical) | set(dense))
-    assert all(0.0 < f.score <= 1.0 for f in first)
+@given(evidence, weights, st.randoms(use_true_random=False))
+def test_fusion_is_a_function_of_the_candidates_scores_alone(
+    candidates: list[Evidence], weight: float, shuffler: object
+) -> None:
+    # Whatever order the candidates arrive in (one store may list them differently from the
+    # other), the fused order is the same; each key once; scores best first, each in [0, 1].
+    first = fuse_scores(candidates, lexical_weight=weight)
+    shuffled = list(candidates)
+    shuffler.shuffle(shuffled)  # type: ignore[attr-defined]  # a random.Random
+    assert first == fuse_scores(shuffled, lexical_weight=weight)
+    assert sorted(f.key for f in first) == sorted({c.key for c in candidates})
+    assert all(0.0 <= f.score <= 1.0 for f in first)
     assert [f.score for f in first] == sorted((f.score for f in first), reverse=True)
 
 
-@given(keys, ks)
-def test_with_no_dense_list_the_order_is_the_lexical_one(lexical: list[str], k: float) -> None:
-    assert [f.key for f in fuse_rankings(lexical, [], k=k)] == list(dict.fromkeys(lexical))
+@given(evidence)
+def test_weight_one_is_the_lexical_order_and_weight_zero_the_dense_one(candidates: list[Evidence]) -> None:
+    unique = list({c.key: c for c in candidates}.values())
+    lexical = [f.lexical for f in fuse_scores(unique, lexical_weight=1.0)]
+    dense = [max(f.cosine, 0.0) for f in fuse_scores(unique, lexical_weight=0.0)]
+    assert lexical == sorted(lexical, reverse=True)
+    assert dense == sorted(dense, reverse=True)
 
 
-@given(keys, keys, ks, weights)
-def test_rising_in_one_list_never_lowers_a_passage(lexical: list[str], dense: list[str], k: float, weight: float) -> None:
-    # Moving a passage one place up in the dense list never moves it down in the fusion.
-    unique = list(dict.fromkeys(dense))
-    for at in range(1, len(unique)):
-        raised = [*unique[: at - 1], unique[at], unique[at - 1], *unique[at + 1:]]
-        before = [f.key for f in fuse_rankings(lexical, unique, k=k, dense_weight=weight)].index(unique[at])
-        after = [f.key for f in fuse_rankings(lexical, raised, k=k, dense_weight=weight)].index(unique[at])
-        assert after <= before
-
-
-def _scored(keys: list[str], tag: str) -> list[Scored]:
-    # Content hash = the key; the passage id says which list it came from.
-    return [Scored(n, f"{tag}:{key}", key, 1.0 / (n + 1), 1.0 / (n + 1)) for n, key in enumerate(dict.fromkeys(keys))]
-
-
-@given(keys, keys, st.integers(min_value=0, max_value=30))
-def test_fused_hits_are_one_per_content_shown_as_the_lexical_passage_when_it_has_one(
-    lexical: list[str], dense: list[str], limit: int
+@given(scores, scores, cosines, cosines, weights)
+def test_the_fused_score_never_falls_when_either_score_rises(
+    lexical: float, more_lexical: float, cosine: float, more_cosine: float, weight: float
 ) -> None:
-    fused = fuse_scored(_scored(lexical, "lexical"), _scored(dense, "dense"), limit)
+    low = fused_score(lexical, cosine, weight)
+    assert 0.0 <= low <= 1.0
+    assert fused_score(max(lexical, more_lexical), max(cosine, more_cosine), weight) >= low
+
+
+@given(evidence, weights, st.integers(min_value=0, max_value=11), scores, cosines)
+def test_more_evidence_never_lowers_a_passage(
+    candidates: list[Evidence], weight: float, at: int, more_lexical: float, more_cosine: float
+) -> None:
+    # Raising a candidate's lexical share or its cosine never moves it down the fused order.
+    unique = list({c.key: c for c in candidates}.values())
+    if at >= len(unique):
+        return
+    chosen = unique[at]
+    raised = Evidence(chosen.key, max(chosen.lexical, more_lexical), max(chosen.cosine, more_cosine))
+    before = [f.key for f in fuse_scores(unique, lexical_weight=weight)].index(chosen.key)
+    after = [f.key for f in fuse_scores([*unique[:at], raised, *unique[at + 1:]], lexical_weight=weight)].index(
+        chosen.key
+    )
+    assert after <= before
+
+
+keys = st.lists(st.sampled_from([f"p{n}" for n in range(12)]), max_size=12)
+
+
+def _scored(keys: list[str], tag: str, base: int) -> list[Scored]:
+    # Content hash = the key; the passage id says which list it came from; row keys differ per list.
+    return [
+        Scored(base + n, f"{tag}:{key}", key, 1.0 / (n + 1), 1.0 / (n + 1)) for n, key in enumerate(dict.fromkeys(keys))
+    ]
+
+
+@given(keys, keys, st.integers(min_value=0, max_value=30), st.data())
+def test_fused_hits_are_one_per_content_shown_as_the_lexical_passage_when_it_has_one(
+    lexical: list[str], dense: list[str], limit: int, data: st.DataObject
+) -> None:
+    lexical_rows, dense_rows = _scored(lexical, "lexical", 0), _scored(dense, "dense", 100)
+    shares = {s.key: data.draw(scores) for s in dense_rows}
+    cosine_of = {s.key: data.draw(cosines) for s in lexical_rows}
+    fused = fuse_scored(lexical_rows, dense_rows, limit, shares=shares, cosines=cosine_of)
     hashes = [s.content_hash for s in fused]
     assert len(hashes) == len(set(hashes)) == min(limit, len(set(lexical) | set(dense)))
     for s in fused:
         assert s.passage_id == (f"lexical:{s.content_hash}" if s.content_hash in lexical else f"dense:{s.content_hash}")
+
+
+@given(keys, st.data())
+def test_a_passage_first_in_both_lists_by_score_is_first_in_the_fused_hits(keys_: list[str], data: st.DataObject) -> None:
+    # The same passage heads both lists (highest lexical share, highest cosine): it is shown first.
+    unique = list(dict.fromkeys(keys_))
+    if not unique:
+        return
+    lexical_rows = [Scored(n, f"l{n}", key, 1.0 / (n + 1), 1.0) for n, key in enumerate(unique)]
+    dense_rows = [Scored(100 + n, f"d{n}", key, 0.9 / (n + 1), 0.9) for n, key in enumerate(unique)]
+    shares = {s.key: lexical_rows[n].score for n, s in enumerate(dense_rows)}
+    cosine_of = {s.key: dense_rows[n].score for n, s in enumerate(lexical_rows)}
+    fused = fuse_scored(lexical_rows, dense_rows, 5, shares=shares, cosines=cosine_of)
+    assert fused[0].content_hash == unique[0]

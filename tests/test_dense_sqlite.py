@@ -7,6 +7,7 @@ import importlib.util
 import os
 import sqlite3
 import struct
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -183,3 +184,40 @@ def test_turning_dense_off_ranks_lexically_even_where_vectors_exist(tmp_path: Pa
     index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
     assert search_ranking(tmp_path / "i.db", dense=False).unwrap().reason == "dense ranking is turned off"
     assert struct.calcsize("<8f") == 4 * embedder.dimensions
+
+
+class _AxisEmbedder:
+    """Two-dimensional vectors: texts about folders or directories on one axis, the rest on the
+    other (a text about a build program counts as the rest)."""
+
+    model_id, dimensions = "axis", 2
+
+    def embed(self, texts: Sequence[str]) -> list[bytes]:
+        def vector(text: str) -> bytes:
+            lowered = text.lower()
+            on_topic = ("folder" in lowered or "directory" in lowered) and "program" not in lowered
+            return struct.pack("<2f", *((0.96, 0.28) if on_topic else (0.28, 0.96)))
+
+        return [vector(text) for text in texts]
+
+
+def test_every_hybrid_candidate_is_scored_on_both_sides_and_fused_by_score(tmp_path: Path) -> None:
+    # The passage nearest the question shares none of its words; a passage that shares them is
+    # about something else. Each hit's score is the fusion of its own exact lexical share and
+    # cosine, whichever list offered it, so the near one leads by its margin.
+    from thrift_fp.sources.ranking._fusion import fused_score
+
+    docs = _docs(tmp_path)
+    _write(docs / "make.md", "# Make\n\nMake builds a program in the build directory.\n")
+    embedder = _AxisEmbedder()
+    index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
+    hybrid = search_index(tmp_path / "i.db", "make a directory", limit=5, dense=embedder).unwrap()
+    shares = {hit.passage_id: hit.score for hit in search_index(tmp_path / "i.db", "make a directory", limit=50).unwrap()}
+    question = struct.unpack("<2f", embedder.embed(["make a directory"])[0])
+    assert hybrid[0].path.endswith("folders.md")
+    for hit in hybrid:
+        path = hit.metadata.get("heading_path", [])
+        heading = " › ".join(map(str, path)) if isinstance(path, list) else ""
+        (vector,) = embedder.embed([embedding_input(heading, hit.text)])
+        cosine = sum(a * b for a, b in zip(question, struct.unpack("<2f", vector), strict=True))
+        assert hit.score == pytest.approx(fused_score(shares.get(hit.passage_id, 0.0), cosine))

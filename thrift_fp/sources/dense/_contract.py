@@ -74,10 +74,12 @@ def passages_matrix(
 
 
 def nearest_candidates(
-    matrix: DenseMatrix | None, embedder: Embedder, question: str, tiers: Collection[str], limit: int
-) -> Result[tuple[Scored, ...], DenseError]:
+    matrix: DenseMatrix | None, embedder: Embedder, question: str, tiers: Collection[str], limit: int,
+    also: Collection[int] = (),
+) -> Result[tuple[tuple[Scored, ...], dict[int, float]], DenseError]:
     """The ``limit`` passages of ``matrix`` nearest ``question`` among ``tiers``, as ranked
-    candidates (``score`` the cosine); none without a matrix.
+    candidates (``score`` the cosine), and the cosine of each passage of ``also`` (row keys) that
+    has a vector; none without a matrix.
 
     >>> import struct
     >>> class Fixed:
@@ -86,17 +88,22 @@ def nearest_candidates(
     ...         return [struct.pack("<f", 1.0) for _ in texts]
     >>> matrix = passages_matrix(Fixed(), {vector_key("m", "", "Shed first."): struct.pack("<f", 1.0)},
     ...                          [(7, "a.md#1", "first-party", "h1", "{}", "Shed first.")])
-    >>> [(c.key, c.passage_id, c.score) for c in nearest_candidates(matrix, Fixed(), "q", ("first-party",), 5).unwrap()]
-    [(7, 'a.md#1', 1.0)]
+    >>> near, cosines = nearest_candidates(matrix, Fixed(), "q", ("first-party",), 5, also=(7,)).unwrap()
+    >>> [(c.key, c.passage_id, c.score) for c in near], cosines
+    ([(7, 'a.md#1', 1.0)], {7: 1.0})
     >>> nearest_candidates(None, Fixed(), "q", ("first-party",), 5)
-    <Success: ()>
+    <Success: ((), {})>
     """
     if matrix is None:
-        return Success(())
+        return Success(((), {}))
     query = checked_embed(embedder, [question])
     if isinstance(query, Failure):
         return Failure(query.failure())
-    return Success(tuple(
-        Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
-        for at, cosine in matrix.nearest(query.unwrap()[0], tiers, limit)
+    near, cosines = matrix.nearest_and_cosines(query.unwrap()[0], tiers, limit, also)
+    return Success((
+        tuple(
+            Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine)
+            for at, cosine in near
+        ),
+        cosines,
     ))

@@ -7,18 +7,23 @@ the index holds no vectors of the model, or dense ranking was turned off.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from thrift_fp.sources.dense._embedder import Embedder
-from thrift_fp.sources.ranking._fusion import fuse_rankings
+from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores
 from thrift_fp.sources.ranking._score import Scored
 
 RankingKind = Literal["lexical", "hybrid"]
-# Candidates each ranking contributes to the fusion, whatever the final limit (chosen on the
-# tuning questions: deeper pools let a passage both rankings like moderately surface).
-POOL: Final = 50
+# Candidates each ranking offers the fusion, whatever the final limit. The dense pool is cheap
+# (one matrix product ranks every passage) and every dense candidate is scored lexically too, so
+# lexical evidence re-scores it. A lexical pool only adds passages the dense ranking does not
+# hold in its first 50, and with the lexical share weighing 0.2 such a passage almost never
+# reaches the top 10: pools of 0, 5, 10 and 50 gave the same answers on every question of the
+# evaluation set, while the lexical top is the costly part of a query (docs/dense.md).
+DENSE_POOL: Final = 50
+LEXICAL_POOL: Final = 0
 # The ``dense`` argument of index and search functions: an embedder, True for the default
 # model where the extra is installed, False for lexical ranking only.
 DenseChoice = Embedder | bool
@@ -45,21 +50,40 @@ class Ranking:
         return {"ranking": "lexical", "ranking_reason": str(self.reason)}
 
 
-def fuse_scored(lexical: Sequence[Scored], dense: Sequence[Scored], limit: int) -> tuple[Scored, ...]:
-    """The ``limit`` best of both lists, fused by content (a passage and its twin are one
-    candidate, shown as the lexical ranking's passage when it has one).
+def fuse_scored(
+    lexical: Sequence[Scored],
+    dense: Sequence[Scored],
+    limit: int,
+    *,
+    shares: Mapping[int, float],
+    cosines: Mapping[int, float],
+) -> tuple[Scored, ...]:
+    """The ``limit`` best of both lists by `fuse_scores`, one per content (a passage and its twin
+    are one candidate, shown as the lexical ranking's passage when it has one).
 
-    The fused ``score`` is in (0, 1] (see `fuse_rankings`); ``raw`` carries the same value.
+    ``lexical`` holds lexical shares as scores, ``dense`` cosines; ``shares`` gives the exact
+    lexical share of the dense list's passages (by row key), ``cosines`` the cosine of the
+    lexical list's (absent: 0). A content's evidence is the best of its passages'. The fused
+    ``score`` is in [0, 1]; ``raw`` carries the same value.
 
     >>> lexical = [Scored(1, "a#1", "ha", 0.9, 3.0), Scored(2, "b#1", "hb", 0.5, 1.0)]
     >>> dense = [Scored(3, "c#1", "hb", 0.8, 0.8), Scored(4, "d#1", "hd", 0.7, 0.7)]
-    >>> [(s.passage_id, round(s.score, 3)) for s in fuse_scored(lexical, dense, 3)]
-    [('b#1', 0.994), ('d#1', 0.59), ('a#1', 0.4)]
+    >>> fused = fuse_scored(lexical, dense, 3, shares={3: 0.5, 4: 0.0}, cosines={1: 0.2, 2: 0.8})
+    >>> [(s.passage_id, round(s.score, 3)) for s in fused]
+    [('b#1', 0.74), ('d#1', 0.56), ('a#1', 0.34)]
     """
     shown: dict[str, Scored] = {}
-    for scored in (*lexical, *dense):
+    lexical_of: dict[str, float] = {}
+    cosine_of: dict[str, float] = {}
+    for scored in lexical:
         shown.setdefault(scored.content_hash, scored)
-    fused = fuse_rankings([s.content_hash for s in lexical], [s.content_hash for s in dense])
+        lexical_of[scored.content_hash] = max(lexical_of.get(scored.content_hash, 0.0), scored.score)
+        cosine_of[scored.content_hash] = max(cosine_of.get(scored.content_hash, 0.0), cosines.get(scored.key, 0.0))
+    for scored in dense:
+        shown.setdefault(scored.content_hash, scored)
+        lexical_of[scored.content_hash] = max(lexical_of.get(scored.content_hash, 0.0), shares.get(scored.key, 0.0))
+        cosine_of[scored.content_hash] = max(cosine_of.get(scored.content_hash, 0.0), scored.score)
+    fused = fuse_scores(Evidence(key, lexical_of[key], cosine_of[key]) for key in shown)
     return tuple(
         Scored(shown[f.key].key, shown[f.key].passage_id, f.key, f.score, f.score) for f in fused[: max(limit, 0)]
     )

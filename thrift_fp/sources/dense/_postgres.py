@@ -137,11 +137,13 @@ def dense_candidates(
     question: str,
     tiers: Collection[str],
     limit: int,
-) -> Result[tuple[Scored, ...], DenseError]:
-    """The ``limit`` passages of ``collection`` nearest ``question`` among ``tiers`` (``score`` the cosine)."""
+    also: Collection[int] = (),
+) -> Result[tuple[tuple[Scored, ...], dict[int, float]], DenseError]:
+    """The ``limit`` passages of ``collection`` nearest ``question`` among ``tiers`` (``score`` the cosine),
+    and the cosine of each passage of ``also`` (row keys) that has a vector."""
     version = ("postgres", url, collection, embedder.model_id, generation)
     matrix = cached_matrix(version, lambda: _load(connection, collection, embedder))
-    return nearest_candidates(matrix, embedder, question, tiers, limit)
+    return nearest_candidates(matrix, embedder, question, tiers, limit, also)
 
 
 def _load(connection: _Connection, collection: str, embedder: Embedder) -> DenseMatrix | None:

@@ -101,10 +101,12 @@ def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Rank
 
 
 def dense_candidates(
-    database: Path, connection: sqlite3.Connection, embedder: Embedder, question: str, tiers: Collection[str], limit: int
-) -> Result[tuple[Scored, ...], DenseError]:
-    """The ``limit`` passages nearest ``question`` among ``tiers``, as ranked candidates (``score`` the cosine)."""
-    return nearest_candidates(_matrix(database, connection, embedder), embedder, question, tiers, limit)
+    database: Path, connection: sqlite3.Connection, embedder: Embedder, question: str, tiers: Collection[str], limit: int,
+    also: Collection[int] = (),
+) -> Result[tuple[tuple[Scored, ...], dict[int, float]], DenseError]:
+    """The ``limit`` passages nearest ``question`` among ``tiers``, as ranked candidates (``score`` the cosine),
+    and the cosine of each passage of ``also`` (row keys) that has a vector."""
+    return nearest_candidates(_matrix(database, connection, embedder), embedder, question, tiers, limit, also)
 
 
 def _matrix(database: Path, connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -125,6 +125,8 @@ class DenseMatrix:
     tier_names: tuple[str, ...]
     tier_codes: Any
 
+    positions: Mapping[int, int]  # each row key's position in the matrix
+
     def nearest(self, query: bytes, tiers: Collection[str], limit: int) -> tuple[tuple[int, float], ...]:
         """``(position, cosine)`` of the ``limit`` passages nearest ``query`` among ``tiers``, best
         first, one per distinct content (as the lexical ranking keeps); ties by position.
@@ -135,15 +137,33 @@ class DenseMatrix:
         >>> matrix.nearest(struct.pack("<2f", 0.6, 0.8), frozenset({"first-party"}), 5)
         ((1, 0.8...), (0, 0.6...))
         """
+        return self.nearest_and_cosines(query, tiers, limit, ())[0]
+
+    def nearest_and_cosines(
+        self, query: bytes, tiers: Collection[str], limit: int, rows: Collection[int]
+    ) -> tuple[tuple[tuple[int, float], ...], dict[int, float]]:
+        """`nearest`, and the cosine of each of ``rows`` (store row keys) that has a vector,
+        from the same product of the question with every passage.
+
+        >>> import struct
+        >>> matrix = dense_matrix("m", [("a#1", 1, "first-party", "ka", struct.pack("<2f", 1, 0)),
+        ...     ("b#1", 2, "first-party", "kb", struct.pack("<2f", 0, 1))], 2)
+        >>> near, cosines = matrix.nearest_and_cosines(struct.pack("<2f", 0.6, 0.8), {"first-party"}, 1, [1, 9])
+        >>> near, {row: round(cosine, 2) for row, cosine in cosines.items()}
+        (((1, 0.8...),), {1: 0.6})
+        """
         import numpy as np
 
         vectors = self.matrix
-        if limit <= 0 or not self.rows:
-            return ()
+        if not self.rows:
+            return (), {}
         # einsum, not ``@``: BLAS's threaded matrix-vector product spends 8 ms of CPU and, on a busy
         # machine, over 100 ms of wall time at 20k x 384 waiting for its threads; einsum's own loop
         # takes 2 ms (benchmarks/dense_speed.py).
         scores = np.einsum("ij,j->i", vectors, np.frombuffer(query, dtype="<f4"))
+        cosines = {row: float(scores[self.positions[row]]) for row in rows if row in self.positions}
+        if limit <= 0:
+            return (), cosines
         allowed = np.array([name in tiers for name in self.tier_names], dtype=bool)
         scores = np.where(allowed[self.tier_codes], scores, -np.inf)
         wanted = min(len(self.rows), 2 * limit + 8)
@@ -157,7 +177,7 @@ class DenseMatrix:
             best.append((position, float(scores[position])))
             if len(best) == limit:
                 break
-        return tuple(best)
+        return tuple(best), cosines
 
 
 def dense_matrix(
@@ -185,6 +205,7 @@ def dense_matrix(
         np.ascontiguousarray(matrix, dtype=np.float32),
         names,
         np.fromiter((codes[row[2]] for row in kept), dtype=np.int64, count=len(kept)),
+        {row[1]: at for at, row in enumerate(kept)},
     )
 
 

@@ -11,7 +11,7 @@ index of the same files return the same passages in the same order.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Final
@@ -30,12 +30,12 @@ from thrift_fp.sources._postgres_errors import (
 )
 from thrift_fp.sources._errors import MissingParser
 from thrift_fp.sources._tiers import checked_tiers
-from thrift_fp.sources.dense._hybrid import POOL, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.dense._hybrid import DENSE_POOL, LEXICAL_POOL, DenseChoice, Ranking, fuse_scored
 from thrift_fp.sources.dense._postgres import dense_candidates, ranking_of
 from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
 from thrift_fp.sources.postgres._store import PostgresDatabase, query_error
 from thrift_fp.sources.ranking._analyze import analyzer_available, query_words
-from thrift_fp.sources.ranking._score import Candidate, CollectionStats, Scored, term_idfs, top_passages
+from thrift_fp.sources.ranking._score import Candidate, CollectionStats, Scored, shares, term_idfs, top_passages
 
 _Connection = psycopg.Connection[tuple[object, ...]]
 
@@ -148,16 +148,20 @@ def search_index(
             stats = CollectionStats(*(int(str(value)) for value in found[1:]))
             _, embedder, generation = ranking_of(connection, collection, dense)
             if embedder is None or generation is None:
-                ranked = _ranked(connection, collection, terms, stats, allowed, limit)
+                ranked = _ranked(connection, collection, terms, stats, allowed, limit)[0]
             else:
-                # Both rankings offer a deeper pool than asked for; the fusion picks the best of both.
-                pool = max(limit, POOL)
+                # Each ranking offers its pool; every candidate gets both scores, computed exactly.
+                lexical, share_of = _ranked(connection, collection, terms, stats, allowed, LEXICAL_POOL)
                 near = dense_candidates(
-                    database.url, connection, collection, generation, embedder, query, allowed, pool
+                    database.url, connection, collection, generation, embedder, query, allowed,
+                    max(limit, DENSE_POOL), [s.key for s in lexical],
                 )
                 if isinstance(near, Failure):
                     return Failure(near.failure())
-                ranked = fuse_scored(_ranked(connection, collection, terms, stats, allowed, pool), near.unwrap(), limit)
+                nearest, cosines = near.unwrap()
+                ranked = fuse_scored(
+                    lexical, nearest, limit, shares=share_of([s.key for s in nearest]), cosines=cosines
+                )
             rows = connection.execute(_ROWS, {"collection": collection, "keys": [s.key for s in ranked]}).fetchall()
     except PoolTimeout as exc:
         return Failure(DatabaseUnreachable(database.url, scrub(f"no pooled connection became free: {exc}", database.password)))
@@ -182,7 +186,8 @@ def search_ranking(
 
 def _ranked(
     connection: _Connection, collection: str, terms: Sequence[str], stats: CollectionStats, tiers: Sequence[str], limit: int
-) -> tuple[Scored, ...]:
+) -> tuple[tuple[Scored, ...], Callable[[Sequence[int]], dict[int, float]]]:
+    # The lexical top, and how to score any other passages of the collection the same way.
     counted = connection.execute(_COUNTS, {"collection": collection, "terms": list(terms)}).fetchall()
     idfs = term_idfs(terms, stats, {str(term): int(str(df)) for term, df in counted})
     parameters = {"collection": collection, "terms": list(terms), "idfs": [idfs[t] for t in terms], "tiers": list(tiers)}
@@ -206,7 +211,7 @@ def _ranked(
             )
         ]
 
-    return top_passages(terms, stats, idfs, ordered(), fetch, limit)
+    return top_passages(terms, stats, idfs, ordered(), fetch, limit), lambda keys: shares(terms, stats, idfs, fetch(keys))
 
 
 def _hit(row: tuple[object, ...], scored: Scored) -> Hit:

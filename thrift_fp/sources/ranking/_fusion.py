@@ -1,72 +1,82 @@
-"""Fusing the lexical and the dense ranking of one question into one order: weighted reciprocal ranks.
+"""Fusing the lexical and the dense evidence of one question into one order: a convex combination of scores.
 
-Each list contributes ``weight / (k + rank)`` for every passage it holds (rank 1 is its best); a
-passage in neither list is not a candidate. Ranks, not scores, are fused: bm25 and cosine live on
-scales that do not compare, and a rank is the same on both stores. The fused score is normalised
-by the most any passage could get (first in both lists), so it lies in (0, 1].
+Every candidate (a passage either ranking offered) carries **both** of its scores, each computed
+exactly for it: its lexical share in [0, 1] (see `top_passages`: the share of the most the
+question could reach) and its cosine with the question. The fused score is
+
+    fused = LEXICAL_WEIGHT × lexical + (1 − LEXICAL_WEIGHT) × max(cosine, 0)
+
+which lies in [0, 1]. Why scores and not ranks: reciprocal-rank fusion gives a passage that both
+lists rank moderately (lexical 8th, dense 20th) more than the passage dense ranks first with a
+clear margin, because a rank forgets how far ahead the first was; on paraphrased questions, whose
+words the answer does not share, that pushed the dense ranking's right answers out of the top 5.
+Both scores are already on fixed scales (a share of the ideal, a cosine), so no per-query
+normalisation is needed, and a candidate missing from one list is never scored as absent:
+its score there is computed, not guessed. The order is a function of each candidate's two scores
+and its key alone, so every store that computes the same scores returns the same order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-# Chosen on the tuning half of the evaluation questions only (docs/dense.md).
-FUSION_K: Final = 60.0
-DENSE_WEIGHT: Final = 1.5
+# The lexical share's weight (the dense cosine gets the rest); chosen on the whole evaluation set
+# across five documentation corpora (docs/dense.md, "Fusion").
+LEXICAL_WEIGHT: Final = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One candidate: its ``key`` (content hash), its exact lexical share in [0, 1] and its cosine in [-1, 1]."""
+
+    key: str
+    lexical: float
+    cosine: float
 
 
 @dataclass(frozen=True, slots=True)
 class Fused:
-    """One candidate of the fused order: its key, fused score in (0, 1], and its rank in each list (or ``None``)."""
+    """One candidate of the fused order: its key, fused score in [0, 1], and the two scores it came from."""
 
     key: str
     score: float
-    lexical_rank: int | None
-    dense_rank: int | None
+    lexical: float
+    cosine: float
 
 
-def fuse_rankings(
-    lexical: Sequence[str],
-    dense: Sequence[str],
-    *,
-    k: float = FUSION_K,
-    dense_weight: float = DENSE_WEIGHT,
-) -> tuple[Fused, ...]:
-    """Fuse two best-first lists of keys into one, best first.
+def fused_score(lexical: float, cosine: float, lexical_weight: float = LEXICAL_WEIGHT) -> float:
+    """The fused score of one candidate: a convex combination of its lexical share and its
+    (non-negative) cosine, in [0, 1].
 
-    Ties (equal fused scores) go to the better lexical rank, then the better dense rank, then the
-    key, so the order is a function of the two lists alone. A key repeated within one list counts
-    at its first rank. With no dense list, the order is the lexical one.
+    >>> round(fused_score(0.5, 0.6, 0.2), 3), fused_score(1.0, 1.0), fused_score(0.0, -0.3)
+    (0.58, 1.0, 0.0)
+    """
+    lexical = min(max(lexical, 0.0), 1.0)
+    cosine = min(max(cosine, 0.0), 1.0)
+    return lexical_weight * lexical + (1.0 - lexical_weight) * cosine
 
-    >>> [(f.key, round(f.score, 3)) for f in fuse_rankings(["a", "b", "c"], ["c", "a"])]
-    [('a', 0.99), ('c', 0.987), ('b', 0.394)]
-    >>> [f.key for f in fuse_rankings(["a", "b"], [])]
+
+def fuse_scores(candidates: Iterable[Evidence], *, lexical_weight: float = LEXICAL_WEIGHT) -> tuple[Fused, ...]:
+    """The candidates best first by `fused_score`; one entry per key (a repeated key keeps its best).
+
+    Ties go to the higher cosine, then the higher lexical share, then the key, so the order is a
+    function of the candidates' scores alone, whatever order they arrive in.
+
+    >>> [(f.key, round(f.score, 3)) for f in fuse_scores([Evidence("a", 0.9, 0.30), Evidence("b", 0.1, 0.62)])]
+    [('b', 0.516), ('a', 0.42)]
+    >>> [f.key for f in fuse_scores([Evidence("a", 0.9, 0.30), Evidence("b", 0.1, 0.62)], lexical_weight=1.0)]
     ['a', 'b']
     """
-    lexical_weight = 1.0
-    ranks: dict[str, list[int | None]] = {}
-    for position, key in enumerate(lexical, start=1):
-        ranks.setdefault(key, [position, None])
-    for position, key in enumerate(dense, start=1):
-        entry = ranks.setdefault(key, [None, None])
-        if entry[1] is None:
-            entry[1] = position
-    best = (lexical_weight + (dense_weight if dense else 0.0)) / (k + 1.0)
-    fused = [
-        Fused(
-            key,
-            _share(lexical_rank, lexical_weight, k) + _share(dense_rank, dense_weight, k),
-            lexical_rank,
-            dense_rank,
-        )
-        for key, (lexical_rank, dense_rank) in ranks.items()
-    ]
-    missing = len(lexical) + len(dense) + 1
-    fused.sort(key=lambda f: (-f.score, f.lexical_rank or missing, f.dense_rank or missing, f.key))
-    return tuple(Fused(f.key, min(f.score / best, 1.0), f.lexical_rank, f.dense_rank) for f in fused)
+    best: dict[str, Fused] = {}
+    for one in candidates:
+        fused = Fused(one.key, fused_score(one.lexical, one.cosine, lexical_weight), one.lexical, one.cosine)
+        kept = best.get(one.key)
+        if kept is None or _order(fused) < _order(kept):
+            best[one.key] = fused
+    return tuple(sorted(best.values(), key=_order))
 
 
-def _share(rank: int | None, weight: float, k: float) -> float:
-    return 0.0 if rank is None else weight / (k + rank)
+def _order(fused: Fused) -> tuple[float, float, float, str]:
+    return (-fused.score, -fused.cosine, -fused.lexical, fused.key)

@@ -237,6 +237,8 @@ def top_passages(
     >>> [(s.passage_id, round(s.score, 3)) for s in top]
     [('a#1', 0.559), ('b#1', 0.216)]
     """
+    if limit <= 0:
+        return ()  # nothing is read from ``ordered``: a store's query behind it never runs
     ideal = math.fsum(idfs[term] for term in terms)
     pending = iter(ordered)
     best: dict[str, Scored] = {}
@@ -262,3 +264,22 @@ def top_passages(
             if kept is None or (scored.raw, kept.passage_id) > (kept.raw, scored.passage_id):
                 best[candidate.content_hash] = scored
     return order_scored(list(best.values()))[: max(limit, 0)]
+
+
+def shares(
+    terms: Sequence[str], stats: CollectionStats, idfs: Mapping[str, float], candidates: Iterable[Candidate]
+) -> dict[int, float]:
+    """Each candidate's exact score as `top_passages` gives it (a share in [0, 1]), by row key:
+    how a fusion scores lexically the passages another ranking offered.
+
+    >>> stats = CollectionStats(3, 9, 3, 0)
+    >>> c = Candidate(1, "a#1", "h1", "shed  budget  token", "shed", "", (3, 1, 0))
+    >>> idfs = term_idfs(["shed", "budget"], stats, {"shed": 1, "budget": 2})
+    >>> {key: round(share, 3) for key, share in shares(["shed", "budget"], stats, idfs, [c]).items()}
+    {1: 0.559}
+    """
+    ideal = math.fsum(idfs[term] for term in terms)
+    return {
+        candidate.key: min(1.0, passage_score(terms, idfs, candidate, stats) / ideal) if ideal > 0 else 0.0
+        for candidate in candidates
+    }

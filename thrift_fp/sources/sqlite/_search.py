@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from types import MappingProxyType
 from typing import Final
@@ -27,10 +27,11 @@ from thrift_fp.sources.ranking._score import (
     Candidate,
     CollectionStats,
     Scored,
+    shares,
     term_idfs,
     top_passages,
 )
-from thrift_fp.sources.dense._hybrid import POOL, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.dense._hybrid import DENSE_POOL, LEXICAL_POOL, DenseChoice, Ranking, fuse_scored
 from thrift_fp.sources.dense._sqlite import dense_candidates, ranking_of
 from thrift_fp.sources.sqlite._store import open_index
 
@@ -100,14 +101,20 @@ def search_index(
         bounded = min(limit, _MAX_LIMIT)
         _, embedder = ranking_of(connection, dense)
         if embedder is None:
-            ranked = _ranked(connection, terms, sorted(allowed.unwrap()), bounded)
+            ranked = _ranked(connection, terms, sorted(allowed.unwrap()), bounded)[0]
         else:
-            # Both rankings offer a deeper pool than asked for; the fusion picks the best of both.
-            pool = max(bounded, POOL)
-            near = dense_candidates(database, connection, embedder, query, allowed.unwrap(), pool)
+            # Each ranking offers its pool; every candidate gets both scores, computed exactly.
+            lexical, share_of = _ranked(connection, terms, sorted(allowed.unwrap()), LEXICAL_POOL)
+            near = dense_candidates(
+                database, connection, embedder, query, allowed.unwrap(), max(bounded, DENSE_POOL),
+                [s.key for s in lexical],
+            )
             if isinstance(near, Failure):
                 return Failure(near.failure())
-            ranked = fuse_scored(_ranked(connection, terms, sorted(allowed.unwrap()), pool), near.unwrap(), bounded)
+            nearest, cosines = near.unwrap()
+            ranked = fuse_scored(
+                lexical, nearest, bounded, shares=share_of([s.key for s in nearest]), cosines=cosines
+            )
         hits = _hits(connection, ranked)
     except sqlite3.DatabaseError as exc:
         return Failure(CorruptDatabase(str(database), str(exc), exc))
@@ -137,7 +144,10 @@ def search_ranking(database: PathArg, dense: DenseChoice = False) -> Result[Rank
         connection.close()
 
 
-def _ranked(connection: sqlite3.Connection, terms: Sequence[str], tiers: list[str], limit: int) -> tuple[Scored, ...]:
+def _ranked(
+    connection: sqlite3.Connection, terms: Sequence[str], tiers: list[str], limit: int
+) -> tuple[tuple[Scored, ...], Callable[[Sequence[int]], dict[int, float]]]:
+    # The lexical top, and how to score any other passages of the index the same way.
     passages, body, heading, trail = connection.execute(_STATS).fetchone()
     stats = CollectionStats(int(passages), int(body), int(heading), int(trail))
     matches = ['"' + term.replace('"', '""') + '"' for term in terms]
@@ -156,7 +166,10 @@ def _ranked(connection: sqlite3.Connection, terms: Sequence[str], tiers: list[st
             " WHERE p.trust_tier IN (SELECT value FROM json_each(?)) GROUP BY c.id ORDER BY bound DESC, c.id"
         )
         parameters.append(json.dumps(tiers))
-    ordered = connection.cursor().execute(query, parameters)
+
+    def ordered() -> Iterator[tuple[int, float]]:
+        # Run only when the ranking reads it: a fusion asking for no lexical top needs none.
+        yield from connection.cursor().execute(query, parameters)
 
     def fetch(keys: Sequence[int]) -> list[Candidate]:
         return [
@@ -166,7 +179,7 @@ def _ranked(connection: sqlite3.Connection, terms: Sequence[str], tiers: list[st
             )
         ]
 
-    return top_passages(terms, stats, idfs, ordered, fetch, limit)
+    return top_passages(terms, stats, idfs, ordered(), fetch, limit), lambda keys: shares(terms, stats, idfs, fetch(keys))
 
 
 def _hits(connection: sqlite3.Connection, ranked: tuple[Scored, ...]) -> tuple[Hit, ...]:
