@@ -10,6 +10,11 @@ labelled before any ranking ran; ``questions/<corpus>.txt`` keeps the list as fi
 The split is a pure function of the question texts, so anyone can check it: within a corpus,
 order the questions by the SHA-256 of their UTF-8 text; the first half (rounded up) is
 ``tune``, the rest ``report``.
+
+A third set, ``<corpus>.fresh.jsonl`` (questions first written in ``questions/<corpus>.fresh.txt``,
+ids ``<corpus>-fresh-<line number>``), was written after the ranking engineers had seen both
+halves: it is not split, and it is run once, on a frozen ranking, to check that a ranking tuned
+on the halves carries over.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from typing import Literal
 EVAL = Path(__file__).resolve().parent / "eval"
 CORPORA = ("cmake", "node", "postgresql", "python", "git")
 HALVES = ("tune", "report")
-Half = Literal["tune", "report"]
+FRESH = "fresh"
+SETS = (*HALVES, FRESH)
+Half = Literal["tune", "report", "fresh"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +80,7 @@ def corpora(folder: Path = EVAL) -> dict[str, Corpus]:
 
 
 def load(corpus: str, half: Half, folder: Path = EVAL) -> list[Question]:
-    """The questions of one half of one corpus, in file order."""
+    """The questions of one half (or of the ``fresh`` set) of one corpus, in file order."""
     records = []
     for line in (folder / f"{corpus}.{half}.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip():

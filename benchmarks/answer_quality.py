@@ -2,6 +2,7 @@
 
     python -m benchmarks.answer_quality                       # tune half, every installed corpus, every available system
     python -m benchmarks.answer_quality --half report         # the held-out half: publish it, never tune on it
+    python -m benchmarks.answer_quality --half fresh          # the fresh set no ranking engineer has seen: run once, frozen ranking
     python -m benchmarks.answer_quality --corpora cmake,node --systems bm25,sqlite --misses
     python -m benchmarks.answer_quality --list                # the systems and whether each can run here
     python -m benchmarks answer_quality                       # the tune half, as one workload of the suite
@@ -63,7 +64,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from benchmarks._eval_set import CORPORA, EVAL, Corpus, Half, Question, corpora, load
+from benchmarks._eval_set import CORPORA, EVAL, SETS, Corpus, Half, Question, corpora, load
 from benchmarks._harness import Report, Row, load_average, machine, run_and_print, versions
 
 LIMIT = 10
@@ -541,7 +542,7 @@ def run(folder: Path = EVAL, corpus_names: Sequence[str] = CORPORA, system_names
 
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.answer_quality")
-    parser.add_argument("--half", choices=("tune", "report"), default="tune")
+    parser.add_argument("--half", choices=SETS, default="tune")
     parser.add_argument("--corpora", default=",".join(CORPORA), help=f"comma-separated, of {', '.join(CORPORA)}")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated, of {', '.join(SYSTEMS)}")
     parser.add_argument("--cache", type=Path, default=default_cache(), help="folder for cached indexes")
@@ -560,7 +561,7 @@ def main(argv: Sequence[str]) -> int:
     if unknown:
         print(f"unknown corpus or system: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    if args.misses and args.half == "report":
+    if args.misses and args.half != "tune":
         print("--misses shows questions; it is for the tune half only", file=sys.stderr)
         return 2
     print("machine: " + ", ".join(f"{key} {value}" for key, value in machine().items()))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks._eval_set import CORPORA, EVAL, HALVES, Corpus, Question, corpora, load, split
+from benchmarks._eval_set import CORPORA, EVAL, HALVES, SETS, Corpus, Question, corpora, load, split
 from thrift_fp.sources import select_files
 
 
@@ -104,7 +104,7 @@ def test_the_frozen_set_matches_its_recorded_digests() -> None:
     for line in (EVAL / "SHA256SUMS").read_text(encoding="utf-8").splitlines():
         digest, name = line.split(maxsplit=1)
         recorded[name] = digest
-    expected = {f"{corpus}.{half}.jsonl" for corpus in CORPORA for half in HALVES} | {"corpora.json"}
+    expected = {f"{corpus}.{half}.jsonl" for corpus in CORPORA for half in SETS} | {"corpora.json"}
     assert set(recorded) == expected
     for name, digest in recorded.items():
         assert hashlib.sha256((EVAL / name).read_bytes()).hexdigest() == digest, f"{name} changed"
