@@ -21,8 +21,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
-from benchmarks._eval_set import corpora, load
+from benchmarks._eval_set import Half, corpora, load
 
 TIERS = ("first-party", "third-party-public", "third-party-private")
 
@@ -68,7 +69,7 @@ def _holds(database: Path, root: Path) -> bool:
     return row is not None and str(row[0]).startswith(str(root))
 
 
-def collect(cache: Path, names: Sequence[str], depth: int) -> list[Asked]:
+def collect(cache: Path, names: Sequence[str], depth: int, halves: Sequence[str] = ("tune", "report")) -> list[Asked]:
     """Ask every question of ``names`` once; the candidates of both lists, with both exact scores."""
     import sqlite3
 
@@ -101,8 +102,8 @@ def collect(cache: Path, names: Sequence[str], depth: int) -> list[Asked]:
         stats = CollectionStats(int(passages), int(body), int(heading), int(trail))
         position_of = {row: at for at, row in enumerate(matrix.rows)}
         started = time.perf_counter()
-        for half in ("tune", "report"):
-            for question in load(name, half):
+        for half in halves:
+            for question in load(name, cast(Half, half)):
                 terms = query_words(question.question, analyzer)
                 lexical = _search._ranked(connection, terms, list(TIERS), depth)[0] if terms else ()
                 vector = embedder.embed([question.question])[0]
@@ -215,6 +216,28 @@ def diversified(rule: Rule, cap: int) -> Rule:
     return diversify
 
 
+def penalised(alpha: float, dense_pool: int, factor: float, lexical: bool = False) -> Rule:
+    """Greedy: each next passage is the one of highest fused score x ``factor`` ** (passages of
+    its file already taken), so order and shown score agree (a demoted score is the score shown)."""
+    def rule(cs: Sequence[Candidate]) -> list[Candidate]:
+        if lexical:
+            pool = [c for c in cs if c.lexical_rank and c.lexical_rank <= 100]
+            base = {c.key: c.lexical for c in pool}
+        else:
+            pool = [c for c in cs if c.dense_rank and c.dense_rank <= dense_pool]
+            base = {c.key: alpha * c.lexical + (1 - alpha) * max(0.0, c.cosine) for c in pool}
+        taken: dict[str, int] = {}
+        out: list[Candidate] = []
+        left = _ordered(pool, lambda c: base[c.key])
+        while left and len(out) < 10:
+            best = max(left, key=lambda c: (base[c.key] * factor ** taken.get(c.path, 0), -left.index(c)))
+            left.remove(best)
+            out.append(best)
+            taken[best.path] = taken.get(best.path, 0) + 1
+        return out
+    return rule
+
+
 def measure(asked: Sequence[Asked], rule: Rule) -> tuple[float, float]:
     hits = 0
     reciprocal = 0.0
@@ -238,6 +261,13 @@ def rules() -> dict[str, Rule]:
             found[f"convex a{alpha} {lp}/{dp}"] = convex(alpha, lp, dp)
     for alpha in (0.2, 0.3):
         found[f"minmax a{alpha} 10/50"] = convex_minmax(alpha, 10, 50)
+    for factor in (0.5, 0.7, 0.8, 0.9):
+        found[f"pen{factor}"] = penalised(0.2, 50, factor)
+        found[f"lex pen{factor}"] = penalised(0.2, 50, factor, lexical=True)
+    found["lex cap1"] = diversified(lexical_only(100), 1)
+    for cap in (1, 2, 3):
+        found[f"convex a0.2 0/50 cap{cap}"] = diversified(convex(0.2, 0, 50), cap)
+        found[f"dense cap{cap}"] = diversified(dense_only(100), cap)
     return found
 
 
@@ -249,16 +279,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--save", type=Path, default=Path("/tmp/ranking-replay"),
                         help="where the collected lists are kept between runs (a corpus is asked once)")
     parser.add_argument("--only", default="", help="comma-separated rule names (default: every rule)")
+    parser.add_argument("--halves", default="tune,report", help="the sets whose questions are asked (seen ones only)")
     args = parser.parse_args(argv)
     args.save.mkdir(parents=True, exist_ok=True)
-    saved = args.save / f"fusion-replay-{args.depth}.pickle"
+    halves = args.halves.split(",")
+    saved = args.save / f"fusion-replay-{args.depth}-{'-'.join(halves)}.pickle"
     asked: list[Asked] = []
     if saved.exists():
         asked = [a for a in pickle.loads(saved.read_bytes()) if a.corpus in args.corpora.split(",")]
     have = {a.corpus for a in asked}
     todo = [name for name in args.corpora.split(",") if name not in have]
     if todo:
-        asked += collect(args.cache, todo, args.depth)
+        asked += collect(args.cache, todo, args.depth, halves)
         saved.write_bytes(pickle.dumps(asked))
     groups = sorted({(a.corpus, a.half) for a in asked})
     chosen = rules()

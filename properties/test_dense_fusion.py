@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from thrift_fp.sources.dense._hybrid import fuse_scored
-from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores, fused_score
+from thrift_fp.sources.ranking._fusion import SOURCE_REPEAT, Evidence, fuse_scores, fused_score, spread_sources
 from thrift_fp.sources.ranking._score import Scored
 
 scores = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
@@ -115,3 +116,47 @@ def test_a_passage_first_in_both_lists_by_score_is_first_in_the_fused_hits(keys_
     cosine_of = {s.key: dense_rows[n].score for n, s in enumerate(lexical_rows)}
     fused = fuse_scored(lexical_rows, dense_rows, 5, shares=shares, cosines=cosine_of)
     assert fused[0].content_hash == unique[0]
+
+
+# Sources before repeats (`spread_sources`).
+_sourced = st.lists(st.tuples(st.sampled_from("abcd"), st.floats(min_value=0.0, max_value=1.0)), max_size=14)
+
+
+def _spread(items: list[tuple[str, float]]) -> list[tuple[tuple[str, float], float]]:
+    return list(spread_sources(items, lambda item: item[1], lambda item: item[0]))
+
+
+@given(_sourced)
+def test_spreading_sources_keeps_every_item_once_with_non_rising_shown_scores(items: list[tuple[str, float]]) -> None:
+    spread = _spread(items)
+    assert sorted(spread_items := [item for item, _ in spread]) == sorted(items) and len(spread_items) == len(items)
+    shown = [score for _, score in spread]
+    assert all(later <= earlier + 1e-12 for earlier, later in zip(shown, shown[1:]))
+
+
+@given(_sourced)
+def test_each_shown_score_is_the_score_times_the_repeat_factor_per_earlier_item_of_its_source(
+    items: list[tuple[str, float]],
+) -> None:
+    taken: dict[str, int] = {}
+    for (source, score), shown in _spread(items):
+        assert shown == pytest.approx(score * SOURCE_REPEAT ** taken.get(source, 0))
+        taken[source] = taken.get(source, 0) + 1
+
+
+@given(_sourced)
+def test_each_next_item_has_the_highest_demoted_score_of_those_left(items: list[tuple[str, float]]) -> None:
+    # Greedy: no item left behind would have been shown at a higher score at that point.
+    left = list(items)
+    taken: dict[str, int] = {}
+    for item, shown in _spread(items):
+        best = max(score * SOURCE_REPEAT ** taken.get(source, 0) for source, score in left)
+        assert shown == pytest.approx(best)
+        left.remove(item)
+        taken[item[0]] = taken.get(item[0], 0) + 1
+
+
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), max_size=12))
+def test_with_every_source_distinct_spreading_changes_nothing(scores_: list[float]) -> None:
+    items = sorted(((f"s{n}", score) for n, score in enumerate(scores_)), key=lambda item: -item[1])
+    assert _spread(items) == [(item, item[1]) for item in items]

@@ -204,8 +204,9 @@ class _AxisEmbedder:
 def test_every_hybrid_candidate_is_scored_on_both_sides_and_fused_by_score(tmp_path: Path) -> None:
     # The passage nearest the question shares none of its words; a passage that shares them is
     # about something else. Each hit's score is the fusion of its own exact lexical share and
-    # cosine, whichever list offered it, so the near one leads by its margin.
-    from thrift_fp.sources.ranking._fusion import fused_score
+    # cosine, whichever list offered it, so the near one leads by its margin; a source's later
+    # passages are shown at that score times SOURCE_REPEAT per earlier passage of the source.
+    from thrift_fp.sources.ranking._fusion import SOURCE_REPEAT, fused_score, passage_source
 
     docs = _docs(tmp_path)
     _write(docs / "make.md", "# Make\n\nMake builds a program in the build directory.\n")
@@ -215,9 +216,12 @@ def test_every_hybrid_candidate_is_scored_on_both_sides_and_fused_by_score(tmp_p
     shares = {hit.passage_id: hit.score for hit in search_index(tmp_path / "i.db", "make a directory", limit=50).unwrap()}
     question = struct.unpack("<2f", embedder.embed(["make a directory"])[0])
     assert hybrid[0].path.endswith("folders.md")
+    earlier: dict[str, int] = {}
     for hit in hybrid:
+        repeats = earlier.get(passage_source(hit.passage_id), 0)
+        earlier[passage_source(hit.passage_id)] = repeats + 1
         path = hit.metadata.get("heading_path", [])
         heading = " › ".join(map(str, path)) if isinstance(path, list) else ""
         (vector,) = embedder.embed([embedding_input(heading, hit.text)])
         cosine = sum(a * b for a, b in zip(question, struct.unpack("<2f", vector), strict=True))
-        assert hit.score == pytest.approx(fused_score(shares.get(hit.passage_id, 0.0), cosine))
+        assert hit.score == pytest.approx(fused_score(shares.get(hit.passage_id, 0.0), cosine) * SOURCE_REPEAT**repeats)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from thrift_fp.sources.dense._embedder import Embedder
-from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores
+from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores, passage_source, spread_sources
 from thrift_fp.sources.ranking._score import Scored
 
 RankingKind = Literal["lexical", "hybrid"]
@@ -59,7 +59,8 @@ def fuse_scored(
     cosines: Mapping[int, float],
 ) -> tuple[Scored, ...]:
     """The ``limit`` best of both lists by `fuse_scores`, one per content (a passage and its twin
-    are one candidate, shown as the lexical ranking's passage when it has one).
+    are one candidate, shown as the lexical ranking's passage when it has one), sources before
+    repeats (`spread_sources`: a source's later passages score less).
 
     ``lexical`` holds lexical shares as scores, ``dense`` cosines; ``shares`` gives the exact
     lexical share of the dense list's passages (by row key), ``cosines`` the cosine of the
@@ -71,6 +72,10 @@ def fuse_scored(
     >>> fused = fuse_scored(lexical, dense, 3, shares={3: 0.5, 4: 0.0}, cosines={1: 0.2, 2: 0.8})
     >>> [(s.passage_id, round(s.score, 3)) for s in fused]
     [('b#1', 0.74), ('d#1', 0.56), ('a#1', 0.34)]
+    >>> twice = fuse_scored([Scored(1, "a#1", "h1", 0.9, 1.0), Scored(2, "a#2", "h2", 0.8, 1.0),
+    ...                      Scored(3, "b#1", "h3", 0.7, 1.0)], [], 3, shares={}, cosines={1: 0.9, 2: 0.8, 3: 0.7})
+    >>> [(s.passage_id, round(s.score, 3)) for s in twice]
+    [('a#1', 0.9), ('b#1', 0.7), ('a#2', 0.56)]
     """
     shown: dict[str, Scored] = {}
     lexical_of: dict[str, float] = {}
@@ -84,6 +89,7 @@ def fuse_scored(
         lexical_of[scored.content_hash] = max(lexical_of.get(scored.content_hash, 0.0), shares.get(scored.key, 0.0))
         cosine_of[scored.content_hash] = max(cosine_of.get(scored.content_hash, 0.0), scored.score)
     fused = fuse_scores(Evidence(key, lexical_of[key], cosine_of[key]) for key in shown)
+    spread = spread_sources(fused, lambda f: f.score, lambda f: passage_source(shown[f.key].passage_id))
     return tuple(
-        Scored(shown[f.key].key, shown[f.key].passage_id, f.key, f.score, f.score) for f in fused[: max(limit, 0)]
+        Scored(shown[f.key].key, shown[f.key].passage_id, f.key, score, score) for f, score in spread[: max(limit, 0)]
     )
