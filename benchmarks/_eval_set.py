@@ -14,7 +14,9 @@ order the questions by the SHA-256 of their UTF-8 text; the first half (rounded 
 A third set, ``<corpus>.fresh.jsonl`` (questions first written in ``questions/<corpus>.fresh.txt``,
 ids ``<corpus>-fresh-<line number>``), was written after the ranking engineers had seen both
 halves: it is not split, and it is run once, on a frozen ranking, to check that a ranking tuned
-on the halves carries over.
+on the halves carries over. A fourth, ``<corpus>.fresh2.jsonl`` (``questions/<corpus>.fresh2.txt``,
+ids ``<corpus>-fresh2-<line number>``), was written the same way after the fresh set had been run
+and seen, to judge a later ranking change once more.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ EVAL = Path(__file__).resolve().parent / "eval"
 CORPORA = ("cmake", "node", "postgresql", "python", "git")
 HALVES = ("tune", "report")
 FRESH = "fresh"
-SETS = (*HALVES, FRESH)
-Half = Literal["tune", "report", "fresh"]
+FRESH2 = "fresh2"
+SETS = (*HALVES, FRESH, FRESH2)
+Half = Literal["tune", "report", "fresh", "fresh2"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +83,7 @@ def corpora(folder: Path = EVAL) -> dict[str, Corpus]:
 
 
 def load(corpus: str, half: Half, folder: Path = EVAL) -> list[Question]:
-    """The questions of one half (or of the ``fresh`` set) of one corpus, in file order."""
+    """The questions of one half (or of the ``fresh`` or ``fresh2`` set) of one corpus, in file order."""
     records = []
     for line in (folder / f"{corpus}.{half}.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip():

@@ -3,6 +3,7 @@
     python -m benchmarks.answer_quality                       # tune half, every installed corpus, every available system
     python -m benchmarks.answer_quality --half report         # the held-out half: publish it, never tune on it
     python -m benchmarks.answer_quality --half fresh          # the fresh set no ranking engineer has seen: run once, frozen ranking
+    python -m benchmarks.answer_quality --half fresh2         # the second fresh set, written after the first was seen: run once
     python -m benchmarks.answer_quality --corpora cmake,node --systems bm25,sqlite --misses
     python -m benchmarks.answer_quality --list                # the systems and whether each can run here
     python -m benchmarks answer_quality                       # the tune half, as one workload of the suite
