@@ -50,7 +50,7 @@ from thrift_fp.adapters._core_groups import Pairing as Pairing
 from thrift_fp.adapters._core_groups import Row as Row
 from thrift_fp.records import Retrievable
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
-from thrift_fp.thrift import AGENT, MessageLike, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet, subtract_to_fit
+from thrift_fp.thrift import AGENT, Message, MessageLike, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet, subtract_to_fit
 from thrift_fp.tokens import Precision, TokenCounts
 
 AGE: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -151,30 +151,37 @@ def working_set(
     thoughts: Sequence[StrippedThought] = (),
     documents: Sequence[Retrievable] = (),
     carried: CoreCarry | None = None,
+    exact: bool = False,
 ) -> WorkingSet:
     """The core working set of priced rows: row ``i`` is the caller-priced message ``messages[i]``;
-    ``fixed_tokens`` (request framing) a pinned priced message ``request``; stripped thoughts cost
-    nothing; documents in `fit_order`. The leading rows ``carried`` priced already (the very same
-    `Row` objects, in the same groups) keep the messages it made for them, so the core's own
-    carrying (by identity) applies to them.
+    ``fixed_tokens`` (request framing) a pinned priced message ``request``, last; stripped thoughts
+    cost nothing; documents in `fit_order`. The leading rows ``carried`` priced already (the very
+    same `Row` objects, in the same groups) keep the messages it made for them (``exact``: made as
+    `thrift_fp.thrift.Message` objects, which the core's own carrying by identity takes).
 
     >>> ws = working_set([Row(4), Row(6), Row(5)], ("g", "g", None), 3)
     >>> [(m.id, m.token_cost, m.pair_id, m.summary) for m in ws.messages]
-    [('request', 3, None, True), ('messages[0]', 4, 'g', False), ('messages[1]', 6, 'g', False), ('messages[2]', 5, None, False)]
+    [('messages[0]', 4, 'g', False), ('messages[1]', 6, 'g', False), ('messages[2]', 5, None, False), ('request', 3, None, True)]
     """
     total = len(rows)
     start = 0 if carried is None else _shared_rows(rows, group_ids, carried)
     rest = total - start
-    # Built in C-level passes (``tuple.__new__`` over ``zip``): one per new row.
-    built = map(_new, repeat(PricedMessage), zip(
+    # Built in C-level passes over the new rows' columns: named tuples in bulk for a one-off fit;
+    # with a carry, exact `Message` objects (slower to construct, once per row), which the core
+    # carries from fit to fit by identity.
+    columns = (
         map("messages[{}]".format, range(start, total)), repeat("", rest), repeat(AGE, rest),
         map(_role, rows[start:]), map(_pinned, rows[start:]), repeat(False, rest), group_ids[start:],
         map(_tokens, rows[start:]),
-    ))
+    )
+    built: Iterable[MessageLike] = map(_new, repeat(PricedMessage), zip(*columns)) if not exact else map(Message, *columns)
+    request_fields = (REQUEST_ID, "", AGE, None, True, False, None, fixed_tokens)
+    # The request's framing goes last: it is pinned, so its place changes nothing in the fit,
+    # and the rows before it stay the very objects the next fit carries.
     messages = (
-        _new(PricedMessage, (REQUEST_ID, "", AGE, None, True, False, None, fixed_tokens)),
         *(() if carried is None else carried.messages[:start]),
         *built,
+        Message(*request_fields) if exact else _new(PricedMessage, request_fields),
     )
     return WorkingSet(
         messages=messages,
@@ -203,11 +210,11 @@ class CoreCarry:
 
 
 def _kept_positions(given: Sequence[object], kept: Sequence[object]) -> tuple[int, ...]:
-    """The row positions of the kept messages (``given[0]`` is the request's, ``given[i + 1]`` row
-    ``i``'s), matched by identity in C-level passes."""
+    """The row positions of the kept messages (``given[i]`` is row ``i``'s, the last the
+    request's), matched by identity in C-level passes."""
     if len(kept) == len(given):
         return tuple(range(len(given) - 1))
-    where = dict(zip(map(id, given[1:]), count()))
+    where = dict(zip(map(id, given[:-1]), count()))
     return tuple(sorted(cast(Iterable[int], filter(partial(is_not, None), map(where.get, map(id, kept))))))
 
 
@@ -251,7 +258,7 @@ def fit_rows(
     if pairing.whole_turns and (opening := newest_turn(rows)) < len(rows) - 1:
         rows = (*rows[:opening], rows[opening]._replace(pinned=True), *rows[opening + 1:])
     fixed = fixed_tokens + (documents_frame if documents else 0)
-    ws = working_set(rows, group_ids, fixed, thoughts, documents, carry)
+    ws = working_set(rows, group_ids, fixed, thoughts, documents, carry, carry is not None or checkpoint is not None)
     options = ThriftOptions(
         budgeting.output_reserve, budgeting.reserve_fraction, encoding=counting.name,
         shed_order=shedding.shed_order, refill=shedding.refill,
@@ -292,7 +299,7 @@ def fit_rows(
         return Failure(OverBudget(tokens, budget))
     shed = tuple(filterfalse(frozenset(kept).__contains__, range(len(rows))))
     estimated = counting.precision == "estimated" or any(map(_estimated, map(row_at, kept)))
-    carried = None if rendered is not None else CoreCarry(tuple(rows), group_ids, ws.messages[1:], grouping, counts)
+    carried = None if rendered is not None else CoreCarry(tuple(rows), group_ids, ws.messages[:-1], grouping, counts)
     return Success(CoreFit(kept, shed, trace, tokens, "estimated" if estimated else "exact", rendered, plain, carried))
 
 

@@ -38,7 +38,7 @@ from thrift_fp.adapters._pydantic_ai_read import (
     instructions_source,
     read_message,
 )
-from thrift_fp.adapters._pydantic_ai_step import Snapshot, origins, snapshot
+from thrift_fp.adapters._pydantic_ai_step import Origins, Snapshot, snapshot
 
 _T = TypeVar("_T")
 REPLY_PRIMING: Final = 3
@@ -126,21 +126,22 @@ class TextCounts:
 
 def read_step(
     messages: Sequence[object], media_tokens: MediaPricer | None, previous: Step | None
-) -> tuple[Snapshot | None, tuple[Read, ...], list[int]] | Misread | Mispriced:
+) -> tuple[Snapshot | None, tuple[Read, ...], Origins] | Misread | Mispriced:
     """Every message read, reusing ``previous``'s reading of each message unchanged since (see
-    `origins`; none when the media pricer changed); also each message's origin there (-1: read now).
+    `snapshot`; none when the media pricer changed); also where each reading came from.
 
     >>> from pydantic_ai.messages import ModelRequest, UserPromptPart
     >>> history = [ModelRequest([UserPromptPart("a")])]
     >>> taken, reads, found = read_step(history, None, None)
-    >>> found, reads[0].prompt
-    ([-1], True)
+    >>> found.fresh, reads[0].prompt
+    ([0], True)
     """
-    taken = snapshot(messages)
     old = previous.snapshot if previous is not None and previous.media is media_tokens else None
-    found = origins(old, taken) if taken is not None else [-1] * len(messages)
-    reads = _gather(previous.reads if old is not None and previous is not None else (), found, cast(Read, None))
-    for at in compress(count(), map(eq, found, repeat(-1))):
+    made = snapshot(messages, old)
+    total = len(messages)
+    taken, found = (None, Origins(total, 0, {}, list(range(total)))) if made is None else made
+    reads = found.gather(previous.reads if old is not None and previous is not None else (), cast(Read, None))
+    for at in found.fresh:
         fresh = read_message(at, messages[at], media_tokens)
         if not isinstance(fresh, Read):
             return fresh
@@ -148,22 +149,15 @@ def read_step(
     return taken, tuple(reads), found
 
 
-def _gather(values: Sequence[_T], found: Sequence[int], default: _T) -> list[_T]:
-    # C-level: position -1 picks the last value, a placeholder the caller overwrites.
-    return list(map(values.__getitem__, found)) if values else [default] * len(found)
-
-
 def price_step(
-    reads: Sequence[Read], found: Sequence[int], previous: Step | None, counting: Counting, memo: TextCounts
+    reads: Sequence[Read], found: Origins, previous: Step | None, counting: Counting, memo: TextCounts
 ) -> Result[tuple[tuple[int, ...], tuple[int, ...], int], AdapterError]:
     """Each message's (system, rest) prices, reusing ``previous``'s for the reads it made when it
     counted with this very counting, and the instructions' tokens (0 when none are in force)."""
     source = instructions_source(reads)
     instructions = None if source is None else reads[source].instructions
-    fresh = list(compress(count(), map(eq, found, repeat(-1))))
-    carried = previous is not None and previous.counting is counting
-    if not carried:
-        fresh = list(range(len(reads)))
+    carried = previous is not None and previous.counting is counting and previous.snapshot is not None
+    fresh = found.fresh if carried else range(len(reads))
     texts: list[str] = []
     for at in fresh:
         texts += reads[at].system.texts
@@ -175,7 +169,7 @@ def price_step(
         return Failure(counted.failure())
     counts = counted.unwrap()
     if carried and previous is not None:
-        systems, rests = _gather(previous.systems, found, 0), _gather(previous.rests, found, 0)
+        systems, rests = found.gather(previous.systems, 0), found.gather(previous.rests, 0)
     else:
         systems, rests = [0] * len(reads), [0] * len(reads)
     cursor = 0

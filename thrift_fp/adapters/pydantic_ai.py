@@ -277,8 +277,7 @@ def _carried_fit(
     systems, rests, extra = priced.unwrap()
     step = Step(taken, pricer, ready, reads, systems, rests)
     # The first message whose row may differ from the previous plan's: where a read is new.
-    first = next(compress(count(), map(ne, found, count())), len(found)) \
-        if previous is not None and previous.counting is ready else 0
+    first = found.first() if previous is not None and previous.counting is ready else 0
     rows, plan = plan_rows(reads, rests, whole_turns, None if previous is None else previous.plan, first)
     fitted = fit_rows(rows, REPLY_PRIMING + sum(systems) + extra, budget, ready, _PAIRING,
                       carry=None if previous is None else previous.core, checkpoint=plan.resume)
