@@ -7,6 +7,7 @@ Every count here is made afresh (`sent_tokens`), with the instructions Pydantic 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -137,9 +138,9 @@ def _edit(history: list[ModelMessage], shown: int, data: st.DataObject) -> int:
     elif kind == "instructions" and isinstance(message, ModelRequest):
         message.instructions = data.draw(st.sampled_from((None, "Be brief.", "Cite sources. " * 30)))
     elif kind == "parts-append" and texts:
-        message.parts.append(texts[0])  # type: ignore[union-attr, arg-type]
+        cast(list[object], message.parts).append(texts[0])
     elif kind == "part-replaced" and isinstance(message, ModelResponse):
-        message.parts[0] = TextPart("a replaced answer " * data.draw(st.integers(min_value=1, max_value=9)))  # type: ignore[index]
+        cast(list[object], message.parts)[0] = TextPart("a replaced answer " * data.draw(st.integers(min_value=1, max_value=9)))
     elif kind == "parts-replaced":
         setattr(message, "parts", list(message.parts))
     elif kind == "drop" and at < shown - 1:
