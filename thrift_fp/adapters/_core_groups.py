@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, count
-from operator import is_not
-from typing import NamedTuple
+from operator import attrgetter, is_not
+from typing import Final, NamedTuple
 
 from returns.result import Failure, Result, Success
 
@@ -55,6 +55,11 @@ class Pairing:
     answer_once: bool = True
     require_answers: bool = True
     whole_turns: bool = False
+
+
+_issues: Final = attrgetter("issues")
+_answers: Final = attrgetter("answers")
+_group: Final = attrgetter("group")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +104,13 @@ class _Groups:
             roots[index] = roots[up]
         names = {root: f"group@{root}" for root, size in Counter(roots).items() if size > 1}
         return tuple(map(names.get, roots))
+
+
+def _saved(
+    pairing: Pairing, rows: Sequence[Row], at: int, linked: _Groups, issued: dict[str, tuple[int, str]],
+    open_calls: dict[str, tuple[int, str]], keyed: dict[str, int],
+) -> GroupCarry:
+    return GroupCarry(pairing, tuple(rows[:at]), at, linked._parent[:at], dict(issued), dict(open_calls), dict(keyed))
 
 
 def newest_turn(rows: Sequence[Row]) -> int:
@@ -159,10 +171,14 @@ def groups(
             linked.link(turn, index)
     # A resumed call that was asked to stop at the same checkpoint hands that checkpoint on.
     saved = resumed if resumed is not None and resumed.at == checkpoint else None
-    for index in range(start, total):
-        if index == checkpoint:
-            saved = GroupCarry(pairing, tuple(rows[:index]), index, linked._parent[:index], dict(issued),
-                               dict(open_calls), dict(keyed))
+    wanted = checkpoint is not None and start <= checkpoint <= total and saved is None
+    # Only rows that link something are walked (C-level pass to find them); the state at the
+    # checkpoint is the state before the first such row at or after it.
+    linking = compress(range(start, total), map(any, zip(
+        map(_issues, rows[start:]), map(_answers, rows[start:]), map(_group, rows[start:]))))
+    for index in linking:
+        if wanted and checkpoint is not None and index >= checkpoint:
+            saved, wanted = _saved(pairing, rows, checkpoint, linked, issued, open_calls, keyed), False
         row = rows[index]
         if row.group is not None:
             linked.link(keyed.setdefault(row.group, index), index)
@@ -175,8 +191,8 @@ def groups(
             if call_id in issued:
                 return Failure(DuplicateToolCall(index, field, call_id))
             issued[call_id] = open_calls[call_id] = (index, field)
-    if checkpoint == total:
-        saved = GroupCarry(pairing, tuple(rows), total, linked._parent[:], dict(issued), dict(open_calls), dict(keyed))
+    if wanted and checkpoint is not None:
+        saved = _saved(pairing, rows, checkpoint, linked, issued, open_calls, keyed)
     if pairing.require_answers and pairing.answer_once and open_calls:
         call_id, (index, field) = next(iter(open_calls.items()))
         return Failure(ToolCallWithoutResult(index, field, call_id))
