@@ -7,11 +7,12 @@ Every count here is made afresh (`sent_tokens`), with the instructions Pydantic 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart, UserPromptPart
-from returns.result import Failure
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, TextPart, UserPromptPart
+from returns.result import Failure, Result
 
 from properties.adapters_pydantic_ai_strategies import (
     Turn,
@@ -22,7 +23,14 @@ from properties.adapters_pydantic_ai_strategies import (
     system_parts,
     written,
 )
-from thrift_fp.adapters.pydantic_ai import OverBudget, ThriftHistory, count_model_messages, fit_model_messages
+from thrift_fp.adapters.pydantic_ai import (
+    AdapterError,
+    ModelMessagesFit,
+    OverBudget,
+    ThriftHistory,
+    count_model_messages,
+    fit_model_messages,
+)
 
 windows = st.integers(min_value=0, max_value=6000)
 # A budget as a share of the history's own count, so most draws shed something.
@@ -97,21 +105,72 @@ def test_the_count_is_what_pydantic_ai_sends_and_an_unlimited_budget_keeps_every
     assert [id(message) for message in out] == [id(message) for message in history]
 
 
-@settings(max_examples=30, deadline=None)
-@given(histories, windows, st.booleans())
-def test_a_processor_carrying_its_counts_fits_exactly_as_a_fresh_fit(drawn: list[Turn], window: int, whole: bool) -> None:
+def _same_fit(carried: Result[ModelMessagesFit, AdapterError], fresh: Result[ModelMessagesFit, AdapterError]) -> None:
+    """A carried fit is the cold fit: the same error, or the same kept objects (a new request of
+    system parts holds the very same parts), shed rows, count as sent and trace."""
+    if isinstance(fresh, Failure):
+        assert carried == fresh
+        return
+    one, two = carried.unwrap(), fresh.unwrap()
+    assert len(one.messages) == len(two.messages)
+    for mine, cold in zip(one.messages, two.messages):
+        assert mine is cold or (type(mine) is type(cold) and all(a is b for a, b in zip(mine.parts, cold.parts, strict=True)))
+    assert (one.shed, one.tokens, one.trace) == (two.shed, two.tokens, two.trace)
+
+
+_EDITS = ("append", "append", "append", "text", "instructions", "parts-append", "part-replaced", "parts-replaced",
+          "drop", "insert", "swap")
+
+
+def _edit(history: list[ModelMessage], shown: int, data: st.DataObject) -> int:
+    """One drawn edit of the caller's own objects, as an agent's code may make between two model
+    calls; answers how many messages are shown now (an append shows more of ``history``)."""
+    kind = data.draw(st.sampled_from(_EDITS), label="edit")
+    if kind == "append" or shown == 0:
+        return min(len(history), shown + data.draw(st.integers(min_value=1, max_value=3), label="grown"))
+    at = data.draw(st.integers(min_value=0, max_value=shown - 1), label="at")
+    message = history[at]
+    # Parts whose text is a plain field (a read-only property could not be edited in place).
+    texts: list[object] = [part for part in message.parts if isinstance(getattr(part, "__dict__", {}).get("content"), str)]
+    if kind == "text" and texts:
+        part = data.draw(st.sampled_from(texts), label="part")
+        setattr(part, "content", getattr(part, "content") + data.draw(st.sampled_from((" and more words", "", " é 数据 " * 20))))
+    elif kind == "instructions" and isinstance(message, ModelRequest):
+        message.instructions = data.draw(st.sampled_from((None, "Be brief.", "Cite sources. " * 30)))
+    elif kind == "parts-append" and texts:
+        cast(list[object], message.parts).append(texts[0])
+    elif kind == "part-replaced" and isinstance(message, ModelResponse):
+        cast(list[object], message.parts)[0] = TextPart("a replaced answer " * data.draw(st.integers(min_value=1, max_value=9)))
+    elif kind == "parts-replaced":
+        setattr(message, "parts", list(message.parts))
+    elif kind == "drop" and at < shown - 1:
+        del history[at]
+        return shown - 1
+    elif kind == "insert":
+        history.insert(at, ModelResponse([TextPart("inserted")]) if isinstance(message, ModelRequest)
+                       else ModelRequest([UserPromptPart("inserted")]))
+        return shown + 1
+    elif kind == "swap" and at + 2 < shown:
+        history[at], history[at + 2] = history[at + 2], history[at]
+    return shown
+
+
+@settings(max_examples=60, deadline=None)
+@given(histories, shares, st.booleans(), st.data())
+def test_a_processor_carrying_its_step_fits_exactly_as_a_cold_fit_through_appends_and_edits(
+    drawn: list[Turn], share: float, whole: bool, data: st.DataObject
+) -> None:
     history = written(drawn)
+    # A budget below the whole history's count, so most steps shed part of it.
+    window = int(share * sent_tokens(history))
     processor = ThriftHistory(window, output_reserve=0, whole_turns=whole)
-    for end in range(1, len(history) + 1):
-        step = history[:end]
-        if not isinstance(step[-1], ModelRequest):
-            continue
-        carried = processor.fit(step)
-        fresh = fit_model_messages(step, window, output_reserve=0, whole_turns=whole)
-        assert type(carried) is type(fresh)
-        if not isinstance(fresh, Failure):
-            assert carried.unwrap().messages == fresh.unwrap().messages
-            assert carried.unwrap().tokens == fresh.unwrap().tokens
+    shown = data.draw(st.integers(min_value=1, max_value=len(history)), label="shown")
+    for _ in range(data.draw(st.integers(min_value=1, max_value=6), label="steps")):
+        step = history[:shown]
+        _same_fit(processor.fit(step), fit_model_messages(step, window, output_reserve=0, whole_turns=whole))
+        shown = _edit(history, shown, data)
+    step = history[:shown]
+    _same_fit(processor.fit(step), fit_model_messages(step, window, output_reserve=0, whole_turns=whole))
 
 
 @settings(max_examples=30, deadline=None)
@@ -123,33 +182,3 @@ def test_system_prompt_parts_are_never_shed_and_stay_in_order(drawn: list[Turn],
         return
     shown = [part for message in fitted.unwrap().messages for part in message.parts if isinstance(part, SystemPromptPart)]
     assert shown == system_parts(history)
-
-
-@settings(max_examples=30, deadline=None)
-@given(histories, windows, st.booleans(), st.data())
-def test_a_processor_sees_messages_changed_in_place_between_steps(
-    drawn: list[Turn], window: int, whole: bool, data: st.DataObject
-) -> None:
-    history = written(drawn)
-    processor = ThriftHistory(window, output_reserve=0, whole_turns=whole)
-    processor.fit(history)
-    # Edit the caller's own objects in place, as an agent's code may between two model calls:
-    # a part's text, a request's instructions, or a message's parts list.
-    for _ in range(data.draw(st.integers(min_value=1, max_value=3), label="edits")):
-        message = history[data.draw(st.integers(min_value=0, max_value=len(history) - 1), label="at")]
-        kind = data.draw(st.sampled_from(("text", "instructions", "parts")), label="kind")
-        # Parts whose text is a plain field (a read-only property could not be edited in place).
-        texts: list[object] = [part for part in message.parts if isinstance(getattr(part, "__dict__", {}).get("content"), str)]
-        if kind == "text" and texts:
-            part = data.draw(st.sampled_from(texts), label="part")
-            setattr(part, "content", getattr(part, "content") + data.draw(st.sampled_from((" and more words", "", " é 数据 " * 20))))
-        elif kind == "instructions" and isinstance(message, ModelRequest):
-            message.instructions = data.draw(st.sampled_from((None, "Be brief.", "Cite sources. " * 30)))
-        elif kind == "parts" and texts:
-            setattr(message, "parts", [*message.parts, texts[0]])
-        carried = processor.fit(history)
-        fresh = fit_model_messages(history, window, output_reserve=0, whole_turns=whole)
-        assert type(carried) is type(fresh)
-        if not isinstance(fresh, Failure):
-            assert carried.unwrap().messages == fresh.unwrap().messages
-            assert carried.unwrap().tokens == fresh.unwrap().tokens

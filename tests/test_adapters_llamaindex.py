@@ -164,3 +164,22 @@ def test_fit_nodes_renders_in_a_third_party_tier_by_default() -> None:
     nodes = [NodeWithScore(node=TextNode(text="body", metadata={"file_name": "a.md"}), score=0.4)]
     done = fit_nodes(nodes, 10**6).unwrap()
     assert "third-party-private" in done.text and "a.md" in done.text and done.nodes[0] is nodes[0]
+
+
+def test_the_chat_memory_hands_back_the_stored_chat_fitted_with_calls_paired_and_raises_when_it_cannot() -> None:
+    from llama_index.core.memory.types import BaseChatStoreMemory
+
+    from thrift_fp.adapters.llamaindex import AdapterFitError, ThriftChatMemory, fit_chat_messages
+
+    call = ChatMessage(role="assistant", content="", additional_kwargs={"tool_calls": [{"id": "c1", "name": "weather"}]})
+    answer = ChatMessage(role="tool", content="Oslo: 4 C", additional_kwargs={"tool_call_id": "c1"})
+    chat = [ChatMessage(role="system", content="Be brief."), ChatMessage(role="user", content="Weather? " * 60),
+            call, answer, ChatMessage(role="user", content="Warm?")]
+    memory = ThriftChatMemory.from_defaults(chat_history=chat, context_window=120, output_reserve=0, model="gpt-4o")
+    assert isinstance(memory, BaseChatStoreMemory)
+    got = memory.get()
+    assert got == list(fit_chat_messages(chat, 120, output_reserve=0, model="gpt-4o").unwrap().messages)
+    assert got[0] is chat[0] and chat[1] not in got and (call in got) == (answer in got)
+    assert len(memory.get_all()) == 5
+    with pytest.raises(AdapterFitError):
+        ThriftChatMemory.from_defaults(chat_history=chat, context_window=5, output_reserve=0).get()

@@ -31,67 +31,30 @@ equal ages first.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from itertools import repeat
-from operator import attrgetter
-from typing import Final, NamedTuple, no_type_check
+from itertools import compress, count, filterfalse, repeat
+from functools import partial
+from operator import attrgetter, is_not, ne
+from typing import Final, NamedTuple, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core_args import Budgeting, Counting, checked_budget, checked_counting, registered
 from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records, fit_order
-from thrift_fp.adapters._core_errors import (
-    InvalidArgument,
-    AdapterError,
-    DuplicateToolCall,
-    FitFailed,
-    OverBudget,
-    ToolCallWithoutResult,
-    ToolResultWithoutCall,
-)
+from thrift_fp.adapters._core_errors import AdapterError, FitFailed, InvalidArgument, OverBudget
+# Re-exported: the adapters build rows and pairing rules from here.
+from thrift_fp.adapters._core_groups import GroupCarry, groups, newest_turn
+from thrift_fp.adapters._core_groups import Pairing as Pairing
+from thrift_fp.adapters._core_groups import Row as Row
 from thrift_fp.records import Retrievable
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
-from thrift_fp.thrift import AGENT, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet, subtract_to_fit
-from thrift_fp.tokens import Precision
+from thrift_fp.thrift import AGENT, Message, MessageLike, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet, subtract_to_fit
+from thrift_fp.tokens import Precision, TokenCounts
 
 AGE: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 REQUEST_ID: Final = "request"
-
-
-class Row(NamedTuple):
-    """One message of the caller's list as the core fits it (see the module docstring). A named
-    tuple: an adapter builds one per message on its hot path, where a frozen dataclass costs
-    several times more to construct.
-
-    >>> Row(12, issues=(("tool_calls[0].id", "c1"),)).pinned
-    False
-    """
-
-    tokens: int
-    issues: tuple[tuple[str, str], ...] = ()
-    answers: tuple[tuple[str, str], ...] = ()
-    starts_turn: bool = False
-    pinned: bool = False
-    role: str | None = None
-    estimated: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Pairing:
-    """The API's pairing rules: ``answer_once`` (a second result for one call is an error),
-    ``require_answers`` (a call with no later result is an error), ``whole_turns`` (a turn, from
-    a row that starts one to the next, is kept or shed whole; pinned rows join no turn).
-
-    >>> Pairing().require_answers, Pairing(whole_turns=True).whole_turns
-    (True, True)
-    """
-
-    answer_once: bool = True
-    require_answers: bool = True
-    whole_turns: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,88 +113,12 @@ class CoreFit:
     precision: Precision
     documents: FitRendered | None
     plain: tuple[Retrievable, ...] = ()
+    carry: CoreCarry | None = None
 
     @property
     def records(self) -> tuple[Retrievable, ...]:
         """The surviving document records (the render's order, or score order when not rendered)."""
         return self.plain if self.documents is None else self.documents.records
-
-
-class _Groups:
-    """Union of rows linked by tool-call ids (and turns); a group's id is its earliest member.
-
-    A parent is never later than its child (a link hangs the later root under the earlier), so
-    one pass in input order resolves every root."""
-
-    __slots__ = ("_parent",)
-
-    def __init__(self, count: int) -> None:
-        self._parent = list(range(count))
-
-    def link(self, first: int, second: int) -> None:
-        parent = self._parent
-        while parent[first] != first:
-            parent[first] = first = parent[parent[first]]
-        while parent[second] != second:
-            parent[second] = second = parent[parent[second]]
-        if first < second:
-            parent[second] = first
-        elif second < first:
-            parent[first] = second
-
-    def ids(self) -> tuple[str | None, ...]:
-        roots = self._parent[:]
-        for index, up in enumerate(roots):
-            roots[index] = roots[up]
-        names = {root: f"group@{root}" for root, size in Counter(roots).items() if size > 1}
-        return tuple(map(names.get, roots))
-
-
-def groups(rows: Sequence[Row], pairing: Pairing) -> Result[tuple[str | None, ...], AdapterError]:
-    """Each row's group id (``None``: it leaves alone), or the first pairing problem.
-
-    >>> rows = [Row(1, issues=(("calls[0]", "a"), ("calls[1]", "b"))), Row(1, answers=(("id", "a"),)),
-    ...         Row(1, answers=(("id", "b"),)), Row(1)]
-    >>> groups(rows, Pairing()).unwrap()
-    ('group@0', 'group@0', 'group@0', None)
-    >>> groups([Row(1, answers=(("tool_call_id", "z"),))], Pairing()).failure().message
-    "messages[0].tool_call_id: no earlier unanswered tool call has id 'z'"
-    """
-    linked = _Groups(len(rows))
-    if pairing.whole_turns:
-        start: int | None = None
-        # The newest turn is not one group: when it alone is too big its oldest tool rounds go
-        # (whole pairs), while its opening row stays (`fit_rows` pins it).
-        newest = newest_turn(rows)
-        for index, row in enumerate(rows[:newest]):
-            if row.pinned:
-                # A pinned row that starts a turn still ends the one before it.
-                start = None if row.starts_turn else start
-                continue
-            if row.starts_turn or start is None:
-                start = index
-            linked.link(start, index)
-    issued: dict[str, tuple[int, str]] = {}
-    open_calls: dict[str, tuple[int, str]] = {}
-    for index, row in enumerate(rows):
-        for field, call_id in row.answers:
-            call = open_calls.pop(call_id, None) if pairing.answer_once else issued.get(call_id)
-            if call is None:
-                return Failure(ToolResultWithoutCall(index, field, call_id))
-            linked.link(call[0], index)
-        for field, call_id in row.issues:
-            if call_id in issued:
-                return Failure(DuplicateToolCall(index, field, call_id))
-            issued[call_id] = open_calls[call_id] = (index, field)
-    if pairing.require_answers and pairing.answer_once and open_calls:
-        call_id, (index, field) = next(iter(open_calls.items()))
-        return Failure(ToolCallWithoutResult(index, field, call_id))
-    if pairing.require_answers and not pairing.answer_once:
-        answered = {call_id for row in rows for _, call_id in row.answers}
-        for call_id, (index, field) in issued.items():
-            if call_id not in answered:
-                return Failure(ToolCallWithoutResult(index, field, call_id))
-    return Success(linked.ids())
 
 
 @no_type_check
@@ -254,15 +141,7 @@ _new: Final = tuple.__new__
 _role: Final = attrgetter("role")
 _pinned: Final = attrgetter("pinned")
 _tokens: Final = attrgetter("tokens")
-
-
-def newest_turn(rows: Sequence[Row]) -> int:
-    """The position of the row that opens the newest turn (``len(rows)`` when none does).
-
-    >>> newest_turn([Row(1, starts_turn=True), Row(1), Row(1, starts_turn=True), Row(1)])
-    2
-    """
-    return max((index for index, row in enumerate(rows) if row.starts_turn and not row.pinned), default=len(rows))
+_estimated: Final = attrgetter("estimated")
 
 
 def working_set(
@@ -271,23 +150,38 @@ def working_set(
     fixed_tokens: int,
     thoughts: Sequence[StrippedThought] = (),
     documents: Sequence[Retrievable] = (),
+    carried: CoreCarry | None = None,
+    exact: bool = False,
 ) -> WorkingSet:
     """The core working set of priced rows: row ``i`` is the caller-priced message ``messages[i]``;
-    ``fixed_tokens`` (request framing) a pinned priced message ``request``; stripped thoughts cost
-    nothing; documents in `fit_order`.
+    ``fixed_tokens`` (request framing) a pinned priced message ``request``, last; stripped thoughts
+    cost nothing; documents in `fit_order`. The leading rows ``carried`` priced already (the very
+    same `Row` objects, in the same groups) keep the messages it made for them (``exact``: made as
+    `thrift_fp.thrift.Message` objects, which the core's own carrying by identity takes).
 
     >>> ws = working_set([Row(4), Row(6), Row(5)], ("g", "g", None), 3)
     >>> [(m.id, m.token_cost, m.pair_id, m.summary) for m in ws.messages]
-    [('request', 3, None, True), ('messages[0]', 4, 'g', False), ('messages[1]', 6, 'g', False), ('messages[2]', 5, None, False)]
+    [('messages[0]', 4, 'g', False), ('messages[1]', 6, 'g', False), ('messages[2]', 5, None, False), ('request', 3, None, True)]
     """
-    count = len(rows)
-    # Built in C-level passes (``tuple.__new__`` over ``zip``): one per row on every fit.
+    total = len(rows)
+    start = 0 if carried is None else _shared_rows(rows, group_ids, carried)
+    rest = total - start
+    # Built in C-level passes over the new rows' columns: named tuples in bulk for a one-off fit;
+    # with a carry, exact `Message` objects (slower to construct, once per row), which the core
+    # carries from fit to fit by identity.
+    columns = (
+        map("messages[{}]".format, range(start, total)), repeat("", rest), repeat(AGE, rest),
+        map(_role, rows[start:]), map(_pinned, rows[start:]), repeat(False, rest), group_ids[start:],
+        map(_tokens, rows[start:]),
+    )
+    built: Iterable[MessageLike] = map(_new, repeat(PricedMessage), zip(*columns)) if not exact else map(Message, *columns)
+    request_fields = (REQUEST_ID, "", AGE, None, True, False, None, fixed_tokens)
+    # The request's framing goes last: it is pinned, so its place changes nothing in the fit,
+    # and the rows before it stay the very objects the next fit carries.
     messages = (
-        _new(PricedMessage, (REQUEST_ID, "", AGE, None, True, False, None, fixed_tokens)),
-        *map(_new, repeat(PricedMessage), zip(
-            map("messages[{}]".format, range(count)), repeat("", count), repeat(AGE, count), map(_role, rows),
-            map(_pinned, rows), repeat(False, count), group_ids, map(_tokens, rows),
-        )),
+        *(() if carried is None else carried.messages[:start]),
+        *built,
+        Message(*request_fields) if exact else _new(PricedMessage, request_fields),
     )
     return WorkingSet(
         messages=messages,
@@ -296,9 +190,32 @@ def working_set(
     )
 
 
-def _position(ident: str) -> int:
-    # "messages[12]" -> 12
-    return int(ident[9:-1])
+def _shared_rows(rows: Sequence[Row], group_ids: Sequence[str | None], carried: CoreCarry) -> int:
+    """How many leading rows are ``carried``'s very objects in the same groups (C-level passes)."""
+    shared = min(len(rows), len(carried.rows))
+    same = next(compress(count(), map(is_not, rows[:shared], carried.rows[:shared])), shared)
+    return next(compress(count(), map(ne, group_ids[:same], carried.group_ids[:same])), same)
+
+
+@dataclass(frozen=True, slots=True)
+class CoreCarry:
+    """What one fit of rows hands the next (`fit_rows`' ``carry``): its rows, their group ids and
+    priced messages, the grouping's checkpoint and thrift's counts."""
+
+    rows: tuple[Row, ...]
+    group_ids: tuple[str | None, ...]
+    messages: tuple[MessageLike, ...]
+    grouping: GroupCarry | None
+    counts: TokenCounts
+
+
+def _kept_positions(given: Sequence[object], kept: Sequence[object]) -> tuple[int, ...]:
+    """The row positions of the kept messages (``given[i]`` is row ``i``'s, the last the
+    request's), matched by identity in C-level passes."""
+    if len(kept) == len(given):
+        return tuple(range(len(given) - 1))
+    where = dict(zip(map(id, given[:-1]), count()))
+    return tuple(sorted(cast(Iterable[int], filter(partial(is_not, None), map(where.get, map(id, kept))))))
 
 
 def fit_rows(
@@ -312,6 +229,8 @@ def fit_rows(
     documents: Sequence[Retrievable] = (),
     documents_frame: int = 0,
     shedding: Shedding = Shedding(),
+    carry: CoreCarry | None = None,
+    checkpoint: int | None = None,
 ) -> Result[CoreFit, AdapterError]:
     """Group, fit and check the promise (module docstring). With ``pairing.whole_turns`` the row
     opening the newest turn is pinned (the newest turn is kept from its opening on, its oldest
@@ -319,27 +238,34 @@ def fit_rows(
     message holding the rendered documents costs beyond their text (charged whenever documents
     are passed; counted as sent only when one survives).
 
+    ``carry`` (a previous fit's `CoreFit.carry`) lets this fit reuse what that one measured of
+    the rows it shares (the very same `Row` objects, in order); ``checkpoint`` is where the next
+    fit's rows will likely start to differ (an agent loop's newest turn), so the grouping
+    remembers its state there. The fit is identical with or without them.
+
     >>> from thrift_fp.adapters._core_args import checked_budget, checked_counting
     >>> budget = checked_budget(20, 0, 0.35).unwrap()
     >>> counting = checked_counting(None, "cl100k_base", None).unwrap()
     >>> fit_rows([Row(30, pinned=True), Row(4)], 0, budget, counting, Pairing()).failure().message
     'what cannot be shed costs 34 tokens as sent, over the budget of 20; raise context_window or lower output_reserve'
     """
-    grouped = groups(rows, pairing)
+    grouped = groups(rows, pairing, None if carry is None else carry.grouping, checkpoint)
     if isinstance(grouped, Failure):
         return Failure(grouped.failure())
+    group_ids, grouping = grouped.unwrap()
     # (The newest row needs no pin: the core never sheds the newest message, and a pinned one
     # would pass that protection to the last row of an older turn.)
     if pairing.whole_turns and (opening := newest_turn(rows)) < len(rows) - 1:
         rows = (*rows[:opening], rows[opening]._replace(pinned=True), *rows[opening + 1:])
     fixed = fixed_tokens + (documents_frame if documents else 0)
-    ws = working_set(rows, grouped.unwrap(), fixed, thoughts, documents)
+    ws = working_set(rows, group_ids, fixed, thoughts, documents, carry, carry is not None or checkpoint is not None)
     options = ThriftOptions(
         budgeting.output_reserve, budgeting.reserve_fraction, encoding=counting.name,
         shed_order=shedding.shed_order, refill=shedding.refill,
     )
     window = budgeting.context_window
     rendered: FitRendered | None = None
+    counts = TokenCounts()
     plain_costs: dict[str, int] = {}
     if documents and not shedding.render:
         texts = [r.content if isinstance(r.content, str) else r.content_text().value_or("") for r in documents]
@@ -355,12 +281,14 @@ def fit_rows(
             rendered = done.unwrap()
             kept_set, trace = rendered.working_set, rendered.trace
         else:
-            fitted = subtract_to_fit(ws, window, None, options, encoding=name)
+            fitted = subtract_to_fit(ws, window, None, options, encoding=name,
+                                     counts=TokenCounts() if carry is None else carry.counts)
             if isinstance(fitted, Failure):
                 return Failure(FitFailed(fitted.failure()))
-            kept_set, trace = fitted.unwrap().working_set, fitted.unwrap().trace
-    kept = tuple(sorted(_position(m.id) for m in kept_set.messages if m.id != REQUEST_ID))
-    tokens = fixed_tokens + sum(rows[index].tokens for index in kept)
+            kept_set, trace, counts = fitted.unwrap().working_set, fitted.unwrap().trace, fitted.unwrap().counts
+    kept = _kept_positions(ws.messages, kept_set.messages)
+    row_at = rows.__getitem__
+    tokens = fixed_tokens + sum(map(_tokens, map(row_at, kept)))
     if rendered is not None and rendered.records:
         tokens += documents_frame + rendered.tokens
     plain = tuple(record for record in kept_set.retrievables if isinstance(record, Retrievable)) if plain_costs else ()
@@ -369,10 +297,10 @@ def fit_rows(
     budget = budgeting.budget.budget
     if tokens > budget:
         return Failure(OverBudget(tokens, budget))
-    kept_positions = set(kept)
-    shed = tuple(index for index in range(len(rows)) if index not in kept_positions)
-    estimated = counting.precision == "estimated" or any(rows[index].estimated for index in kept)
-    return Success(CoreFit(kept, shed, trace, tokens, "estimated" if estimated else "exact", rendered, plain))
+    shed = tuple(filterfalse(frozenset(kept).__contains__, range(len(rows))))
+    estimated = counting.precision == "estimated" or any(map(_estimated, map(row_at, kept)))
+    carried = None if rendered is not None else CoreCarry(tuple(rows), group_ids, ws.messages[:-1], grouping, counts)
+    return Success(CoreFit(kept, shed, trace, tokens, "estimated" if estimated else "exact", rendered, plain, carried))
 
 
 def fit_rows_and_documents(

@@ -2,12 +2,15 @@
 
 Every message error names the message's index in the caller's list and the field (a path such as
 ``content[1].image_url``) that is wrong; a document error names its list (``documents``,
-``nodes``) and index; an argument error names the argument.
+``nodes``) and index; an argument error names the argument. Each states its message as a
+one-line ``message_template`` over its fields, formatted by the base class (a caller's value
+through the bounded renderer: a 5,000-digit int or a list nested 5,000 deep never breaks one).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from thrift_fp.adapters._models import UnknownModel
 from thrift_fp.records import RecordError
@@ -15,12 +18,6 @@ from thrift_fp.render import RenderError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
 from thrift_fp._errors import ThriftFpError
-from thrift_fp._shown import shown
-
-
-def _shown(value: object) -> str:
-    # Hostile values (a 5,000-digit int, a list nested 5,000 deep) never break a message.
-    return shown(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,9 +33,7 @@ class MalformedMessage(ThriftFpError):
     value: object
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: {self.reason}, got {_shown(self.value)}"
+    message_template: ClassVar[str] = "messages[{index}].{field}: {reason}, got {value!r}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +48,11 @@ class UnknownRole(ThriftFpError):
     role: object
     known: tuple[str, ...]
 
+    message_template: ClassVar[str] = "messages[{index}].role: unknown role {role!r}; expected one of {_known}"
+
     @property
-    def message(self) -> str:
-        return f"messages[{self.index}].role: unknown role {_shown(self.role)}; expected one of {', '.join(self.known)}"
+    def _known(self) -> str:
+        return ", ".join(self.known)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +67,7 @@ class ToolResultWithoutCall(ThriftFpError):
     field: str
     call_id: str
 
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: no earlier unanswered tool call has id {self.call_id!r}"
+    message_template: ClassVar[str] = "messages[{index}].{field}: no earlier unanswered tool call has id {call_id!r}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +82,7 @@ class ToolCallWithoutResult(ThriftFpError):
     field: str
     call_id: str
 
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: tool call {self.call_id!r} has no result in a later message"
+    message_template: ClassVar[str] = "messages[{index}].{field}: tool call {call_id!r} has no result in a later message"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +97,7 @@ class DuplicateToolCall(ThriftFpError):
     field: str
     call_id: str
 
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: tool call id {self.call_id!r} is used twice"
+    message_template: ClassVar[str] = "messages[{index}].{field}: tool call id {call_id!r} is used twice"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +113,7 @@ class InvalidTool(ThriftFpError):
     value: object
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"tools[{self.index}].{self.field}: {self.reason}, got {_shown(self.value)}"
+    message_template: ClassVar[str] = "tools[{index}].{field}: {reason}, got {value!r}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,9 +131,7 @@ class InvalidDocument(ThriftFpError):
     reason: str
     collection: str = "documents"
 
-    @property
-    def message(self) -> str:
-        return f"{self.collection}[{self.index}].{self.field}: {self.reason}"
+    message_template: ClassVar[str] = "{collection}[{index}].{field}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,9 +146,7 @@ class InvalidArgument(ThriftFpError):
     value: object
     reason: str
 
-    @property
-    def message(self) -> str:
-        return f"invalid {self.field} {_shown(self.value)}: {self.reason}"
+    message_template: ClassVar[str] = "invalid {field} {value!r}: {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,9 +164,7 @@ class PricingFailed(ThriftFpError):
     cause: BaseException | None = None
     callback: str = "image_tokens"
 
-    @property
-    def message(self) -> str:
-        return f"messages[{self.index}].{self.field}: {self.callback} {self.reason}"
+    message_template: ClassVar[str] = "messages[{index}].{field}: {callback} {reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,12 +179,10 @@ class OverBudget(ThriftFpError):
     tokens: int
     budget: int
 
-    @property
-    def message(self) -> str:
-        return (
-            f"what cannot be shed costs {self.tokens} tokens as sent, over the budget of {self.budget};"
-            " raise context_window or lower output_reserve"
-        )
+    message_template: ClassVar[str] = (
+        "what cannot be shed costs {tokens} tokens as sent, over the budget of {budget};"
+        " raise context_window or lower output_reserve"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,9 +196,7 @@ class CountFailed(ThriftFpError):
 
     error: TokenError
 
-    @property
-    def message(self) -> str:
-        return f"counting failed: {self.error.message}"
+    message_template: ClassVar[str] = "counting failed: {error}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,9 +210,7 @@ class FitFailed(ThriftFpError):
 
     error: ThriftError | RenderError | RecordError
 
-    @property
-    def message(self) -> str:
-        return f"fit failed: {self.error.message}"
+    message_template: ClassVar[str] = "fit failed: {error}"
 
 
 AdapterError = (

@@ -5,32 +5,67 @@ The request-wide cost (charged whatever is shed, never shed itself) is `REPLY_PR
 their tokens, once, since Pydantic AI sends them with whatever history it gets. A message's row
 costs the rest of its parts.
 
-`TextCounts` carries the token counts of one fit's texts to the next, keyed by the text itself
-(an immutable ``str``, so a count never goes stale, whatever happened to the message holding it),
-and the processor's checked counting choice: an agent loop's step re-reads its messages but
-tokenizes only the texts it has not seen.
+`TextCounts` carries what a processor's fit measured to its next fit: the checked counting
+choice, the last `Step` (each message's reading and prices, the plan's rows, the core's groups
+and priced messages), and the token counts of the texts it counted last, keyed by the text itself
+(an immutable ``str``, so a count never goes stale). An agent loop's step re-reads and re-prices
+only the messages that are new or were edited in place, and tokenizes only texts it has not seen.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import threading
 from collections.abc import Sequence
-from typing import Final
+from itertools import compress, count, repeat
+from operator import eq
+from typing import Final, NamedTuple, TypeVar, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core_args import Counting, checked_counting
 from thrift_fp.adapters._core_errors import AdapterError
-from thrift_fp.adapters._pydantic_ai_read import TOKENS_PER_PART, Half, MediaPricer, Mispriced, Misread, Read, read_message
+from thrift_fp.adapters._core import CoreCarry
+from thrift_fp.adapters._pydantic_ai_plan import PlanCarry
+from thrift_fp.adapters._pydantic_ai_read import (
+    TOKENS_PER_PART,
+    Half,
+    MediaPricer,
+    Mispriced,
+    Misread,
+    Read,
+    instructions_source,
+    read_message,
+)
+from thrift_fp.adapters._pydantic_ai_step import Origins, Snapshot, snapshot
 
+_T = TypeVar("_T")
 REPLY_PRIMING: Final = 3
 DEFAULT_ENCODING: Final = "o200k_base"
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one fit of a processor hands the next: the messages' snapshot, the media pricer and
+    counting the reads and prices were made with, each message's read and its (system, rest)
+    prices, and the plan's and the core's carries (``None`` when that fit failed before them).
+    Unchecked at run time, like the rows: built by the processor alone."""
+
+    snapshot: Snapshot | None
+    media: object
+    counting: Counting
+    reads: tuple[Read, ...]
+    systems: tuple[int, ...]
+    rests: tuple[int, ...]
+    plan: PlanCarry | None = None
+    core: CoreCarry | None = None
+
+
 class TextCounts:
-    """What a processor carries between its calls: its counting choice, checked once; each message
-    it read last (by identity, re-read when the message, its parts list, or any part's fields were
-    replaced); and the token counts of its previous fit's texts.
+    """What a processor carries between its calls: its counting choice, checked once; its last
+    `Step` (each message it read, by identity, read again when edited in place; see
+    `thrift_fp.adapters._pydantic_ai_step`); and the token counts of its previous fit's new texts.
 
     >>> memo = TextCounts()
     >>> counting = memo.counting(None, "o200k_base", None).unwrap()
@@ -38,7 +73,7 @@ class TextCounts:
     ((2, 1), (1,), 1)
     """
 
-    __slots__ = ("_choice", "_counting", "_lock", "_owner", "_prices", "_reads", "_table", "known")
+    __slots__ = ("_choice", "_counting", "_lock", "_owner", "_step", "_table", "known")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -46,8 +81,7 @@ class TextCounts:
         self._counting: Counting | None = None
         self._owner: Counting | None = None
         self._table: dict[str, int] = {}
-        self._reads: dict[int, tuple[object, tuple[object, ...], object, Read]] = {}
-        self._prices: dict[int, tuple[Read, int, int]] = {}
+        self._step: Step | None = None
         self.known = 0
 
     def counting(self, model: object, encoding: object, token_counter: object) -> Result[Counting, AdapterError]:
@@ -62,30 +96,16 @@ class TextCounts:
                 self._choice, self._counting = (model, encoding, token_counter), checked.unwrap()
         return checked
 
-    def read_all(self, messages: Sequence[object], media_tokens: MediaPricer | None) -> tuple[Read, ...] | Misread | Mispriced:
-        """Every message read, reusing the previous call's reading of an unchanged message."""
+    @property
+    def step(self) -> Step | None:
+        """The previous fit's step, if any."""
         with self._lock:
-            previous = self._reads
-        carried: dict[int, tuple[object, tuple[object, ...], object, Read]] = {}
-        reads: list[Read] = []
-        get = previous.get
-        append = reads.append
-        for index, message in enumerate(messages):
-            shape = _shape(message)
-            key = id(message)
-            seen = get(key)
-            if seen is not None and seen[0] is message and seen[2] is media_tokens and _same(seen[1], shape):
-                read = seen[3]
-            else:
-                fresh = read_message(index, message, media_tokens)
-                if not isinstance(fresh, Read):
-                    return fresh
-                read = fresh
-            carried[key] = (message, shape, media_tokens, read)
-            append(read)
+            return self._step
+
+    def keep(self, step: Step) -> None:
+        """Remember this fit's step for the next."""
         with self._lock:
-            self._reads = carried
-        return tuple(reads)
+            self._step = step
 
     def count(self, texts: Sequence[str], counting: Counting) -> Result[tuple[int, ...], AdapterError]:
         """Counts of ``texts``; only the texts the previous call did not count are tokenized."""
@@ -103,68 +123,85 @@ class TextCounts:
             self.known = len(texts) - len(missing)
         return Success(counts)
 
-    def priced(self, reads: Sequence[Read], counting: Counting) -> tuple[dict[int, tuple[int, int]], dict[int, tuple[Read, int, int]]]:
-        """The (system, rest) tokens of the reads priced by the previous call with ``counting``."""
-        with self._lock:
-            if self._owner is not counting:
-                return {}, {}
-            previous = self._prices
-        known = {}
-        for at, read in enumerate(reads):
-            seen = previous.get(id(read))
-            if seen is not None and seen[0] is read:
-                known[at] = (seen[1], seen[2])
-        return known, previous
 
-    def keep_prices(self, reads: Sequence[Read], prices: Sequence[tuple[int, int]]) -> None:
-        """Remember this call's prices of its reads."""
-        with self._lock:
-            self._prices = {id(read): (read, system, rest) for read, (system, rest) in zip(reads, prices, strict=True)}
+def read_step(
+    messages: Sequence[object], media_tokens: MediaPricer | None, previous: Step | None
+) -> tuple[Snapshot | None, tuple[Read, ...], Origins] | Misread | Mispriced:
+    """Every message read, reusing ``previous``'s reading of each message unchanged since (see
+    `snapshot`; none when the media pricer changed); also where each reading came from.
 
-
-def _same(before: tuple[object, ...], now: tuple[object, ...]) -> bool:
-    # Identity decides for unchanged fields; a replaced field compares by value, and a value
-    # that cannot compare (a hostile __eq__, nesting past the recursion limit) counts as changed.
-    try:
-        return bool(before == now)
-    except Exception:  # noqa: BLE001 - any failure to compare means: read the message again
-        return False
+    >>> from pydantic_ai.messages import ModelRequest, UserPromptPart
+    >>> history = [ModelRequest([UserPromptPart("a")])]
+    >>> taken, reads, found = read_step(history, None, None)
+    >>> found.fresh, reads[0].prompt
+    ([0], True)
+    """
+    old = previous.snapshot if previous is not None and previous.media is media_tokens else None
+    made = snapshot(messages, old)
+    total = len(messages)
+    taken, found = (None, Origins(total, 0, {}, list(range(total)))) if made is None else made
+    reads = found.gather(previous.reads if old is not None and previous is not None else (), cast(Read, None))
+    for at in found.fresh:
+        fresh = read_message(at, messages[at], media_tokens)
+        if not isinstance(fresh, Read):
+            return fresh
+        reads[at] = fresh
+    return taken, tuple(reads), found
 
 
-def _shape(message: object) -> tuple[object, ...]:
-    """What a message's reading depends on, compared element by element (identity first)."""
-    parts = getattr(message, "parts", None)
-    if not isinstance(parts, list | tuple):
-        return (type(message), parts, getattr(message, "instructions", None))
-    return (
-        type(message), parts, getattr(message, "instructions", None), len(parts),
-        *[tuple(fields.values()) if isinstance(fields := getattr(part, "__dict__", None), dict) else part
-          for part in parts],
-    )
+def price_step(
+    reads: Sequence[Read], found: Origins, previous: Step | None, counting: Counting, memo: TextCounts
+) -> Result[tuple[tuple[int, ...], tuple[int, ...], int], AdapterError]:
+    """Each message's (system, rest) prices, reusing ``previous``'s for the reads it made when it
+    counted with this very counting, and the instructions' tokens (0 when none are in force)."""
+    source = instructions_source(reads)
+    instructions = None if source is None else reads[source].instructions
+    carried = previous is not None and previous.counting is counting and previous.snapshot is not None
+    fresh = found.fresh if carried else range(len(reads))
+    texts: list[str] = []
+    for at in fresh:
+        texts += reads[at].system.texts
+        texts += reads[at].rest.texts
+    if instructions is not None:
+        texts.append(instructions)
+    counted = memo.count(texts, counting)
+    if isinstance(counted, Failure):
+        return Failure(counted.failure())
+    counts = counted.unwrap()
+    if carried and previous is not None:
+        systems, rests = found.gather(previous.systems, 0), found.gather(previous.rests, 0)
+    else:
+        systems, rests = [0] * len(reads), [0] * len(reads)
+    cursor = 0
+    for at in fresh:
+        read = reads[at]
+        end = cursor + len(read.system.texts)
+        systems[at] = read.system.fixed + sum(counts[cursor:end])
+        cursor, end = end, end + len(read.rest.texts)
+        rests[at] = read.rest.fixed + sum(counts[cursor:end])
+        cursor = end
+    extra = TOKENS_PER_PART + counts[-1] if instructions is not None else 0
+    return Success((tuple(systems), tuple(rests), extra))
 
 
 def price(
-    reads: Sequence[Read], instructions: str | None, counting: Counting, memo: TextCounts | None
+    reads: Sequence[Read], instructions: str | None, counting: Counting
 ) -> Result[tuple[tuple[int, ...], int], AdapterError]:
     """Each message's row tokens (its parts but the system ones), and the request-wide tokens.
 
     >>> from pydantic_ai.messages import ModelRequest, SystemPromptPart, UserPromptPart
     >>> from thrift_fp.adapters._pydantic_ai_read import read_message
     >>> read = read_message(0, ModelRequest([SystemPromptPart("Be kind."), UserPromptPart("hello world")]), None)
-    >>> price([read], "Be brief.", checked_counting(None, "o200k_base", None).unwrap(), None).unwrap()
+    >>> price([read], "Be brief.", checked_counting(None, "o200k_base", None).unwrap()).unwrap()
     ((5,), 15)
     """
-    known: dict[int, tuple[int, int]] = {}
-    if memo is not None:
-        known, _ = memo.priced(reads, counting)
     texts: list[str] = []
-    for at, read in enumerate(reads):
-        if at not in known:
-            texts += read.system.texts
-            texts += read.rest.texts
+    for read in reads:
+        texts += read.system.texts
+        texts += read.rest.texts
     if instructions is not None:
         texts.append(instructions)
-    counted = memo.count(texts, counting) if memo is not None else counting.count_many(texts)
+    counted = counting.count_many(texts)
     if isinstance(counted, Failure):
         return Failure(counted.failure())
     counts = counted.unwrap()
@@ -177,11 +214,7 @@ def price(
         cursor = end
         return total
 
-    prices: list[tuple[int, int]] = []
-    for at, read in enumerate(reads):
-        prices.append(known[at] if at in known else (half(read.system), half(read.rest)))
-    if memo is not None:
-        memo.keep_prices(reads, prices)
+    prices = [(half(read.system), half(read.rest)) for read in reads]
     system = sum(price[0] for price in prices)
     fixed = REPLY_PRIMING + system + (TOKENS_PER_PART + counts[-1] if instructions is not None else 0)
     return Success((tuple(price[1] for price in prices), fixed))

@@ -8,7 +8,7 @@ Groups (rows that leave together). A response holding a tool call and every requ
 With whole turns, each turn before the newest (from a request with a user prompt to the next one)
 is one group; the newest turn keeps its opening request pinned and sheds in units of a response
 and the requests that follow it (its tool rounds), oldest first, so what is left still alternates.
-Turn and unit groups reach the core as links of ids of their own (never a real call id).
+Turn and unit groups reach the core as each row's ``group`` key (``turn@`` and the head's position).
 
 Pins (never shed). The newest request; with whole turns, the newest turn's opening request and the
 unit leading into any later pinned request of that turn (the response before it: without it the
@@ -26,41 +26,97 @@ or nothing follows, form a new request of their own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import Final
+from dataclasses import dataclass, replace
+from itertools import compress, count
+from operator import attrgetter
+from typing import Final, NamedTuple
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, SystemPromptPart
 
 from thrift_fp.adapters._core import Row
 from thrift_fp.adapters._pydantic_ai_read import Read, fallback_source
 
-# A group link's id: a NUL byte never starts a provider's tool-call id.
-_GROUP: Final = "\x00group@"
 _new: Final = tuple.__new__
+_system_parts: Final = attrgetter("system_parts")
 
 
-def plan_rows(reads: Sequence[Read], prices: Sequence[int], whole_turns: bool) -> tuple[Row, ...]:
+@dataclass(frozen=True, slots=True)
+class PlanCarry:
+    """What one plan hands the next (see `plan_rows`): its rows and turn heads, and ``guard``, the
+    first position whose row another message can change (a pin or the newest turn); ``resume``
+    is where the next plan of a grown history will likely start anew."""
+
+    whole_turns: bool
+    rows: tuple[Row, ...]
+    heads: list[int | None]
+    guard: int
+    resume: int
+
+
+def plan_rows(
+    reads: Sequence[Read], prices: Sequence[int], whole_turns: bool, carried: PlanCarry | None = None,
+    first: int = 0,
+) -> tuple[tuple[Row, ...], PlanCarry]:
     """One core row per message (``prices``: each message's tokens without its system parts).
+
+    ``carried`` (the previous plan) with ``first`` (the first position whose read is not the
+    previous plan's) keeps the previous rows up to where any could differ: before the first
+    changed read, the pins and the newest turn of both plans, and the turn holding that point.
 
     >>> from pydantic_ai.messages import ModelResponse, TextPart, UserPromptPart
     >>> from thrift_fp.adapters._pydantic_ai_read import read_message
     >>> history = [ModelRequest([SystemPromptPart("s"), UserPromptPart("q0")]), ModelResponse([TextPart("a0")]),
     ...            ModelRequest([UserPromptPart("q1")])]
-    >>> rows = plan_rows([read_message(i, m, None) for i, m in enumerate(history)], [5, 5, 5], True)
-    >>> [(row.pinned, row.issues, row.answers) for row in rows]
-    [(False, (('(turn)', '\\x00group@0'),), ()), (False, (), (('(turn)', '\\x00group@0'),)), (True, (), ())]
+    >>> rows, _ = plan_rows([read_message(i, m, None) for i, m in enumerate(history)], [5, 5, 5], True)
+    >>> [(row.pinned, row.group) for row in rows]
+    [(False, 'turn@0'), (False, 'turn@0'), (False, None)]
     """
     count = len(reads)
+    pinned, newest_turn, guard = _pins(reads, whole_turns)
+    start = 0
+    if carried is not None and carried.whole_turns == whole_turns:
+        start = min(first, carried.guard, guard, len(carried.rows), count)
+        # The turn holding the last kept row may gain or lose members: it is planned anew.
+        head = carried.heads[start - 1] if whole_turns and start else None
+        start = start if head is None else head
+    heads = [*(carried.heads[:start] if carried is not None else ()), *([None] * (count - start))]
+    if whole_turns:
+        _turn_heads(reads, newest_turn, pinned, heads, start)
+    members = {head for at in range(start, count) if (head := heads[at]) is not None and head != at}
+    rows: list[Row] = []
+    append = rows.append
+    last = count - 1
+    for at in range(start, count):
+        read = reads[at]
+        head = heads[at]
+        # Positional, in `Row`'s field order: one row per new message on every step of an agent loop.
+        # The last row needs no pin: the core never sheds the newest message.
+        append(_new(Row, (prices[at], read.calls, read.answers, False, pinned[at] and at != last,
+                          "request" if read.request else "response", read.estimated,
+                          f"turn@{head}" if head in members else None)))
+    planned = (*(carried.rows[:start] if carried is not None else ()), *rows)
+    resume = min(guard, count)
+    head = heads[resume - 1] if whole_turns and resume else None
+    return planned, PlanCarry(whole_turns, planned, heads, guard, resume if head is None else head)
+
+
+def _pins(reads: Sequence[Read], whole_turns: bool) -> tuple[list[bool], int, int]:
+    """Which messages are pinned (see the module docstring), the newest turn's opening, and the
+    first position that either can reach. Scans back from the end: a step costs what is new."""
+    count = len(reads)
     pinned = [False] * count
-    requests = [at for at in range(count) if reads[at].request]
-    if requests:
-        pinned[requests[-1]] = True
+    newest_request = next((at for at in range(count - 1, -1, -1) if reads[at].request), None)
+    guard = count
+    if newest_request is not None:
+        pinned[newest_request] = True
+        guard = newest_request
     source = fallback_source(reads)
     if source is not None:
         pinned[source:] = [True] * (count - source)
-    starts = [read.request and read.prompt for read in reads]
-    newest_turn = max((at for at in range(count) if starts[at]), default=0)
-    if whole_turns and count and starts[newest_turn]:
+        guard = min(guard, source)
+    newest_turn = next((at for at in range(count - 1, -1, -1) if reads[at].request and reads[at].prompt), 0)
+    guard = min(guard, newest_turn)
+    if whole_turns and count and reads[newest_turn].request and reads[newest_turn].prompt:
         pinned[newest_turn] = True
         # A pinned request later in the newest turn keeps the unit leading into it (the response
         # before it and any requests between): shedding that unit alone would leave two requests
@@ -72,67 +128,55 @@ def plan_rows(reads: Sequence[Read], prices: Sequence[int], whole_turns: bool) -
                     lead -= 1
                 if lead > newest_turn:
                     pinned[lead:at] = [True] * (at - lead)
-    heads: list[int | None] = [None] * count
-    if whole_turns:
-        heads = _turn_heads(reads, starts, newest_turn, pinned)
-    members = {head for at, head in enumerate(heads) if head is not None and head != at}
-    links = {head: ("(turn)", f"{_GROUP}{head}") for head in members}
-    rows: list[Row] = []
-    append = rows.append
-    for at, read in enumerate(reads):
-        head = heads[at]
-        issues = read.calls
-        answers = read.answers
-        if head is not None:
-            if head != at:
-                answers = (*answers, links[head])
-            elif at in links:
-                issues = (*issues, links[at])
-        # Positional, in `Row`'s field order: one row per message on every step of an agent loop.
-        append(_new(Row, (prices[at], issues, answers, False, pinned[at],
-                          "request" if read.request else "response", read.estimated)))
-    return tuple(rows)
+    return pinned, newest_turn, guard
 
 
-def _turn_heads(reads: Sequence[Read], starts: Sequence[bool], newest_turn: int, pinned: Sequence[bool]) -> list[int | None]:
-    """Each message's group head: its turn's first message before the newest turn; in the newest
-    turn, the response opening its unit. Pinned messages join no group (one holding them could
-    never be shed)."""
-    heads: list[int | None] = [None] * len(reads)
+def _turn_heads(reads: Sequence[Read], newest_turn: int, pinned: Sequence[bool], heads: list[int | None], start: int) -> None:
+    """Each message's group head from ``start`` on (a turn's opening there): its turn's first
+    message before the newest turn; in the newest turn, the response opening its unit. Pinned
+    messages join no group (one holding them could never be shed)."""
     head: int | None = None
-    for at, read in enumerate(reads):
+    for at in range(start, len(reads)):
+        read = reads[at]
+        opens = read.request and read.prompt
         if pinned[at]:
-            head = None if starts[at] or at >= newest_turn else head
+            head = None if opens or at >= newest_turn else head
             continue
         if at < newest_turn:
-            if starts[at] or head is None:
+            if opens or head is None:
                 head = at
         elif not read.request or head is None:
             head = at
         heads[at] = head
-    return heads
 
 
-def rebuild(messages: Sequence[ModelMessage], kept: frozenset[int]) -> list[ModelMessage]:
-    """The history of the kept rows (see the module docstring).
+def rebuild(messages: Sequence[ModelMessage], kept: Sequence[int], reads: Sequence[Read]) -> list[ModelMessage]:
+    """The history of the kept rows (``kept``: ascending positions; see the module docstring).
 
     >>> from pydantic_ai.messages import ModelResponse, TextPart, UserPromptPart
+    >>> from thrift_fp.adapters._pydantic_ai_read import read_message
     >>> history = [ModelRequest([SystemPromptPart("s"), UserPromptPart("q0")]), ModelResponse([TextPart("a0")]),
     ...            ModelRequest([UserPromptPart("q1")])]
-    >>> out = rebuild(history, frozenset({2}))
+    >>> out = rebuild(history, (2,), [read_message(i, m, None) for i, m in enumerate(history)])
     >>> [type(part).__name__ for part in out[0].parts], len(out), out[0] is history[2]
     (['SystemPromptPart', 'UserPromptPart'], 1, False)
     """
+    keeping = frozenset(kept)
+    # The common case in C-level passes: every message holding system parts is kept with other
+    # parts, so no system part waits and what is sent is the kept messages themselves.
+    holding = compress(count(), map(_system_parts, reads))
+    if all(at in keeping and len(reads[at].system_parts) < reads[at].part_count for at in holding):
+        return list(map(messages.__getitem__, kept))
     out: list[ModelMessage] = []
     waiting = _Waiting(messages)
     for at, message in enumerate(messages):
         system = [part for part in message.parts if isinstance(part, SystemPromptPart)] \
             if isinstance(message, ModelRequest) else []
         only_system = bool(system) and len(system) == len(message.parts)
-        if system and (only_system or at not in kept):
+        if system and (only_system or at not in keeping):
             # System parts are never shed; without the rest of their request they wait for what follows.
             waiting.add(at, list(system), only_system)
-        elif at in kept:
+        elif at in keeping:
             out += waiting.before(at, message)
     out += waiting.before(len(messages), None)
     return out

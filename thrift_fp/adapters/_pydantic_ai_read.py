@@ -151,6 +151,17 @@ def read_message(index: int, message: object, media_tokens: MediaPricer | None) 
     )
 
 
+def _newest_requests(reads: Sequence[Read]) -> list[int]:
+    """The positions of the two newest requests, newest first (scanning back from the end)."""
+    found: list[int] = []
+    for at in range(len(reads) - 1, -1, -1):
+        if reads[at].request:
+            found.append(at)
+            if len(found) == 2:
+                break
+    return found
+
+
 def instructions_source(reads: Sequence[Read]) -> int | None:
     """The position of the request whose ``instructions`` Pydantic AI sends, as its own
     ``get_instructions_source`` picks it: the newest request when it has instructions; else the
@@ -163,7 +174,7 @@ def instructions_source(reads: Sequence[Read]) -> int | None:
     >>> instructions_source([request("a", "old"), request("b")]) is None
     True
     """
-    requests = [at for at in range(len(reads) - 1, -1, -1) if reads[at].request][:2]
+    requests = _newest_requests(reads)
     if not requests:
         return None
     newest = requests[0]
@@ -182,10 +193,11 @@ def fallback_source(reads: Sequence[Read]) -> int | None:
     >>> fallback_source([read_message(0, ModelRequest([UserPromptPart("a")]), None)]) is None
     True
     """
-    requests = [at for at in range(len(reads) - 1, -1, -1) if reads[at].request]
+    requests = _newest_requests(reads)
     if len(requests) < 2 or reads[requests[0]].instructions is not None or not reads[requests[0]].answers_only:
         return None
-    if all(reads[at].instructions is None for at in requests[1:]):
+    # Only requests carry instructions, so the nearest message before the newest that has some is a request.
+    if all(reads[at].instructions is None for at in range(requests[0] - 1, -1, -1)):
         return None
     return requests[1]
 

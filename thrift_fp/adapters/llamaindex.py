@@ -16,6 +16,8 @@ fetch ``cl100k_base``) or nltk data. Every entry point takes the shared budget v
   ``tool`` messages answering its tool calls leave together (all of them), oldest first; system
   and developer messages are never shed (``keep_system=True``); retrieved ``nodes`` share the
   budget, rendered in envelopes (``shed_order=``, ``refill=`` on by default, ``nonce=``, ``tier=``).
+- `ThriftChatMemory`: a LlamaIndex chat memory (``BaseChatStoreMemory``, for agents and chat
+  engines taking ``memory=``) whose ``get()`` is `fit_chat_messages` of the stored chat.
 
 **What an item costs** (exact for the encoding): a node costs ``node.get_content(metadata_mode)``
 (``MetadataMode.LLM`` by default: the text a response synthesizer sends), or its rendered
@@ -79,6 +81,7 @@ __all__ = [
     "InvalidDocument",
     "MalformedMessage",
     "OverBudget",
+    "ThriftChatMemory",
     "ThriftNodePostprocessor",
     "TokenCounter",
     "ToolResultWithoutCall",
@@ -86,6 +89,9 @@ __all__ = [
     "fit_nodes",
     "message_text",
 ]
+
+# Defined beside its own imports; the memory's ``get`` imports `fit_chat_messages` from here.
+from thrift_fp.adapters._llamaindex_memory import ThriftChatMemory  # noqa: E402
 
 DEFAULT_ENCODING: Final = "cl100k_base"
 _CALLS: Final = 'additional_kwargs["tool_calls"]'

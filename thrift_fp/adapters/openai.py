@@ -36,8 +36,10 @@ wrongly typed argument) is an error value naming the message index and field, or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import add, attrgetter, sub
 from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 from returns.result import Failure, Result, Success
@@ -294,8 +296,9 @@ def _priced(
     prices = _message_tokens(bills.unwrap(), counting)
     if isinstance(prices, Failure):
         return Failure(prices.failure())
+    # Positional ``tuple.__new__``, in `Row`'s field order: one row per message on every fit.
     rows = tuple(
-        Row(price, bill.call_ids, bill.answers, False, bill.role in PINNED_ROLES, bill.role, bill.estimated)
+        _new(Row, (price, bill.call_ids, bill.answers, False, bill.role in PINNED_ROLES, bill.role, bill.estimated, None))
         for price, bill in zip(prices.unwrap(), bills.unwrap(), strict=True)
     )
     return Success((profile.reply_priming + tool_tokens.unwrap(), rows))
@@ -332,6 +335,9 @@ def _bills(
 
 
 _PLAIN_ROLES: Final = frozenset({"system", "developer", "user", "assistant"})
+_new: Final = tuple.__new__
+_texts: Final = attrgetter("texts")
+_fixed: Final = attrgetter("fixed")
 
 
 def _plain_bill(message: dict[Any, Any], per_message: int) -> _Bill | None:
@@ -445,12 +451,16 @@ def _message_tokens(bills: Sequence[_Bill], counting: Counting) -> Result[tuple[
     if len(distinct) < len(texts):
         table = dict(zip(distinct, counts))
         counts = tuple(map(table.__getitem__, texts))
-    prices: list[int] = []
-    at = 0
-    for bill in bills:
-        prices.append(bill.fixed + sum(counts[at : at + len(bill.texts)]))
-        at += len(bill.texts)
-    return Success(tuple(prices))
+    # Each message's texts are a run of the batch: its price is its fixed tokens plus the
+    # difference of the running totals at the run's ends (C-level passes, no slice per message).
+    totals = [0, *accumulate(counts)]
+    ends = [0, *accumulate(map(len, map(_texts, bills)))]
+    return Success(tuple(map(add, map(_fixed, bills), map(sub, _totals_at(totals, ends[1:]), _totals_at(totals, ends)))))
+
+
+def _totals_at(totals: list[int], ends: Sequence[int]) -> Iterator[int]:
+    """The running totals at ``ends`` (C-level)."""
+    return map(totals.__getitem__, ends)
 
 
 def _placement(documents_at: object, rows: Sequence[Row]) -> Result[int, AdapterError]:

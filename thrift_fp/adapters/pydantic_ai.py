@@ -40,21 +40,28 @@ processors raise `HistoryFitError` holding it): never a history over budget. Eve
 is an error value too, naming the message and part (``messages[3].parts[1].content``) or the
 argument (a ``str`` budget is an `InvalidArgument`).
 
-Agent loops. A processor keeps the token counts of the texts it saw last, so the next step (one
-more response and request) tokenizes only the new texts.
+Agent loops. A processor carries what it measured to its next call: each message's reading and
+price, the plan's rows, the core's groups and priced messages, and the token counts of the texts
+it saw. The next step (one more response and request) reads, prices and tokenizes only what is new
+or was edited in place since (a message, part, parts list or field replaced; a container mutated
+in place inside a part, such as a tool call's ``args`` dict changed key by key, is not noticed:
+replace it instead), and the result is the same as a fresh fit's.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import compress, count
+from operator import attrgetter, ne
+from typing import Final
 
 from pydantic_ai.messages import ModelMessage
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core import Pairing, Row, fit_rows
-from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget
+from thrift_fp.adapters._core import CoreFit, Pairing, fit_rows
+from thrift_fp.adapters._core_args import Budgeting, Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
@@ -68,7 +75,7 @@ from thrift_fp.adapters._core_errors import (
     ToolResultWithoutCall,
 )
 from thrift_fp.adapters._models import UnknownModel
-from thrift_fp.adapters._pydantic_ai_fit import DEFAULT_ENCODING, REPLY_PRIMING, TextCounts, price
+from thrift_fp.adapters._pydantic_ai_fit import DEFAULT_ENCODING, REPLY_PRIMING, Step, TextCounts, price, price_step, read_step
 from thrift_fp.adapters._pydantic_ai_plan import plan_rows, rebuild
 from thrift_fp.adapters._pydantic_ai_read import (
     MEDIA_TOKENS,
@@ -78,6 +85,7 @@ from thrift_fp.adapters._pydantic_ai_read import (
     Misread,
     Read,
     instructions_source,
+    read_message,
 )
 from thrift_fp.thrift import ThriftTrace
 from thrift_fp.tokens import Precision, TokenCount
@@ -110,6 +118,7 @@ __all__ = [
 # A Pydantic AI tool call may be answered more than once (a retry, then its result), and the
 # newest response's calls may still be unanswered (the run executes them next).
 _PAIRING = Pairing(answer_once=False, require_answers=False, whole_turns=False)
+_estimated: Final = attrgetter("estimated")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,9 +128,7 @@ class ModelMessagesFit:
     ``messages``: what to send (see the module docstring for the one kind of new object);
     ``shed``: the input indices whose parts other than ``SystemPromptPart``\\ s were shed (their
     system parts are in ``messages``); ``trace``: thrift's trace (message ``i`` is
-    ``messages[i]``; ``request`` is the request-wide cost; an empty ``messages[n]``, n the number
-    of messages, stands where the core keeps its newest message, so the plan alone decides what
-    stays); ``tokens``: the count as sent.
+    ``messages[i]``; ``request`` is the request-wide cost); ``tokens``: the count as sent.
 
     >>> from pydantic_ai.messages import ModelRequest
     >>> fitted = fit_model_messages([ModelRequest.user_text_prompt("Hi")], 100).unwrap()
@@ -176,7 +183,7 @@ def count_model_messages(
     >>> count_model_messages(stale).unwrap().tokens   # only the newest request's instructions
     21
     """
-    read = _read_all(messages, encoding, model, token_counter, media_tokens, None)
+    read = _read_all(messages, encoding, model, token_counter, media_tokens)
     if isinstance(read, Failure):
         return Failure(read.failure())
     _, reads, prices, fixed, counting = read.unwrap()
@@ -225,22 +232,61 @@ def _fit(
         return Failure(budget.failure())
     if not isinstance(whole_turns, bool):
         return Failure(InvalidArgument("whole_turns", whole_turns, "expected a bool"))
-    read = _read_all(messages, encoding, model, token_counter, media_tokens, memo)
+    if memo is not None:
+        return _carried_fit(messages, budget.unwrap(), encoding, model, token_counter, media_tokens, whole_turns, memo)
+    read = _read_all(messages, encoding, model, token_counter, media_tokens)
     if isinstance(read, Failure):
         return Failure(read.failure())
     items, reads, prices, fixed, counting = read.unwrap()
-    # The core never sheds the newest unpinned row; which rows stay is the plan's to say, so an
-    # empty row after the last message takes that place (the trace names it messages[len]).
-    rows = (*plan_rows(reads, prices, whole_turns), Row(0, role="end"))
+    rows, _ = plan_rows(reads, prices, whole_turns)
     fitted = fit_rows(rows, fixed, budget.unwrap(), counting, _PAIRING)
     if isinstance(fitted, Failure):
         return Failure(fitted.failure())
+    return Success(_fitted(items, reads, fitted.unwrap(), counting))
+
+
+def _fitted(items: Sequence[ModelMessage], reads: Sequence[Read], done: CoreFit, counting: Counting) -> ModelMessagesFit:
+    return ModelMessagesFit(
+        rebuild(items, done.kept, reads), done.shed, done.trace,
+        TokenCount(done.tokens, counting.name, _precision(counting, list(map(reads.__getitem__, done.kept)))),
+    )
+
+
+def _carried_fit(
+    messages: object, budget: Budgeting, encoding: object, model: object, token_counter: object,
+    media_tokens: object, whole_turns: bool, memo: TextCounts,
+) -> Result[ModelMessagesFit, AdapterError]:
+    """A processor's fit: what the previous step measured is reused where it still holds (see
+    `thrift_fp.adapters._pydantic_ai_step`); the result is the same as a fresh fit's."""
+    checked = _checked_inputs(messages, media_tokens)
+    if isinstance(checked, Failure):
+        return Failure(checked.failure())
+    items, pricer = checked.unwrap()
+    counting = memo.counting(model, encoding, token_counter)
+    if isinstance(counting, Failure):
+        return Failure(counting.failure())
+    ready = counting.unwrap()
+    previous = memo.step
+    read = read_step(items, pricer, previous)
+    if isinstance(read, Misread | Mispriced):
+        return Failure(_read_error(read))
+    taken, reads, found = read
+    priced = price_step(reads, found, previous, ready, memo)
+    if isinstance(priced, Failure):
+        return Failure(priced.failure())
+    systems, rests, extra = priced.unwrap()
+    step = Step(taken, pricer, ready, reads, systems, rests)
+    # The first message whose row may differ from the previous plan's: where a read is new.
+    first = found.first() if previous is not None and previous.counting is ready else 0
+    rows, plan = plan_rows(reads, rests, whole_turns, None if previous is None else previous.plan, first)
+    fitted = fit_rows(rows, REPLY_PRIMING + sum(systems) + extra, budget, ready, _PAIRING,
+                      carry=None if previous is None else previous.core, checkpoint=plan.resume)
+    if isinstance(fitted, Failure):
+        memo.keep(step)
+        return Failure(fitted.failure())
     done = fitted.unwrap()
-    kept = tuple(at for at in done.kept if at < len(reads))
-    return Success(ModelMessagesFit(
-        rebuild(items, frozenset(kept)), done.shed, done.trace,
-        TokenCount(done.tokens, counting.name, _precision(counting, [reads[at] for at in kept])),
-    ))
+    memo.keep(replace(step, plan=plan, core=done.carry))
+    return Success(_fitted(items, reads, done, ready))
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,27 +361,39 @@ def _deliver(
 _Read = tuple[Sequence[ModelMessage], tuple[Read, ...], tuple[int, ...], int, Counting]
 
 
-def _read_all(
-    messages: object, encoding: object, model: object, token_counter: object, media_tokens: object,
-    memo: TextCounts | None,
-) -> Result[_Read, AdapterError]:
+def _checked_inputs(messages: object, media_tokens: object) -> Result[tuple[Sequence[ModelMessage], MediaPricer | None], AdapterError]:
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         return Failure(InvalidArgument("messages", messages, "expected a list of ModelRequest and ModelResponse"))
     if media_tokens is not None and not callable(media_tokens):
         return Failure(InvalidArgument("media_tokens", media_tokens, "expected a callable (content item -> int) or None"))
-    counting = (memo or TextCounts()).counting(model, encoding, token_counter)
+    items: Sequence[ModelMessage] = messages
+    return Success((items, media_tokens if callable(media_tokens) else None))
+
+
+def _read_error(read: Misread | Mispriced) -> AdapterError:
+    if isinstance(read, Misread):
+        return MalformedMessage(read.index, read.field, read.value, read.reason)
+    return PricingFailed(read.index, read.field, read.reason, read.cause, callback="media_tokens")
+
+
+def _read_all(
+    messages: object, encoding: object, model: object, token_counter: object, media_tokens: object,
+) -> Result[_Read, AdapterError]:
+    checked = _checked_inputs(messages, media_tokens)
+    if isinstance(checked, Failure):
+        return Failure(checked.failure())
+    items, pricer = checked.unwrap()
+    counting = checked_counting(model, encoding, token_counter, DEFAULT_ENCODING)
     if isinstance(counting, Failure):
         return Failure(counting.failure())
-    items: Sequence[ModelMessage] = messages
-    pricer = media_tokens if callable(media_tokens) else None
-    read = (memo or TextCounts()).read_all(items, pricer)
-    if isinstance(read, Misread):
-        return Failure(MalformedMessage(read.index, read.field, read.value, read.reason))
-    if isinstance(read, Mispriced):
-        return Failure(PricingFailed(read.index, read.field, read.reason, read.cause, callback="media_tokens"))
-    reads = read
+    reads: list[Read] = []
+    for index, message in enumerate(items):
+        read = read_message(index, message, pricer)
+        if isinstance(read, Misread | Mispriced):
+            return Failure(_read_error(read))
+        reads.append(read)
     source = instructions_source(reads)
-    priced = price(reads, None if source is None else reads[source].instructions, counting.unwrap(), memo)
+    priced = price(reads, None if source is None else reads[source].instructions, counting.unwrap())
     if isinstance(priced, Failure):
         return Failure(priced.failure())
     prices, fixed = priced.unwrap()
@@ -343,4 +401,4 @@ def _read_all(
 
 
 def _precision(counting: Counting, reads: Sequence[Read]) -> Precision:
-    return "estimated" if counting.precision == "estimated" or any(read.estimated for read in reads) else "exact"
+    return "estimated" if counting.precision == "estimated" or any(map(_estimated, reads)) else "exact"

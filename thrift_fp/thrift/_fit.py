@@ -185,8 +185,9 @@ def _prepare(
         return Failure(unmeasured.failure())
     plan = Plan(budget.unwrap().budget, options, relevant.unwrap())
     enc = resolved.unwrap()
-    # Counts are reused only with the very encoding object that made them.
-    same = reuse if reuse is not None and reuse.history.encoding is enc else None
+    # Counts are reused only with the very encoding object that made them (caller-priced
+    # messages were counted by none).
+    same = reuse if reuse is not None and (reuse.history.priced or reuse.history.encoding is enc) else None
     return Success(_Prepared(budget.unwrap(), plan, enc, unmeasured.unwrap(), counts, same))
 
 

@@ -6,7 +6,8 @@ about it (its entry: id, age rank, flags, pair, tokens) still holds in the next 
 carries its history in the `TokenCounts` it hands back (`thrift_fp.tokens._counts.carrying`),
 and the next fit reuses the entries of the leading messages that are the same objects (``is``,
 never ``==``), only for exact `Message` instances with exact ``str`` ids, and only with the very
-encoding object that counted them. Everything after the shared prefix is validated and counted as usual.
+encoding object that counted them (any encoding, when every message was priced by its caller:
+nothing of theirs was counted). Everything after the shared prefix is validated and counted as usual.
 
 Bounded like the counts: a history is carried only when every message text is at most
 `INLINE_CHARS` characters and all of them at most `MAX_RETAINED_CHARS`; it references the
@@ -30,7 +31,9 @@ _entry_key: Final = attrgetter("key")
 class History(NamedTuple):
     """The messages of one fit (exact `Message` objects, in input order) and what it measured
     of them: their entries before any pass, texts, counts and ids. ``by_position``: the history
-    was in time order, so its entries rank by input position (else by epoch seconds)."""
+    was in time order, so its entries rank by input position (else by epoch seconds).
+    ``priced``: every message was priced by its caller (``token_cost``): ``counts`` are those
+    costs, no text was counted (``texts`` is empty) and no encoding was involved."""
 
     encoding: TokenEncoding
     items: tuple[Any, ...]
@@ -41,6 +44,7 @@ class History(NamedTuple):
     by_position: bool
     chars: int
     tokens: int
+    priced: bool = False
 
 
 @no_type_check

@@ -86,7 +86,10 @@ def measure(
     if error is not None:
         return Failure(error)
     carried = collector.carried
-    known = NOTHING_KNOWN if carried is None else Known(carried.texts(), carried.counts(), collector.shared_chars)
+    # Caller-priced messages were never counted: there is no text of theirs to know.
+    known = NOTHING_KNOWN if carried is None or carried.history.priced else Known(
+        carried.texts(), carried.counts(), collector.shared_chars
+    )
     counted = count_known(counts, encoding, tuple(collector.pending), threads=threads, known=known)
     if isinstance(counted, Failure):
         return Failure(CountingFailed(counted.failure()))
@@ -290,6 +293,9 @@ class _Collector:
         rest = items[shared:]
         columns = self._message_columns(rest)
         if columns is None:
+            return False
+        # The rest must be measured as the history was: all priced by the caller, or all counted.
+        if rest and (columns[-1] is not None) != history.priced:
             return False
         created = columns[0]
         if history.by_position:
@@ -514,27 +520,29 @@ class _Collector:
     ) -> History | None:
         """What this fit measured of its messages, for the next fit (see `_history`): only when
         the bulk path took every message, every one is an exact `Message` with an exact ``str``
-        id, and the texts are within the counts' bounds."""
+        id, and the texts are within the counts' bounds (caller-priced messages have none)."""
         bulk = self.bulk_messages
-        # Priced messages are never counted, so there is nothing of theirs to carry.
-        if bulk is None or bulk.costs is not None or type(items) is not tuple or not items:
+        if bulk is None or type(items) is not tuple or not items:
             return None
+        carried = self.carried
+        # Caller-priced messages carry their costs (and no text); a history is all one or the other.
+        priced = bulk.costs is not None or (carried is not None and carried.history.priced and not bulk.items)
         # Exact types only: a subclass (of Message, or a str id's) could compute what it returns.
         if set(map(type, bulk.items)) - _MESSAGE or set(map(type, bulk.keys)) - _STR:
             return None
         lengths = list(map(len, bulk.contents))
         if max(lengths, default=0) > INLINE_CHARS:
             return None
-        start, carried = bulk.start, self.carried
+        start = bulk.start
         chars = sum(lengths) + self.shared_chars
         if chars > MAX_RETAINED_CHARS:
             return None
         texts = tuple(bulk.contents)
-        own = tuple(counts[start:start + len(texts)])
+        own = tuple(bulk.costs) if bulk.costs is not None else tuple(counts[start:start + len(texts)])
         keys = frozenset(bulk.keys)
         if carried is not None:
             texts, own, keys = carried.texts() + texts, carried.counts() + own, carried.keys | keys
-        return History(encoding, items, entries, texts, own, keys, bulk.by_position, chars, sum(own))
+        return History(encoding, items, entries, texts, own, keys, bulk.by_position, chars, sum(own), priced)
 
     @staticmethod
     def _counted(entries: list[Entry], counts: Sequence[int]) -> list[Entry]:

@@ -1,0 +1,204 @@
+"""Which rows leave together: tool calls with their results, rows sharing a group key, turns.
+
+`groups` links rows in one pass in input order (a union-find whose group id is its earliest
+member) and checks the pairing rules on the way. An agent loop fits nearly the same rows again
+and again, so `groups` can stop at a checkpoint to remember its state there (`GroupCarry`) and
+the next call, when its rows up to that checkpoint are the very same objects, resumes from it
+instead of walking the whole history again. The result is identical either way.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import compress, count
+from operator import attrgetter, is_not
+from typing import Final, NamedTuple
+
+from returns.result import Failure, Result, Success
+
+from thrift_fp.adapters._core_errors import AdapterError, DuplicateToolCall, ToolCallWithoutResult, ToolResultWithoutCall
+
+
+class Row(NamedTuple):
+    """One message of the caller's list as the core fits it: what it costs *as sent*, the tool-call
+    ids it issues and answers (each with the field holding it, for error values), whether it
+    starts a turn, whether it is pinned, and its ``group`` key (rows with the same key leave
+    together, as an adapter's own unit such as a turn says). A named tuple: an adapter builds one
+    per message on its hot path, where a frozen dataclass costs several times more to construct.
+
+    >>> Row(12, issues=(("tool_calls[0].id", "c1"),)).pinned, Row(3, group="turn@0").group
+    (False, 'turn@0')
+    """
+
+    tokens: int
+    issues: tuple[tuple[str, str], ...] = ()
+    answers: tuple[tuple[str, str], ...] = ()
+    starts_turn: bool = False
+    pinned: bool = False
+    role: str | None = None
+    estimated: bool = False
+    group: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """The API's pairing rules: ``answer_once`` (a second result for one call is an error),
+    ``require_answers`` (a call with no later result is an error), ``whole_turns`` (a turn, from
+    a row that starts one to the next, is kept or shed whole; pinned rows join no turn).
+
+    >>> Pairing().require_answers, Pairing(whole_turns=True).whole_turns
+    (True, True)
+    """
+
+    answer_once: bool = True
+    require_answers: bool = True
+    whole_turns: bool = False
+
+
+_issues: Final = attrgetter("issues")
+_answers: Final = attrgetter("answers")
+_group: Final = attrgetter("group")
+
+
+@dataclass(frozen=True, slots=True)
+class GroupCarry:
+    """What `groups` knew after its first ``at`` rows (``rows[:at]`` of the call that made it):
+    the union-find parents and the calls issued, still open, and the group keys seen."""
+
+    pairing: Pairing
+    rows: tuple[Row, ...]
+    at: int
+    parent: list[int]
+    issued: dict[str, tuple[int, str]]
+    open_calls: dict[str, tuple[int, str]]
+    keyed: dict[str, int]
+
+
+class _Groups:
+    """Union of linked rows; a group's id is its earliest member.
+
+    A parent is never later than its child (a link hangs the later root under the earlier), so
+    one pass in input order resolves every root."""
+
+    __slots__ = ("_parent",)
+
+    def __init__(self, parent: list[int]) -> None:
+        self._parent = parent
+
+    def link(self, first: int, second: int) -> None:
+        parent = self._parent
+        while parent[first] != first:
+            parent[first] = first = parent[parent[first]]
+        while parent[second] != second:
+            parent[second] = second = parent[parent[second]]
+        if first < second:
+            parent[second] = first
+        elif second < first:
+            parent[first] = second
+
+    def ids(self) -> tuple[str | None, ...]:
+        roots = self._parent[:]
+        for index, up in enumerate(roots):
+            roots[index] = roots[up]
+        names = {root: f"group@{root}" for root, size in Counter(roots).items() if size > 1}
+        return tuple(map(names.get, roots))
+
+
+def _saved(
+    pairing: Pairing, rows: Sequence[Row], at: int, linked: _Groups, issued: dict[str, tuple[int, str]],
+    open_calls: dict[str, tuple[int, str]], keyed: dict[str, int],
+) -> GroupCarry:
+    return GroupCarry(pairing, tuple(rows[:at]), at, linked._parent[:at], dict(issued), dict(open_calls), dict(keyed))
+
+
+def newest_turn(rows: Sequence[Row]) -> int:
+    """The position of the row that opens the newest turn (``len(rows)`` when none does).
+
+    >>> newest_turn([Row(1, starts_turn=True), Row(1), Row(1, starts_turn=True), Row(1)])
+    2
+    """
+    return max((index for index, row in enumerate(rows) if row.starts_turn and not row.pinned), default=len(rows))
+
+
+def _resumable(rows: Sequence[Row], pairing: Pairing, carry: GroupCarry | None) -> GroupCarry | None:
+    if carry is None or carry.pairing != pairing or pairing.whole_turns or carry.at > len(rows):
+        return None
+    at = carry.at
+    # The checkpoint holds while every row before it is the very object it was made from.
+    differs = next(compress(count(), map(is_not, rows[:at], carry.rows[:at])), at)
+    return carry if differs == at else None
+
+
+def groups(
+    rows: Sequence[Row], pairing: Pairing, carry: GroupCarry | None = None, checkpoint: int | None = None
+) -> Result[tuple[tuple[str | None, ...], GroupCarry | None], AdapterError]:
+    """Each row's group id (``None``: it leaves alone), or the first pairing problem; with a
+    ``checkpoint``, also this call's state after that many rows, for the next call's ``carry``.
+
+    >>> rows = [Row(1, issues=(("calls[0]", "a"), ("calls[1]", "b"))), Row(1, answers=(("id", "a"),)),
+    ...         Row(1, answers=(("id", "b"),)), Row(1), Row(1, group="k"), Row(1, group="k")]
+    >>> groups(rows, Pairing()).unwrap()[0]
+    ('group@0', 'group@0', 'group@0', None, 'group@4', 'group@4')
+    >>> groups([Row(1, answers=(("tool_call_id", "z"),))], Pairing()).failure().message
+    "messages[0].tool_call_id: no earlier unanswered tool call has id 'z'"
+    """
+    resumed = _resumable(rows, pairing, carry)
+    total = len(rows)
+    issued: dict[str, tuple[int, str]]
+    open_calls: dict[str, tuple[int, str]]
+    keyed: dict[str, int]
+    if resumed is None:
+        start, issued, open_calls, keyed = 0, {}, {}, {}
+        linked = _Groups(list(range(total)))
+    else:
+        start = resumed.at
+        issued, open_calls, keyed = dict(resumed.issued), dict(resumed.open_calls), dict(resumed.keyed)
+        linked = _Groups([*resumed.parent, *range(start, total)])
+    if pairing.whole_turns:
+        turn: int | None = None
+        # The newest turn is not one group: when it alone is too big its oldest tool rounds go
+        # (whole pairs), while its opening row stays (`fit_rows` pins it).
+        newest = newest_turn(rows)
+        for index, row in enumerate(rows[:newest]):
+            if row.pinned:
+                # A pinned row that starts a turn still ends the one before it.
+                turn = None if row.starts_turn else turn
+                continue
+            if row.starts_turn or turn is None:
+                turn = index
+            linked.link(turn, index)
+    # A resumed call that was asked to stop at the same checkpoint hands that checkpoint on.
+    saved = resumed if resumed is not None and resumed.at == checkpoint else None
+    wanted = checkpoint is not None and start <= checkpoint <= total and saved is None
+    # Only rows that link something are walked (C-level pass to find them); the state at the
+    # checkpoint is the state before the first such row at or after it.
+    linking = compress(range(start, total), map(any, zip(
+        map(_issues, rows[start:]), map(_answers, rows[start:]), map(_group, rows[start:]))))
+    for index in linking:
+        if wanted and checkpoint is not None and index >= checkpoint:
+            saved, wanted = _saved(pairing, rows, checkpoint, linked, issued, open_calls, keyed), False
+        row = rows[index]
+        if row.group is not None:
+            linked.link(keyed.setdefault(row.group, index), index)
+        for field, call_id in row.answers:
+            call = open_calls.pop(call_id, None) if pairing.answer_once else issued.get(call_id)
+            if call is None:
+                return Failure(ToolResultWithoutCall(index, field, call_id))
+            linked.link(call[0], index)
+        for field, call_id in row.issues:
+            if call_id in issued:
+                return Failure(DuplicateToolCall(index, field, call_id))
+            issued[call_id] = open_calls[call_id] = (index, field)
+    if wanted and checkpoint is not None:
+        saved = _saved(pairing, rows, checkpoint, linked, issued, open_calls, keyed)
+    if pairing.require_answers and pairing.answer_once and open_calls:
+        call_id, (index, field) = next(iter(open_calls.items()))
+        return Failure(ToolCallWithoutResult(index, field, call_id))
+    if pairing.require_answers and not pairing.answer_once:
+        answered = {call_id for row in rows for _, call_id in row.answers}
+        for call_id, (index, field) in issued.items():
+            if call_id not in answered:
+                return Failure(ToolCallWithoutResult(index, field, call_id))
+    return Success((linked.ids(), saved))
