@@ -63,14 +63,18 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Count skipped PostgreSQL tests; when they are required, a skip is a failure."""
+    """When PostgreSQL tests are required, a skipped one is a failure."""
     report = yield
-    if report.skipped and item.get_closest_marker(_MARKER) is not None:
-        _skipped.append(item.nodeid)
-        if _required():
-            report.outcome = "failed"
-            report.longrepr = f"{REQUIRE_ENV} is set and this PostgreSQL test was skipped: {report.longrepr}"
+    if report.skipped and item.get_closest_marker(_MARKER) is not None and _required():
+        report.outcome = "failed"
+        report.longrepr = f"{REQUIRE_ENV} is set and this PostgreSQL test was skipped: {report.longrepr}"
     return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Count skipped PostgreSQL tests where the summary is written (the controller under xdist)."""
+    if report.skipped and _MARKER in report.keywords:
+        _skipped.append(report.nodeid)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:

@@ -44,12 +44,20 @@ def _windows(database: Path) -> list[tuple[int, Assembled, Assembled]]:
     return runs
 
 
-def test_assemble_refills_by_default_and_stays_within_budget(database: Path) -> None:
+@pytest.fixture(scope="module")
+def windows(database: Path) -> list[tuple[int, Assembled, Assembled]]:
+    # Computed once for the module: both tests only read these (frozen) values.
+    return _windows(database)
+
+
+def test_assemble_refills_by_default_and_stays_within_budget(
+    database: Path, windows: list[tuple[int, Assembled, Assembled]]
+) -> None:
     default = assemble("shedding", database=database, context_window=300).unwrap()
     assert default.trace.refilled != ()  # the default options refill
     assert assemble("shedding", database=database, context_window=300, options=ThriftOptions()).unwrap().trace.refilled == ()
     gained = 0
-    for window, off, on in _windows(database):
+    for window, off, on in windows:
         assert _kept(off) <= _kept(on)
         assert on.tokens == count_tokens(on.text).unwrap().tokens <= window
         came_back = _kept(on) - _kept(off)
@@ -58,8 +66,10 @@ def test_assemble_refills_by_default_and_stays_within_budget(database: Path) -> 
     assert gained  # some window leaves room that a smaller, lower-ranked passage fills
 
 
-def test_ask_refills(database: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    window = next(window for window, off, on in _windows(database) if _kept(on) > _kept(off))
+def test_ask_refills(
+    database: Path, windows: list[tuple[int, Assembled, Assembled]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    window = next(window for window, off, on in windows if _kept(on) > _kept(off))
     assert run(["ask", "shedding", "--db", str(database), "--budget", str(window), "--json"]) == 0
     decisions = json.loads(capsys.readouterr().out)["decisions"]
     assert any(d["kept"] and d["reason"] == _REFILLED for d in decisions)
