@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -11,6 +12,7 @@ from thrift_fp.thrift import (
     CountingFailed,
     Image,
     Message,
+    MessageLike,
     Thought,
     ThriftOptions,
     UnmeasurableContent,
@@ -39,6 +41,22 @@ def test_turns_start_at_user_messages() -> None:
         ["a"], ["u1", "t", "n"], ["u2"], ["u3"],
     ]
     assert group_history_into_turns([]) == ()
+
+
+@dataclass(frozen=True, slots=True)
+class _RolelessMessage:
+    """A message-like with only the three required attributes: no ``role`` at all."""
+
+    id: str
+    content: str
+    created_at: datetime
+
+
+def test_message_likes_without_a_role_stay_in_the_turn_they_follow() -> None:
+    history: list[MessageLike] = [msg("u1", "x", "user"), _RolelessMessage("a", "x", AT),
+                                  _RolelessMessage("b", "x", AT), msg("u2", "x", "user"), _RolelessMessage("c", "x", AT)]
+    assert [[m.id for m in turn] for turn in group_history_into_turns(history)] == [["u1", "a", "b"], ["u2", "c"]]
+    assert [[m.id for m in turn] for turn in group_history_into_turns([_RolelessMessage("a", "x", AT)])] == [["a"]]
 
 
 def test_floor_constants() -> None:
