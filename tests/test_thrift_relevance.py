@@ -126,6 +126,17 @@ def test_ephemeral_messages_go_first_keeping_the_latest() -> None:
     assert [m.id for m in fitted.working_set.messages] == ["old", "e2", "new"]
 
 
+def test_ephemeral_shedding_stops_once_the_set_fits_to_the_token() -> None:
+    def priced(ident: str, minutes: int, ephemeral: bool = False) -> Message:
+        return Message(ident, "text", AT + timedelta(minutes=minutes), ephemeral=ephemeral, token_cost=10)
+
+    messages = (priced("old", 0), priced("e1", 1, True), priced("e2", 2, True), priced("e3", 3, True), priced("new", 4))
+    # 50 tokens for a budget of 40: shedding e1 leaves exactly 40, which fits; e2 must stay.
+    fitted = subtract_to_fit(WorkingSet(messages=messages), 40, None, ThriftOptions(output_reserve=0)).unwrap()
+    assert [m.id for m in fitted.working_set.messages] == ["old", "e2", "e3", "new"]
+    assert fitted.trace.total_after == 40
+
+
 def test_prior_turn_thoughts_are_stripped_unless_kept() -> None:
     thoughts = (Thought("a", "x", AT), Thought("b", "y", AT, this_turn=True), Thought("c", "z", AT))
     options = ThriftOptions(keep_thought_ids=frozenset({"c"}))
