@@ -145,6 +145,29 @@ def test_leftovers_of_many_kills_are_gone_after_the_next_process_writes(tmp_path
     assert store.read("doc").unwrap().read_all().unwrap() in {"v0", (big * 8).decode()}
 
 
+def test_a_leftover_swapped_for_a_symlink_after_it_was_opened_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    leftover, moved = tmp_path / ".partial-dead", tmp_path / "moved"
+    leftover.write_text("half a value")
+    inode = leftover.stat().st_ino
+    real_flock = fcntl.flock
+
+    def flock_then_swap(descriptor: int, operation: int) -> None:
+        real_flock(descriptor, operation)
+        if os.fstat(descriptor).st_ino == inode and not leftover.is_symlink():
+            # Between the sweep's open and its check, the name comes to point at the same file
+            # through a symlink: the sweep must compare the name itself, not what it points to.
+            os.rename(leftover, moved)
+            os.symlink(moved, leftover)
+
+    monkeypatch.setattr(fcntl, "flock", flock_then_swap)
+    assert FolderStore(str(tmp_path)).remove_leftovers().unwrap() == ()
+    assert leftover.is_symlink() and moved.read_text() == "half a value"
+
+
 def test_a_folder_that_cannot_be_listed_is_a_clean_up_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = FolderStore(str(tmp_path))
     cause = PermissionError(13, "Permission denied")

@@ -118,6 +118,13 @@ def test_snapshot_round_trip_and_undescribable_readers() -> None:
     assert isinstance(to_snapshot(undescribable).failure(), SnapshotUnsupported)
 
 
+def test_a_directly_built_record_with_an_empty_heading_is_refused_at_construction() -> None:
+    at = datetime(2020, 1, 1, tzinfo=UTC)
+    with pytest.raises(ValueError, match=r"heading: must be a non-empty string when given, got ''"):
+        Retrievable("a", "b", "third-party-public", at, at, heading="")
+    assert Retrievable("a", "b", "third-party-public", at, at, heading="Refunds").heading == "Refunds"
+
+
 def test_a_directly_built_record_with_a_naive_time_is_refused_at_construction() -> None:
     # It used to be built, and rendering it beside an aware record raised TypeError.
     at = datetime(2020, 1, 1, tzinfo=UTC)

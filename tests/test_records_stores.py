@@ -178,6 +178,16 @@ def test_folder_store_on_a_file_path_fails_as_a_value(tmp_path: Path) -> None:
     assert isinstance(store.size("doc").failure(), StoreFailed)
 
 
+def test_a_folder_size_that_cannot_stat_keeps_the_operation_id_and_cause(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    error = FolderStore(str(blocker)).size("doc").failure()
+    assert isinstance(error, StoreFailed)
+    assert (error.operation, error.id) == ("read", "doc")
+    assert isinstance(error.cause, NotADirectoryError)
+    assert error.reason == str(error.cause)
+
+
 def test_folder_read_of_a_directory_named_like_an_id(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     store = FolderStore(str(tmp_path))

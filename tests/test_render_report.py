@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -78,6 +79,44 @@ def test_a_refused_fit_draws_the_floor_past_the_windows_edge() -> None:
         ("shed", "messages", 30, True),
     ]
     assert "Refused: the protected floor alone exceeds the budget." in fit_report_html(trace)
+
+
+def test_each_segment_says_whether_it_lies_in_or_beyond_the_window() -> None:
+    trace = ThriftTrace(100, 35, 65, 120, 90, False, True, (BucketTrace("messages", 50, 20, 3, 1, "oldest", ("a", "b")),))
+    titles = re.findall(r'class="tfp-seg[^"]*"[^>]* title="([^"]*)"', fit_report_html(trace))
+    assert titles == [
+        "protected: 70 tokens in the window",
+        "messages: 20 tokens in the window",
+        "reserve: 10 tokens in the window",
+        "reserve: 25 tokens beyond the window",
+        "messages: 30 tokens beyond the window",
+    ]
+
+
+def _tail(page: str) -> str:
+    found = re.findall(r'<span class="tfp-tail" style="([^"]*)">([^<]*)</span>', page)
+    assert len(found) == 1
+    style, text = found[0]
+    return f"{style} {text}"
+
+
+def test_what_lies_beyond_is_labelled_after_the_edge_or_below_it_when_there_is_no_room() -> None:
+    # 55 of 155 bar tokens lie beyond: the edge is at 64.5%, leaving room for the label after it.
+    wide = ThriftTrace(100, 35, 65, 120, 90, False, True, (BucketTrace("messages", 50, 20, 3, 1, "oldest", ("a", "b")),))
+    assert _tail(fit_report_html(wide)) == "left:64.5161%;padding-left:6px +55 beyond"
+    # 100 of 1100: the edge is at 90.9%, under 15% of the bar is left, so the label moves below.
+    narrow = ThriftTrace(1000, 350, 650, 700, 600, True, False,
+                         (BucketTrace("retrievables", 500, 400, 5, 4, "lowest score first", ("a",)),))
+    assert _tail(fit_report_html(narrow)) == "right:0;top:16px +100 beyond"
+
+
+def test_the_trace_numbers_spell_the_verdicts_in_lowercase_and_an_empty_kept_table_says_so() -> None:
+    trace = ThriftTrace(100, 35, 65, 120, 90, False, True, (BucketTrace("messages", 50, 20, 3, 1, "oldest", ("a", "b")),))
+    page = fit_report_html(trace)
+    assert "<div><dt>fits</dt><dd>false</dd></div><div><dt>refused</dt><dd>true</dd></div>" in page
+    assert '<p class="tfp-empty" data-table="kept">No passages were kept.</p>' in page
+    fitted = ThriftTrace(1000, 350, 650, 0, 0, True, False, ())
+    assert "<div><dt>fits</dt><dd>true</dd></div><div><dt>refused</dt><dd>false</dd></div>" in fit_report_html(fitted)
 
 
 def test_refill_brings_items_back_off_the_shed_list() -> None:

@@ -135,3 +135,11 @@ def test_a_container_shared_twice_is_not_a_cycle() -> None:
     for shared, copy in ((shared_map, {"a": 1}), (shared_list, [1]), (shared_set, {1})):
         assert canonical_key([shared, shared]) == canonical_key([copy, copy])
         assert isinstance(canonical_key([shared, shared]).unwrap(), str)
+
+
+def test_ints_are_decimal_below_13287_bits_and_tagged_hex_from_there() -> None:
+    # 13287 bits is where 4000 decimal digits end; from there on an int's key is its tagged hex.
+    below, at = 2**13286 - 1, 2**13286
+    assert (below.bit_length(), at.bit_length()) == (13286, 13287)
+    assert canonical_key(below).unwrap() == str(below)
+    assert canonical_key(at).unwrap() == '{"int":"' + hex(at) + '"}'

@@ -493,6 +493,22 @@ def test_a_tool_description_with_no_string_form_names_the_tool() -> None:
     assert error.message == "cannot measure tools item 'search': object has no string form but object.__str__"
 
 
+@dataclass(frozen=True)
+class _LooseThought:
+    """A caller's reasoning note whose content comes from untyped data."""
+
+    id: str
+    content: object
+    created_at: datetime
+
+
+def test_a_thought_with_no_string_form_names_the_thoughts_bucket() -> None:
+    thought = _LooseThought("t1", object(), AT)
+    error = subtract_to_fit(WorkingSet(thoughts=(thought,)), 1000).failure()
+    assert error == UnmeasurableContent("thoughts", "t1", "object has no string form but object.__str__")
+    assert error.message == "cannot measure thoughts item 't1': object has no string form but object.__str__"
+
+
 _NO_RESERVE = ThriftOptions(output_reserve=0, reserve_fraction=0.0)
 
 

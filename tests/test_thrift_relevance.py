@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -11,6 +12,7 @@ from thrift_fp.thrift import (
     CountingFailed,
     Image,
     Message,
+    MessageLike,
     Thought,
     ThriftOptions,
     UnmeasurableContent,
@@ -39,6 +41,22 @@ def test_turns_start_at_user_messages() -> None:
         ["a"], ["u1", "t", "n"], ["u2"], ["u3"],
     ]
     assert group_history_into_turns([]) == ()
+
+
+@dataclass(frozen=True, slots=True)
+class _RolelessMessage:
+    """A message-like with only the three required attributes: no ``role`` at all."""
+
+    id: str
+    content: str
+    created_at: datetime
+
+
+def test_message_likes_without_a_role_stay_in_the_turn_they_follow() -> None:
+    history: list[MessageLike] = [msg("u1", "x", "user"), _RolelessMessage("a", "x", AT),
+                                  _RolelessMessage("b", "x", AT), msg("u2", "x", "user"), _RolelessMessage("c", "x", AT)]
+    assert [[m.id for m in turn] for turn in group_history_into_turns(history)] == [["u1", "a", "b"], ["u2", "c"]]
+    assert [[m.id for m in turn] for turn in group_history_into_turns([_RolelessMessage("a", "x", AT)])] == [["a"]]
 
 
 def test_floor_constants() -> None:
@@ -106,6 +124,17 @@ def test_ephemeral_messages_go_first_keeping_the_latest() -> None:
     fitted = subtract_to_fit(ws, 50, None, ThriftOptions(output_reserve=0)).unwrap()
     assert fitted.trace.buckets[7].ids == ("e1",)
     assert [m.id for m in fitted.working_set.messages] == ["old", "e2", "new"]
+
+
+def test_ephemeral_shedding_stops_once_the_set_fits_to_the_token() -> None:
+    def priced(ident: str, minutes: int, ephemeral: bool = False) -> Message:
+        return Message(ident, "text", AT + timedelta(minutes=minutes), ephemeral=ephemeral, token_cost=10)
+
+    messages = (priced("old", 0), priced("e1", 1, True), priced("e2", 2, True), priced("e3", 3, True), priced("new", 4))
+    # 50 tokens for a budget of 40: shedding e1 leaves exactly 40, which fits; e2 must stay.
+    fitted = subtract_to_fit(WorkingSet(messages=messages), 40, None, ThriftOptions(output_reserve=0)).unwrap()
+    assert [m.id for m in fitted.working_set.messages] == ["old", "e2", "e3", "new"]
+    assert fitted.trace.total_after == 40
 
 
 def test_prior_turn_thoughts_are_stripped_unless_kept() -> None:
