@@ -121,19 +121,20 @@ def _ranked(docs: Sequence[Mapping[str, Any]]) -> list[int]:
 
 @settings(max_examples=40)
 @given(held(), documents, st.integers(min_value=0, max_value=4000), st.booleans(), st.booleans(),
-       st.sampled_from((AGENT, RAG)), st.sampled_from((SYSTEM, None)))
+       st.sampled_from((AGENT, RAG)), st.sampled_from((SYSTEM, None)), st.sampled_from((None, "cl100k_base")))
 def test_with_documents_the_output_is_within_budget_as_sent_valid_and_sheds_the_lowest_scored_first(
     written: Written, docs: list[dict[str, Any]], window: int, whole_turns: bool, refill: bool, order: ShedOrder,
-    system: str | None,
+    system: str | None, encoding: str | None,
 ) -> None:
     result = fit_anthropic_messages(written.messages, window, system=system, output_reserve=0, documents=docs,
-                                    whole_turns=whole_turns, refill=refill, shed_order=order, nonce=KeyedNonce(bytes(32)))
+                                    whole_turns=whole_turns, refill=refill, shed_order=order, nonce=KeyedNonce(bytes(32)),
+                                    encoding=encoding)
     if isinstance(result, Failure):
         error = result.failure()
         assert isinstance(error, OverBudget) and error.budget == window
         return
     fitted = result.unwrap()
-    counted = count_anthropic_tokens(fitted.messages, system=fitted.system).unwrap()
+    counted = count_anthropic_tokens(fitted.messages, system=fitted.system, encoding=encoding).unwrap()
     assert counted == fitted.tokens and counted.tokens <= window
     assert _orphans(fitted.messages) == []
     PARAMS.validate_python(fitted.messages)
@@ -141,6 +142,9 @@ def test_with_documents_the_output_is_within_budget_as_sent_valid_and_sheds_the_
         SYSTEM_PARAM.validate_python(fitted.system)
     kept = [written.messages[index] for index in range(len(written.messages)) if index not in fitted.shed]
     assert all(a is b for a, b in zip(fitted.messages, kept, strict=True)) and len(kept) == len(fitted.messages)
+    if whole_turns and fitted.messages and fitted.messages[0] is not written.messages[0]:
+        first = fitted.messages[0]
+        assert first["role"] == "user" and not any(block["type"] == "tool_result" for block in _blocks(first))
     positions = [next(at for at, doc in enumerate(docs) if doc is kept_doc) for kept_doc in fitted.documents]
     assert positions == sorted(positions) and len(set(positions)) == len(positions)
     if fitted.documents:
