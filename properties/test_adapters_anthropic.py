@@ -2,26 +2,33 @@
 repeated rounds, thinking, images, the SDK's own content blocks) and budgets: as sent, the
 estimate is within the budget or the result is an error value; no ``tool_use`` or
 ``tool_result`` is orphaned; the output is valid for the API (the SDK's ``MessageParam``); the
-returned objects are the caller's; in whole-turn mode what is kept starts with a user turn."""
+returned objects are the caller's; in whole-turn mode what is kept starts with a user turn. With
+documents the same holds, the documents ride in ``system`` (valid as the SDK's ``system``
+param), the kept documents are the caller's own, and without refill they are the best-ranked
+(lowest score shed first, an unscored one below every scored one)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from anthropic.types import MessageParam, ToolUseBlock
+from anthropic.types import MessageParam, TextBlockParam, ToolUseBlock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 from returns.result import Failure
 
-from properties.adapters_a_strategies import Written, anthropic, conversations
+from properties.adapters_a_strategies import Written, anthropic, conversations, text
+from thrift_fp.adapters._core_documents import normalised_scores
 from thrift_fp.adapters._core_errors import OverBudget
-from thrift_fp.adapters.anthropic import count_anthropic_tokens, fit_anthropic_messages
+from thrift_fp.adapters.anthropic import AGENT, RAG, count_anthropic_tokens, fit_anthropic_messages
+from thrift_fp.render import KeyedNonce
+from thrift_fp.thrift import ShedOrder
 
 SYSTEM = "You are a careful incident analyst."
 TOOLS: list[dict[str, Any]] = [{"name": "lookup", "description": "Look a thing up.", "input_schema": {"type": "object"}}]
 PARAMS: TypeAdapter[list[MessageParam]] = TypeAdapter(list[MessageParam])
+SYSTEM_PARAM: TypeAdapter[str | list[TextBlockParam]] = TypeAdapter(str | list[TextBlockParam])
 IMAGE = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
 windows = st.integers(min_value=0, max_value=4000)
 
@@ -97,3 +104,52 @@ def test_as_sent_the_output_is_within_budget_valid_and_the_callers_own_or_an_err
     if whole_turns and fitted.messages and fitted.messages[0] is not written.messages[0]:
         first = fitted.messages[0]
         assert first["role"] == "user" and not any(block["type"] == "tool_result" for block in _blocks(first))
+
+
+documents = st.lists(
+    st.fixed_dictionaries({"content": text}, optional={"score": st.floats(-5, 5), "source": st.sampled_from(("web", "kb"))}),
+    max_size=5,
+)
+
+
+def _ranked(docs: Sequence[Mapping[str, Any]]) -> list[int]:
+    """The documents' positions best first: higher (normalised) score first, an unscored one
+    after every scored one, the earlier of equal scores first."""
+    scores = normalised_scores([doc.get("score") for doc in docs])
+    return sorted(range(len(docs)), key=lambda at: (scores[at] is None, -(scores[at] or 0.0), at))
+
+
+@settings(max_examples=40)
+@given(held(), documents, st.integers(min_value=0, max_value=4000), st.booleans(), st.booleans(),
+       st.sampled_from((AGENT, RAG)), st.sampled_from((SYSTEM, None)), st.sampled_from((None, "cl100k_base")))
+def test_with_documents_the_output_is_within_budget_as_sent_valid_and_sheds_the_lowest_scored_first(
+    written: Written, docs: list[dict[str, Any]], window: int, whole_turns: bool, refill: bool, order: ShedOrder,
+    system: str | None, encoding: str | None,
+) -> None:
+    result = fit_anthropic_messages(written.messages, window, system=system, output_reserve=0, documents=docs,
+                                    whole_turns=whole_turns, refill=refill, shed_order=order, nonce=KeyedNonce(bytes(32)),
+                                    encoding=encoding)
+    if isinstance(result, Failure):
+        error = result.failure()
+        assert isinstance(error, OverBudget) and error.budget == window
+        return
+    fitted = result.unwrap()
+    counted = count_anthropic_tokens(fitted.messages, system=fitted.system, encoding=encoding).unwrap()
+    assert counted == fitted.tokens and counted.tokens <= window
+    assert _orphans(fitted.messages) == []
+    PARAMS.validate_python(fitted.messages)
+    if fitted.system is not None:
+        SYSTEM_PARAM.validate_python(fitted.system)
+    kept = [written.messages[index] for index in range(len(written.messages)) if index not in fitted.shed]
+    assert all(a is b for a, b in zip(fitted.messages, kept, strict=True)) and len(kept) == len(fitted.messages)
+    if whole_turns and fitted.messages and fitted.messages[0] is not written.messages[0]:
+        first = fitted.messages[0]
+        assert first["role"] == "user" and not any(block["type"] == "tool_result" for block in _blocks(first))
+    positions = [next(at for at, doc in enumerate(docs) if doc is kept_doc) for kept_doc in fitted.documents]
+    assert positions == sorted(positions) and len(set(positions)) == len(positions)
+    if fitted.documents:
+        assert isinstance(fitted.system, list) and fitted.system[-1]["text"].count("<") >= len(fitted.documents)
+    else:
+        assert fitted.system is system
+    if not refill:
+        assert sorted(positions) == sorted(_ranked(docs)[: len(positions)])

@@ -229,8 +229,18 @@ def registered(counting: Counting) -> Iterator[str]:
     ...     get_encoding(name).unwrap().count("abcd").unwrap()
     4
     """
-    if not counting.custom:
+    if not counting.custom and counting.scale == 1.0:
         yield counting.name
+        return
+    if not counting.custom:
+        # A scaled estimate (Anthropic's default) must price the documents' render as it prices
+        # every message, not at the bare encoding's count.
+        name = f"{counting.name}x{counting.scale}#{next(_counters)}"
+        register_token_estimator(name, counting.count, precision=counting.precision).unwrap()
+        try:
+            yield name
+        finally:
+            unregister_token_estimator(name)
         return
     enc = counting.encoding
     estimator = enc._estimator  # noqa: SLF001 - the counter this module itself wrapped

@@ -15,6 +15,20 @@ The ``system`` prompt is never shed, nor is the newest message; otherwise the ol
 first (message order stands for age). Trace ids: ``messages[i]``, ``request`` for the system
 prompt and tools, ``thinking@<message>.<block>`` for stripped thinking.
 
+Documents. Retrieved ``documents`` (mappings with ``content`` and optional ``id``, ``score``,
+``source``, ``trust_tier``, ... or `Retrievable` records; defaults in
+`thrift_fp.adapters._core_documents`) share the budget with the conversation, as in the OpenAI
+adapter: ``shed_order=AGENT`` (default) sheds the lowest-scored documents before any old turn,
+``RAG`` old turns first; an unscored document sheds before every scored one; with ``refill`` (on
+by default) a shed document comes back whenever it fits in what the shedding left. The survivors
+are rendered in trust-tier envelopes (`thrift_fp.render`) and sent, like the OpenAI adapter's
+documents message, inside the request: as one more text block at the end of ``system`` (the
+returned `AnthropicFit.system`; a ``str`` system becomes a list of two text blocks). Anthropic
+has no system role among the messages, and a user message of documents would break the
+alternation of turns, so the system prompt is where they go: the kept messages, and every
+``tool_use``/``tool_result`` pair, are untouched. `AnthropicFit.documents` are the caller's own
+document objects that survived (input order); in the trace a document is its record id.
+
 Thinking blocks. Anthropic's API strips ``thinking`` and ``redacted_thinking`` blocks of earlier
 turns from the context, so they cost nothing as sent: they enter thrift as prior-turn thoughts,
 which its first pass strips, while the message objects that hold them are returned untouched. The
@@ -45,7 +59,7 @@ from typing import Any, Final, Generic, TypeVar
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
-from thrift_fp.adapters._core import Pairing, Row, StrippedThought, fit_rows
+from thrift_fp.adapters._core import CoreFit, Pairing, Row, StrippedThought, checked_shedding, fit_rows
 from thrift_fp.adapters._core_args import (
     Checked,
     CounterArg,
@@ -54,6 +68,7 @@ from thrift_fp.adapters._core_args import (
     checked_budget,
     checked_counting,
 )
+from thrift_fp.adapters._core_documents import DEFAULT_TIER, documents_to_records, read_documents
 from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
@@ -61,6 +76,7 @@ from thrift_fp.adapters._core_errors import (
     DuplicateToolCall,
     FitFailed,
     InvalidArgument,
+    InvalidDocument,
     InvalidTool,
     MalformedMessage,
     OverBudget,
@@ -70,22 +86,29 @@ from thrift_fp.adapters._core_errors import (
     UnknownRole,
 )
 from thrift_fp.adapters._core_values import as_mapping, json_text, leaves, non_empty_str
-from thrift_fp.thrift import ThriftTrace
+from thrift_fp.records import Retrievable, TrustTier
+from thrift_fp.render import NonceMode, RandomNonce
+from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
 from thrift_fp.tokens import TokenCount
 
 __all__ = [
+    "AGENT",
+    "DEFAULT_TIER",
     "ESTIMATE_FACTOR",
     "IMAGE_TOKENS",
+    "RAG",
     "ROLES",
     "TOKENS_PER_MESSAGE",
     "TOOL_USE_SYSTEM_PROMPT",
     "AdapterError",
     "AnthropicFit",
     "CountFailed",
+    "Document",
     "DuplicateToolCall",
     "FitFailed",
     "ImagePricer",
     "InvalidArgument",
+    "InvalidDocument",
     "InvalidTool",
     "MalformedMessage",
     "OverBudget",
@@ -115,15 +138,21 @@ ImagePricer = Callable[[Mapping[str, Any]], int]
 
 System = str | Sequence[Mapping[str, Any]] | None
 
+Document = Mapping[str, object] | Retrievable
+"""A retrieved document: a mapping with ``content`` (and optional ``id``, ``score``,
+``source``, ``trust_tier``, ...) or a `Retrievable`."""
+
 
 @dataclass(frozen=True, slots=True)
 class AnthropicFit(Generic[_Message]):
-    """The fitted request: the system prompt (unchanged), the caller's message objects that stay
-    (input order), the input indices shed, thrift's trace, and the estimated count as sent.
+    """The fitted request: the system prompt to send (the caller's, unchanged, or with the
+    surviving documents' envelopes as a last text block), the caller's message objects that stay
+    (input order), the input indices shed, thrift's trace, the estimated count as sent, the
+    caller's own documents that survived (input order) and their records (the trace's ids).
 
     >>> fitted = fit_anthropic_messages([{"role": "user", "content": "Hi"}], 100, system="Be brief.").unwrap()
-    >>> fitted.shed, fitted.tokens
-    ((), TokenCount(tokens=13, encoding='o200k_base', precision='estimated'))
+    >>> fitted.shed, fitted.tokens, fitted.documents
+    ((), TokenCount(tokens=13, encoding='o200k_base', precision='estimated'), ())
     """
 
     system: System
@@ -131,11 +160,13 @@ class AnthropicFit(Generic[_Message]):
     shed: tuple[int, ...]
     trace: ThriftTrace
     tokens: TokenCount
+    documents: tuple[Document, ...] = ()
+    records: tuple[Retrievable, ...] = ()
 
     def _repr_html_(self) -> str:
         """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
         what was shed and why, the kept documents and the trace."""
-        return fit_picture(self.trace, ())
+        return fit_picture(self.trace, self.records)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +233,11 @@ def fit_anthropic_messages(
     token_counter: Checked[CounterArg | None] = None,
     image_tokens: ImagePricer | None = None,
     whole_turns: Checked[bool] = True,
+    documents: Checked[Sequence[Document]] = (),
+    shed_order: Checked[ShedOrder] = AGENT,
+    refill: Checked[bool] = True,
+    nonce: NonceMode = RandomNonce(),
+    tier: Checked[TrustTier | None] = None,
 ) -> Result[AnthropicFit[_Message], AdapterError]:
     """Fit ``messages`` (with ``system`` and ``tools``) into ``context_window``.
 
@@ -209,6 +245,11 @@ def fit_anthropic_messages(
     result, and every message until the next), so the kept messages start with a user message:
     Anthropic on Amazon Bedrock (and older API versions) refuses a conversation that starts with
     an assistant message. ``whole_turns=False`` sheds message by message (tool pairs still whole).
+
+    ``documents`` share the budget (module docstring): the survivors go, rendered in trust-tier
+    envelopes, into the returned ``system`` as its last text block; ``shed_order``, ``refill``,
+    ``nonce`` and ``tier`` (the documents' trust tier when they name none) are the OpenAI
+    adapter's.
 
     >>> conversation = [
     ...     {"role": "user", "content": "Summarise the incident report. " * 20},
@@ -229,6 +270,21 @@ def fit_anthropic_messages(
     (('thinking@1.0',), 'estimated')
     >>> fit_anthropic_messages(conversation, 200, system=5).failure().message
     'invalid system 5: expected a str, a list of text blocks or None'
+
+    With a document: under the default ``AGENT`` order it sheds before the old turn, and
+    ``refill`` takes it back once shedding the old turn left room for it:
+
+    >>> from thrift_fp.render import KeyedNonce
+    >>> refunds = {"id": "kb-refunds", "content": "Refunds take 30 days.", "score": 0.9}
+    >>> fitted = fit_anthropic_messages(conversation, 300, system="Be brief.", output_reserve=100,
+    ...                                 documents=[refunds], nonce=KeyedNonce(bytes(32))).unwrap()
+    >>> fitted.documents[0] is refunds, fitted.shed, fitted.system[1]["text"].count("Refunds take 30 days.")
+    (True, (0, 1, 2, 3), 1)
+    >>> fit_anthropic_messages(conversation, 300, system="Be brief.", output_reserve=100, documents=[refunds],
+    ...                        refill=False).unwrap().documents
+    ()
+    >>> fit_anthropic_messages(conversation, 200, documents=[{"content": ""}]).failure().message
+    'documents[0].content: expected a non-empty str'
     """
     budget = checked_budget(context_window, output_reserve, reserve_fraction)
     if isinstance(budget, Failure):
@@ -239,22 +295,54 @@ def fit_anthropic_messages(
     counting = _counting(model, encoding, token_counter)
     if isinstance(counting, Failure):
         return Failure(counting.failure())
+    choice = checked_shedding(shed_order, refill, nonce)
+    if isinstance(choice, Failure):
+        return Failure(choice.failure())
     ready = counting.unwrap()
     priced = _request(system, messages, tools, image_tokens, ready)
     if isinstance(priced, Failure):
         return Failure(priced.failure())
     fixed, bills, prices = priced.unwrap()
+    read = read_documents(documents)
+    if isinstance(read, Failure):
+        return Failure(read.failure())
+    records = documents_to_records(read.unwrap(), tier)
+    if isinstance(records, Failure):
+        return Failure(records.failure())
     rows = [
         Row(price, bill.call_ids, bill.answers, bill.genuine_user, False, bill.role)
         for bill, price in zip(bills, prices, strict=True)
     ]
     thoughts = [StrippedThought(f"thinking@{index}.{at}") for bill in bills for index, at in bill.thoughts]
-    fitted = fit_rows(rows, fixed, budget.unwrap(), ready, Pairing(whole_turns=whole_turns), thoughts=thoughts)
+    # The documents block joins the system prompt: it costs its text, plus the system prompt's
+    # framing when there was none.
+    frame = TOKENS_PER_MESSAGE if system is None else 0
+    fitted = fit_rows(
+        rows, fixed, budget.unwrap(), ready, Pairing(whole_turns=whole_turns), thoughts=thoughts,
+        documents=records.unwrap(), documents_frame=frame, shedding=choice.unwrap(),
+    )
     if isinstance(fitted, Failure):
         return Failure(fitted.failure())
-    core = fitted.unwrap()
+    return Success(_output(system, messages, documents, records.unwrap(), fitted.unwrap(), ready.name))
+
+
+def _output(
+    system: System, messages: Sequence[_Message], documents: Sequence[Document], records: Sequence[Retrievable],
+    core: CoreFit, encoding: str,
+) -> AnthropicFit[_Message]:
+    """The caller's kept messages and documents, and the system prompt carrying the documents."""
     kept: list[_Message] = [messages[index] for index in core.kept]
-    return Success(AnthropicFit(system, kept, core.shed, core.trace, TokenCount(core.tokens, ready.name, core.precision)))
+    rendered = core.documents
+    count = TokenCount(core.tokens, encoding, core.precision)
+    if rendered is None or not rendered.records:
+        return AnthropicFit(system, kept, core.shed, core.trace, count)
+    block = {"type": "text", "text": rendered.text}
+    head: list[Mapping[str, Any]] = (
+        [] if system is None else [{"type": "text", "text": system}] if isinstance(system, str) else list(system)
+    )
+    position = {record.id: index for index, record in enumerate(records)}
+    survivors = tuple(documents[index] for index in sorted(position[record.id] for record in rendered.records))
+    return AnthropicFit([*head, block], kept, core.shed, core.trace, count, survivors, rendered.records)
 
 
 def _request(
