@@ -328,21 +328,34 @@ def _bills(
     roles, texts, ends, fixed, estimated, calls, answers = columns
     open_function: list[tuple[int, str]] = []
     per_message = profile.tokens_per_message
+    answered: tuple[tuple[str, str], ...]
     for index, message in enumerate(messages):
         if type(message) is dict:
-            # The commonest shape inline (a plain dict: role and str content), as `_plain_bill`
-            # reads it; the other common shapes (a tool result; plain function tool calls) in
-            # `_plain_bill`; anything else takes `_bill`.
+            # The commonest shapes inline (a plain dict: role and str content; a tool result), as
+            # `_plain_bill` reads them; plain function tool calls in `_plain_bill`; anything else
+            # takes `_bill`.
             role = message.get("role")
             content = message.get("content")
-            if len(message) == 2 and type(content) is str and role in _PLAIN_ROLES:
-                roles.append(role)
+            size = len(message)
+            if size == 2 and type(content) is str and role in _PLAIN_ROLES:
                 texts += (role, content)
+                answered = ()
+            elif (
+                size == 3 and role == "tool" and type(content) is str
+                and type(answer := message.get("tool_call_id")) is str and answer and next(iter(message)) == "role"
+            ):
+                texts += (role, content, answer) if list(message)[1] == "content" else (role, answer, content)
+                answered = (("tool_call_id", answer),)
+            else:
+                answered = ()
+                role = None
+            if role is not None:
+                roles.append(role)
                 ends.append(len(texts))
                 fixed.append(per_message)
                 estimated.append(False)
                 calls.append(())
-                answers.append(())
+                answers.append(answered)
                 continue
             quick = _plain_bill(message, per_message)
         else:
