@@ -9,7 +9,7 @@ from typing import Any
 
 from hypothesis import given, strategies as st
 
-from properties.adapters_a_strategies import Say, conversations, openai
+from properties.adapters_a_strategies import Round, Say, conversations, openai
 from thrift_fp.adapters.openai import count_openai_tokens, fit_openai_messages
 
 
@@ -19,7 +19,7 @@ def _general(messages: list[Any]) -> list[Any]:
 
 
 @given(conversations, st.sampled_from(("gpt-4o", "gpt-4")), st.booleans())
-def test_inline_read_prices_as_the_general_read(events: list[Say], model: str, content_first: bool) -> None:
+def test_inline_read_prices_as_the_general_read(events: list[Say | Round], model: str, content_first: bool) -> None:
     """The same count, and the same fit (kept, shed, tokens) at a budget that sheds."""
     messages = openai(events).messages
     if not content_first:
