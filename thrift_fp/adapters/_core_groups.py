@@ -9,11 +9,10 @@ instead of walking the whole history again. The result is identical either way.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, count
-from operator import attrgetter, is_not
+from operator import attrgetter, is_not, ne
 from typing import Final, NamedTuple
 
 from returns.result import Failure, Result, Success
@@ -99,10 +98,14 @@ class _Groups:
             parent[first] = second
 
     def ids(self) -> tuple[str | None, ...]:
-        roots = self._parent[:]
-        for index, up in enumerate(roots):
-            roots[index] = roots[up]
-        names = {root: f"group@{root}" for root, size in Counter(roots).items() if size > 1}
+        parent = self._parent
+        roots = parent[:]
+        # Only linked rows (parent not themselves) need resolving, in input order (a parent is
+        # earlier, so resolved already); a group is a root some other row hangs under.
+        linked = list(compress(range(len(parent)), map(ne, parent, count())))
+        for index in linked:
+            roots[index] = roots[parent[index]]
+        names = {root: f"group@{root}" for root in set(map(roots.__getitem__, linked))}
         return tuple(map(names.get, roots))
 
 

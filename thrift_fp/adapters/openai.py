@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
-from operator import add, attrgetter, sub
+from itertools import accumulate, repeat
+from operator import add, sub
 from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 from returns.result import Failure, Result, Success
@@ -293,51 +293,101 @@ def _priced(
     tool_tokens = _tool_tokens(tools, profile, counting)
     if isinstance(tool_tokens, Failure):
         return Failure(tool_tokens.failure())
-    prices = _message_tokens(bills.unwrap(), counting)
+    columns = bills.unwrap()
+    prices = _message_tokens(columns, counting)
     if isinstance(prices, Failure):
         return Failure(prices.failure())
-    # Positional ``tuple.__new__``, in `Row`'s field order: one row per message on every fit.
-    rows = tuple(
-        _new(Row, (price, bill.call_ids, bill.answers, False, bill.role in PINNED_ROLES, bill.role, bill.estimated, None))
-        for price, bill in zip(prices.unwrap(), bills.unwrap(), strict=True)
-    )
+    # Positional ``tuple.__new__`` over the columns, in `Row`'s field order (C-level: one row per
+    # message on every fit).
+    size = len(columns.roles)
+    rows = tuple(map(_new, repeat(Row), zip(
+        prices.unwrap(), columns.calls, columns.answers, repeat(False, size),
+        map(PINNED_ROLES.__contains__, columns.roles), columns.roles, columns.estimated, repeat(None, size),
+    )))
     return Success((profile.reply_priming + tool_tokens.unwrap(), rows))
+
+
+class _Bills(NamedTuple):
+    """Every message's price before counting, column by column (no object per message): its
+    texts are the run ``texts[ends[i - 1]:ends[i]]`` of one flat batch, plus its fixed tokens
+    and its tool links."""
+
+    roles: list[str]
+    texts: list[str]
+    ends: list[int]
+    fixed: list[int]
+    estimated: list[bool]
+    calls: list[tuple[tuple[str, str], ...]]
+    answers: list[tuple[tuple[str, str], ...]]
 
 
 def _bills(
     messages: Sequence[object], profile: ModelProfile, image_tokens: ImagePricer | None
-) -> Result[tuple[_Bill, ...], AdapterError]:
-    bills: list[_Bill] = []
+) -> Result[_Bills, AdapterError]:
+    columns = _Bills([], [], [], [], [], [], [])
+    roles, texts, ends, fixed, estimated, calls, answers = columns
     open_function: list[tuple[int, str]] = []
     per_message = profile.tokens_per_message
+    answered: tuple[tuple[str, str], ...]
     for index, message in enumerate(messages):
-        # The common shapes (a plain dict: role and str content; a tool result; plain function
-        # tool calls), read without the general walk; anything else takes `_bill`.
-        quick = _plain_bill(message, per_message) if type(message) is dict else None
-        if quick is not None:
-            bills.append(quick)
-            continue
-        bill = _bill(index, message, profile, image_tokens)
-        if isinstance(bill, Failure):
-            return Failure(bill.failure())
-        made = bill.unwrap()
-        if made.role == "function":
-            # A legacy function result answers the latest function_call still open.
-            if not open_function:
-                return Failure(ToolResultWithoutCall(index, "name", "function_call"))
-            made = _Bill(made.role, made.texts, made.fixed, made.estimated, (), (("name", open_function.pop()[1]),))
-        elif any(field == "function_call" for field, _ in made.call_ids):
-            open_function.append((index, f"function_call@{index}"))
-            calls = tuple((field, f"function_call@{index}" if field == "function_call" else ident) for field, ident in made.call_ids)
-            made = _Bill(made.role, made.texts, made.fixed, made.estimated, calls, made.answers)
-        bills.append(made)
-    return Success(tuple(bills))
+        if type(message) is dict:
+            # The commonest shapes inline (a plain dict: role and str content; a tool result), as
+            # `_plain_bill` reads them; plain function tool calls in `_plain_bill`; anything else
+            # takes `_bill`.
+            role = message.get("role")
+            content = message.get("content")
+            size = len(message)
+            if size == 2 and type(content) is str and role in _PLAIN_ROLES:
+                texts += (role, content)
+                answered = ()
+            elif (
+                size == 3 and role == "tool" and type(content) is str
+                and type(answer := message.get("tool_call_id")) is str and answer and next(iter(message)) == "role"
+            ):
+                texts += (role, content, answer) if list(message)[1] == "content" else (role, answer, content)
+                answered = (("tool_call_id", answer),)
+            else:
+                answered = ()
+                role = None
+            if role is not None:
+                roles.append(role)
+                ends.append(len(texts))
+                fixed.append(per_message)
+                estimated.append(False)
+                calls.append(())
+                answers.append(answered)
+                continue
+            quick = _plain_bill(message, per_message)
+        else:
+            quick = None
+        if quick is None:
+            bill = _bill(index, message, profile, image_tokens)
+            if isinstance(bill, Failure):
+                return Failure(bill.failure())
+            made = bill.unwrap()
+            if made.role == "function":
+                # A legacy function result answers the latest function_call still open.
+                if not open_function:
+                    return Failure(ToolResultWithoutCall(index, "name", "function_call"))
+                made = _Bill(made.role, made.texts, made.fixed, made.estimated, (), (("name", open_function.pop()[1]),))
+            elif any(field == "function_call" for field, _ in made.call_ids):
+                open_function.append((index, f"function_call@{index}"))
+                issued = tuple((field, f"function_call@{index}" if field == "function_call" else ident) for field, ident in made.call_ids)
+                made = _Bill(made.role, made.texts, made.fixed, made.estimated, issued, made.answers)
+        else:
+            made = quick
+        roles.append(made.role)
+        texts += made.texts
+        ends.append(len(texts))
+        fixed.append(made.fixed)
+        estimated.append(made.estimated)
+        calls.append(made.call_ids)
+        answers.append(made.answers)
+    return Success(columns)
 
 
 _PLAIN_ROLES: Final = frozenset({"system", "developer", "user", "assistant"})
 _new: Final = tuple.__new__
-_texts: Final = attrgetter("texts")
-_fixed: Final = attrgetter("fixed")
 
 
 def _plain_bill(message: dict[Any, Any], per_message: int) -> _Bill | None:
@@ -438,11 +488,11 @@ def _bill(
     return Success(_Bill(role, tuple(texts), fixed, estimated, calls, answers))
 
 
-def _message_tokens(bills: Sequence[_Bill], counting: Counting) -> Result[tuple[int, ...], AdapterError]:
+def _message_tokens(bills: _Bills, counting: Counting) -> Result[tuple[int, ...], AdapterError]:
     """Every message's tokens, from one batch count of all their texts. A real encoding counts
     each distinct text once (every message repeats its role, tool names recur, and a ``str``'s
     count never changes); a caller's ``token_counter`` sees every text, as it always has."""
-    texts = [text for bill in bills for text in bill.texts]
+    texts = bills.texts
     distinct = texts if counting.custom else list(dict.fromkeys(texts))
     counted = counting.count_many(distinct)
     if isinstance(counted, Failure):
@@ -454,8 +504,8 @@ def _message_tokens(bills: Sequence[_Bill], counting: Counting) -> Result[tuple[
     # Each message's texts are a run of the batch: its price is its fixed tokens plus the
     # difference of the running totals at the run's ends (C-level passes, no slice per message).
     totals = [0, *accumulate(counts)]
-    ends = [0, *accumulate(map(len, map(_texts, bills)))]
-    return Success(tuple(map(add, map(_fixed, bills), map(sub, _totals_at(totals, ends[1:]), _totals_at(totals, ends)))))
+    ends = bills.ends
+    return Success(tuple(map(add, bills.fixed, map(sub, _totals_at(totals, ends), _totals_at(totals, [0, *ends[:-1]])))))
 
 
 def _totals_at(totals: list[int], ends: Sequence[int]) -> Iterator[int]:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from bisect import bisect_left
 from itertools import accumulate, compress, repeat
-from operator import attrgetter, is_not, not_
+from operator import attrgetter, eq, is_not, not_
 from types import MappingProxyType
 from typing import Any, Final, TypeVar, cast, no_type_check
 
@@ -129,19 +129,45 @@ class _Hot:
         return sum(map(_entry_tokens, entries))
 
     @staticmethod
-    def prefix_end(
-        ordered: Sequence[Entry], start: int, reach: dict[str, int], summary_pairs: set[str]
-    ) -> int | None:
-        """The last position of the shortest run from ``start`` that closes every pair it opens."""
-        end = at = start
-        while at <= end:
-            pair = ordered[at].pair
-            if pair is not None:
-                if pair in summary_pairs:
-                    return None
-                end = max(end, reach[pair])
-            at += 1
-        return end
+    def paired_prefix(ordered: Sequence[Entry], excess: int, summary_pairs: set[str]) -> list[Entry]:
+        """The shortest prefix of ``ordered`` (oldest first, ``excess`` > 0 tokens over budget)
+        that no pair straddles and whose tokens cover ``excess``; else the longest such prefix.
+        It never reaches the newest entry nor a unit holding an entry paired with a summary.
+
+        In C-level passes, linear: a pair's *reach* is the position of its last member; a prefix
+        ending at ``e`` closes every pair it opens exactly when the running maximum of the reach
+        up to ``e`` is ``e`` itself (reach is never below the position), so those are the
+        places a unit ends, and the prefix is the first such end whose running token sum covers
+        the excess (before the newest entry and the first entry paired with a summary).
+
+        >>> from thrift_fp.thrift._entry import Entry
+        >>> row = lambda at, tokens, pair=None: Entry(None, f"m{at}", tokens, at, at, pair=pair)
+        >>> ordered = [row(0, 5, "p"), row(1, 5), row(2, 5, "p"), row(3, 5), row(4, 5)]
+        >>> [entry.key for entry in _Hot.paired_prefix(ordered, 6, set())]
+        ['m0', 'm1', 'm2']
+        >>> [entry.key for entry in _Hot.paired_prefix(ordered, 99, set())], _Hot.paired_prefix(ordered, 6, {"p"})
+        (['m0', 'm1', 'm2', 'm3'], [])
+        """
+        size = len(ordered)
+        pairs = list(map(_entry_pair, ordered))
+        last = dict(zip(pairs, range(size)))
+        last.pop(None, None)
+        # An unpaired entry reaches only itself; a paired one its pair's last member.
+        reach = accumulate(map(last.get, pairs, range(size)), max)
+        ends = list(compress(range(size), map(eq, reach, range(size))))
+        # Units must end before the newest entry and before the first summary-paired entry.
+        stop = size - 1
+        if summary_pairs:
+            stop = min(stop, next(compress(range(size), map(summary_pairs.__contains__, pairs)), stop))
+        ends = ends[: bisect_left(ends, stop)]
+        if not ends:
+            return []
+        sums = list(accumulate(map(_entry_tokens, ordered[: ends[-1] + 1])))
+        # Tokens are never negative: the sums rise, so the first end at or after the first
+        # covering sum is the shortest prefix; none covers: every allowed unit goes.
+        covered = bisect_left(sums, excess)
+        at = bisect_left(ends, covered)
+        return list(ordered[: ends[min(at, len(ends) - 1)] + 1])
 
 
 _entry_tokens: Final = attrgetter("tokens")
@@ -353,27 +379,8 @@ def shed_oldest_messages(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
         prefix = _shed_while_over(state.total, plan.budget, ordered[:-1])
         return _shed(state, "messages", _without(state.messages, prefix), prefix, "messages", note)
     summary_pairs = set(map(_entry_pair, compress(state.messages, map(_entry_summary, state.messages)))) - {None}
-    position = {entry.position: at for at, entry in enumerate(ordered)}
-    reach = {pair: max(position[member.position] for member in group) for pair, group in _groups(ordered).items()}
-    removed: list[Entry] = []
-    total = state.total
-    start, newest = 0, len(ordered) - 1
-    while total > plan.budget and start < newest:
-        entry = ordered[start]
-        if entry.pair is None:
-            # The common unit, one unpaired message, without the pair walk.
-            removed.append(entry)
-            total -= entry.tokens
-            start += 1
-            continue
-        end = _Hot.prefix_end(ordered, start, reach, summary_pairs)
-        if end is None or end >= newest:
-            break
-        unit = ordered[start : end + 1]
-        removed.extend(unit)
-        total -= _tokens(unit)
-        start = end + 1
-    return _shed(state, "messages", _without(state.messages, removed), removed, "messages", note)
+    prefix = _Hot.paired_prefix(ordered, state.total - plan.budget, summary_pairs)
+    return _shed(state, "messages", _without(state.messages, prefix), prefix, "messages", note)
 
 
 def shed_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
