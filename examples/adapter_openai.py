@@ -31,7 +31,7 @@ def main() -> None:
     ).unwrap()
     print(f"kept {len(fitted.messages)} messages ({fitted.tokens.tokens} tokens of {fitted.trace.budget}), "
           f"shed messages {list(fitted.shed)}")
-    print(f"documents kept: {[record.source for record in fitted.documents]}")
+    print(f"documents kept: {[record.source for record in fitted.records]}")
     for message in fitted.messages:
         print(f"  {message['role']}: {str(message.get('content'))[:60]!r}")
 

@@ -158,5 +158,8 @@ def test_with_documents_the_output_is_within_budget_as_sent_and_valid(
     assert counted == fitted.tokens and counted.tokens <= fitted.trace.budget
     inserted = [message for message in fitted.messages if not any(message is given_ for given_ in written.messages)]
     assert len(inserted) == (1 if fitted.documents else 0)
+    # The kept documents are the caller's own objects, in input order, one per record.
+    at = [next(n for n, given_ in enumerate(docs) if given_ is kept) for kept in fitted.documents]
+    assert at == sorted(at) and len(set(at)) == len(at) == len(fitted.records)
     assert _orphans(fitted.messages) == []
     PARAMS.validate_python([_plain(message) for message in fitted.messages])

@@ -203,8 +203,8 @@ def test_documents_render_into_one_message_where_the_caller_chooses() -> None:
     assert [m["role"] for m in default.messages] == ["system", "user", "user"]
     assert default.messages[0] is history[0] and default.messages[2] is history[1]
     assert "Refunds take 30 days." in default.messages[1]["content"]
-    assert [record.trust_tier for record in default.documents] == ["third-party-private"] * 2
-    assert [record.score for record in default.documents] == [1.0, 0.0]  # min-max onto [0, 1]
+    assert [record.trust_tier for record in default.records] == ["third-party-private"] * 2
+    assert [record.score for record in default.records] == [1.0, 0.0]  # min-max onto [0, 1]
     at_end = fit_openai_messages(history, 4000, model="gpt-4o", documents=DOCS, documents_at=2,
                                  documents_role="system", tier="first-party", nonce=nonce).unwrap()
     assert at_end.messages[2]["role"] == "system" and at_end.messages[:2] == history
@@ -217,7 +217,9 @@ def test_low_scored_documents_shed_first_and_none_left_means_no_message() -> Non
     full = fit_openai_messages(history, 10**6, model="gpt-4o", documents=DOCS, nonce=nonce).unwrap()
     one = fit_openai_messages(history, full.tokens.tokens - 1, model="gpt-4o", documents=DOCS,
                               nonce=nonce, output_reserve=0).unwrap()
-    assert [record.source for record in one.documents] == ["kb/refunds.md"]
+    assert [record.source for record in one.records] == ["kb/refunds.md"]
+    assert len(one.documents) == 1 and any(one.documents[0] is given for given in DOCS)  # the caller's own object
+    assert all(kept is given for kept, given in zip(full.documents, DOCS, strict=True))
     none = fit_openai_messages(history, 20, model="gpt-4o", documents=DOCS, nonce=nonce, output_reserve=0).unwrap()
     assert none.documents == () and none.messages == history
 
@@ -227,9 +229,9 @@ def test_document_defaults_are_deterministic_and_bad_documents_are_error_values(
     nonce = KeyedNonce(bytes(32))
     first = fit_openai_messages([{"role": "user", "content": "q"}], 10**6, model="gpt-4o", documents=same, nonce=nonce).unwrap()
     again = fit_openai_messages([{"role": "user", "content": "q"}], 10**6, model="gpt-4o", documents=same, nonce=nonce).unwrap()
-    assert [r.id for r in first.documents] == [r.id for r in again.documents]
-    assert first.documents[1].id == first.documents[0].id + "#2"
-    assert first.documents[0].created_at.year == 1970
+    assert [r.id for r in first.records] == [r.id for r in again.records]
+    assert first.records[1].id == first.records[0].id + "#2"
+    assert first.records[0].created_at.year == 1970
     for documents, field in (([{"content": ""}], "content"), ([{"content": "x", "score": float("nan")}], "score"),
                              ([{"content": "x", "trust_tier": "mine"}], "trust_tier"), ([{"content": "x", "colour": 1}], "colour")):
         error = fit_openai_messages([{"role": "user", "content": "q"}], 1000, model="gpt-4o", documents=documents).failure()

@@ -25,7 +25,7 @@ import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from returns.result import Failure, Result, Success
 
@@ -208,6 +208,23 @@ def _fresh(base: str, taken: set[str]) -> str:
     ident = f"{base}#{suffix}"
     taken.add(ident)
     return ident
+
+
+_Input = TypeVar("_Input")
+
+
+def kept_inputs(inputs: Sequence[_Input], records: Sequence[Retrievable], kept: Sequence[Retrievable]) -> tuple[_Input, ...]:
+    """The caller's own objects behind the ``kept`` records, in input order (``records[i]`` was
+    made from ``inputs[i]``).
+
+    >>> from datetime import datetime, timezone
+    >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> a, b = (Retrievable(n, "text", "first-party", at, at) for n in ("a", "b"))
+    >>> kept_inputs(["first", "second"], [a, b], [b, a])
+    ('first', 'second')
+    """
+    position = {record.id: index for index, record in enumerate(records)}
+    return tuple(inputs[index] for index in sorted(position[record.id] for record in kept))
 
 
 def fit_order(records: Sequence[Retrievable]) -> tuple[Retrievable, ...]:

@@ -68,7 +68,7 @@ from thrift_fp.adapters._core_args import (
     checked_budget,
     checked_counting,
 )
-from thrift_fp.adapters._core_documents import DEFAULT_TIER, documents_to_records, read_documents
+from thrift_fp.adapters._core_documents import DEFAULT_TIER, documents_to_records, kept_inputs, read_documents
 from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
@@ -340,8 +340,7 @@ def _output(
     head: list[Mapping[str, Any]] = (
         [] if system is None else [{"type": "text", "text": system}] if isinstance(system, str) else list(system)
     )
-    position = {record.id: index for index, record in enumerate(records)}
-    survivors = tuple(documents[index] for index in sorted(position[record.id] for record in rendered.records))
+    survivors = kept_inputs(documents, records, rendered.records)
     return AnthropicFit([*head, block], kept, core.shed, core.trace, count, survivors, rendered.records)
 
 

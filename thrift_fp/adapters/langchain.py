@@ -65,7 +65,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, fit_rows_and_documents
 from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
-from thrift_fp.adapters._core_documents import DocumentRow
+from thrift_fp.adapters._core_documents import DocumentRow, kept_inputs
 from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
@@ -323,11 +323,6 @@ def _fit(
     )
 
 
-def _kept_documents(documents: Sequence[Document], records: Sequence[Retrievable], done: CoreFit) -> tuple[Document, ...]:
-    position = {record.id: index for index, record in enumerate(records)}
-    return tuple(documents[index] for index in sorted(position[record.id] for record in done.records))
-
-
 def fit_messages(
     messages: Checked[Sequence[Any]],
     context_window: Checked[int | float],
@@ -375,7 +370,7 @@ def fit_messages(
     core, ready, records = done.unwrap()
     text = core.documents.text if core.documents is not None and core.records else ""
     return Success(FittedMessages(
-        tuple(messages[index] for index in core.kept), _kept_documents(documents, records, core), text,
+        tuple(messages[index] for index in core.kept), kept_inputs(documents, records, core.records), text,
         TokenCount(core.tokens, ready.name, core.precision), core.trace,
     ))
 
@@ -418,7 +413,7 @@ def fit_documents(
     core, ready, records = done.unwrap()
     text = core.documents.text if core.documents is not None and core.records else ""
     return Success(FittedDocuments(
-        _kept_documents(documents, records, core), text, TokenCount(core.tokens, ready.name, core.precision), core.trace
+        kept_inputs(documents, records, core.records), text, TokenCount(core.tokens, ready.name, core.precision), core.trace
     ))
 
 

@@ -49,7 +49,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, fit_rows_and_documents
 from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
-from thrift_fp.adapters._core_documents import DocumentRow
+from thrift_fp.adapters._core_documents import DocumentRow, kept_inputs
 from thrift_fp.adapters._core_report import fit_picture
 from thrift_fp.adapters._core_errors import (
     AdapterError,
@@ -285,11 +285,6 @@ def _fit(
     )
 
 
-def _kept_nodes(nodes: Sequence[NodeWithScore], records: Sequence[Retrievable], done: CoreFit) -> tuple[NodeWithScore, ...]:
-    position = {record.id: index for index, record in enumerate(records)}
-    return tuple(nodes[index] for index in sorted(position[record.id] for record in done.records))
-
-
 def fit_nodes(
     nodes: Checked[Sequence[NodeWithScore]],
     context_window: Checked[int | float],
@@ -327,7 +322,7 @@ def fit_nodes(
         return Failure(done.failure())
     core, ready, records = done.unwrap()
     text = core.documents.text if core.documents is not None and core.records else ""
-    return Success(FittedNodes(_kept_nodes(nodes, records, core), text, TokenCount(core.tokens, ready.name, core.precision), core.trace))
+    return Success(FittedNodes(kept_inputs(nodes, records, core.records), text, TokenCount(core.tokens, ready.name, core.precision), core.trace))
 
 
 def fit_chat_messages(
@@ -373,7 +368,7 @@ def fit_chat_messages(
     core, ready, records = done.unwrap()
     text = core.documents.text if core.documents is not None and core.records else ""
     return Success(FittedChat(
-        tuple(messages[index] for index in core.kept), _kept_nodes(nodes, records, core), text,
+        tuple(messages[index] for index in core.kept), kept_inputs(nodes, records, core.records), text,
         TokenCount(core.tokens, ready.name, core.precision), core.trace,
     ))
 

@@ -51,6 +51,7 @@ from thrift_fp.adapters._core_documents import (
     DEFAULT_TIER,
     content_id,
     documents_to_records,
+    kept_inputs,
     normalised_scores,
     read_documents,
 )
@@ -129,8 +130,8 @@ ImagePricer = Callable[[Mapping[str, Any]], int]
 class OpenAIFit(Generic[_Message]):
     """The fitted request: the caller's message objects that stay (in input order, with the
     documents message inserted when a document survives), the input indices that were shed,
-    the surviving document records, thrift's trace, and the count of ``messages`` plus
-    ``tools`` as sent in OpenAI's framing.
+    thrift's trace, the count of ``messages`` plus ``tools`` as sent in OpenAI's framing, the
+    caller's own documents that survived (input order) and their records (the trace's ids).
 
     >>> fitted = fit_openai_messages([{"role": "user", "content": "Hi"}], 100, model="gpt-4o").unwrap()
     >>> fitted.shed, fitted.tokens.tokens, fitted.trace.fits
@@ -139,14 +140,15 @@ class OpenAIFit(Generic[_Message]):
 
     messages: list[_Message | dict[str, str]]
     shed: tuple[int, ...]
-    documents: tuple[Retrievable, ...]
     trace: ThriftTrace
     tokens: TokenCount
+    documents: tuple[Document, ...] = ()
+    records: tuple[Retrievable, ...] = ()
 
     def _repr_html_(self) -> str:
         """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
         what was shed and why, the kept documents and the trace."""
-        return fit_picture(self.trace, self.documents)
+        return fit_picture(self.trace, self.records)
 
 
 class _Bill(NamedTuple):
@@ -262,20 +264,22 @@ def fit_openai_messages(
     )
     if isinstance(fitted, Failure):
         return Failure(fitted.failure())
-    return Success(_output(messages, fitted.unwrap(), documents_role, place.unwrap(), ready.name))
+    return Success(_output(messages, documents, records.unwrap(), fitted.unwrap(), documents_role, place.unwrap(), ready.name))
 
 
 
 def _output(
-    messages: Sequence[_Message], core: CoreFit, role: str, place: int, encoding: str
+    messages: Sequence[_Message], documents: Sequence[Document], records: Sequence[Retrievable], core: CoreFit,
+    role: str, place: int, encoding: str,
 ) -> OpenAIFit[_Message]:
-    """The kept messages (the caller's own objects) and the documents message."""
+    """The kept messages (the caller's own objects), the documents message, and the caller's kept documents."""
     out: list[_Message | dict[str, str]] = [messages[index] for index in core.kept]
     rendered = core.documents
     if rendered is not None and rendered.records:
         at = sum(1 for index in core.kept if index < place)
         out.insert(at, {"role": role, "content": rendered.text})
-    return OpenAIFit(out, core.shed, core.records, core.trace, TokenCount(core.tokens, encoding, core.precision))
+    count = TokenCount(core.tokens, encoding, core.precision)
+    return OpenAIFit(out, core.shed, core.trace, count, kept_inputs(documents, records, core.records), core.records)
 
 
 def _priced(
