@@ -246,10 +246,7 @@ def fit_openai_messages(
     if isinstance(priced, Failure):
         return Failure(priced.failure())
     fixed, rows = priced.unwrap()
-    read = read_documents(documents)
-    if isinstance(read, Failure):
-        return Failure(read.failure())
-    records = documents_to_records(read.unwrap(), tier)
+    records = read_documents(documents).bind(lambda rows: documents_to_records(rows, tier))
     if isinstance(records, Failure):
         return Failure(records.failure())
     place = _placement(documents_at, rows)
