@@ -408,6 +408,49 @@ class _Loose:
         self.__dict__.update(fields)
 
 
+_BAD_FIELDS = [
+    (WorkingSet(messages=(_Loose(id="m1", content="hi", created_at=AT, summary="yes"),)),  # type: ignore[arg-type]  # misuse on purpose
+     InvalidItemField("messages", "m1", "summary", "yes", "expected a bool")),
+    (WorkingSet(messages=(_Loose(id="m1", content="hi", created_at=AT, pair_id=5),)),  # type: ignore[arg-type]  # misuse on purpose
+     InvalidItemField("messages", "m1", "pair_id", 5, "expected a str or None")),
+    (WorkingSet(thoughts=(_Loose(id="t1", content="hmm", created_at=AT, this_turn="yes"),)),  # type: ignore[arg-type]  # misuse on purpose
+     InvalidItemField("thoughts", "t1", "this_turn", "yes", "expected a bool")),
+    (WorkingSet(tool_calls=(_Loose(ref="c1", token_cost="x", created_at_ms=1.0),)),  # type: ignore[arg-type]  # misuse on purpose
+     InvalidItemField("tool-calls", "c1", "token_cost", "x", "expected an int >= 0")),
+    (WorkingSet(tool_calls=(_Loose(ref="c1", token_cost=3, created_at_ms=1.0, this_turn="yes"),)),  # type: ignore[arg-type]  # misuse on purpose
+     InvalidItemField("tool-calls", "c1", "this_turn", "yes", "expected a bool")),
+]
+
+
+@pytest.mark.parametrize(("working_set", "expected"), _BAD_FIELDS)
+def test_each_invalid_item_field_is_named_by_bucket_item_field_value_and_reason(
+    working_set: WorkingSet, expected: InvalidItemField
+) -> None:
+    # Callers route on these fields (which bucket, which item, which attribute), not on the text.
+    assert subtract_to_fit(working_set, 1000).failure() == expected
+
+
+def test_a_memory_whose_content_has_no_text_names_the_memories_bucket() -> None:
+    class NoText:
+        def __str__(self) -> str:
+            raise ValueError("no text")
+
+    odd = _Loose(id="k", content=NoText(), importance=0.5)
+    error = subtract_to_fit(WorkingSet(memories=(odd,)), 1000).failure()  # type: ignore[arg-type]  # misuse on purpose
+    assert isinstance(error, UnmeasurableContent) and (error.bucket, error.item) == ("memories", "k")
+
+
+def test_invalid_options_and_reserves_carry_the_offending_value_and_reason() -> None:
+    from thrift_fp.thrift import InvalidBudget
+
+    infinite = subtract_to_fit(WorkingSet(), 1000, None, ThriftOptions(output_reserve=float("inf"))).failure()
+    assert infinite == InvalidBudget("output_reserve", float("inf"), "must be a finite number")
+    negative = subtract_to_fit(WorkingSet(), 1000, None, ThriftOptions(this_turn_result_keep=-1)).failure()
+    assert negative == InvalidOption("this_turn_result_keep", -1, "expected an int >= 0")
+    named = subtract_to_fit(WorkingSet(), 1000, [3]).failure()  # type: ignore[list-item]  # misuse on purpose
+    assert named == InvalidOption("relevant_tool_names[0]", 3, "expected a str")
+
+
 def test_a_naive_message_timestamp_is_an_invalid_field_naming_the_message_and_field() -> None:
     naive = datetime(2026, 1, 1)
     error = subtract_to_fit(WorkingSet(messages=(Message("m1", "hi", naive),)), 1000).failure()
