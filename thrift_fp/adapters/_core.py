@@ -303,6 +303,23 @@ def fit_rows(
     return Success(CoreFit(kept, shed, trace, tokens, "estimated" if estimated else "exact", rendered, plain, carried))
 
 
+def counted_rows(items: Sequence[tuple[str, Row]], counting: Counting) -> Result[list[Row], AdapterError]:
+    """Rows read with their texts (``(text, row)``), priced by counting every text in one call:
+    for the adapters whose messages are one text each (LangChain, LlamaIndex).
+
+    >>> ready = checked_counting(None, "cl100k_base", None, "cl100k_base").unwrap()
+    >>> [row.tokens for row in counted_rows([("hello world", Row(0, role="user"))], ready).unwrap()]
+    [2]
+    """
+    counted = counting.count_many([text for text, _ in items])
+    if isinstance(counted, Failure):
+        return Failure(counted.failure())
+    return Success([
+        Row(tokens, row.issues, row.answers, row.starts_turn, row.pinned, row.role)
+        for tokens, (_, row) in zip(counted.unwrap(), items, strict=True)
+    ])
+
+
 def fit_rows_and_documents(
     read_rows: Callable[[Counting], Result[list[Row], AdapterError]],
     read_documents: Callable[[], Result[list[DocumentRow], AdapterError]],

@@ -47,7 +47,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, fit_rows_and_documents
+from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, counted_rows, fit_rows_and_documents
 from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core_documents import DocumentRow, kept_inputs
 from thrift_fp.adapters._core_report import fit_picture
@@ -229,17 +229,7 @@ def _texts(messages: object, keep_system: bool) -> Result[list[tuple[str, Row]],
 
 
 def _rows(messages: object, keep_system: bool, counting: Counting) -> Result[list[Row], AdapterError]:
-    read = _texts(messages, keep_system)
-    if isinstance(read, Failure):
-        return Failure(read.failure())
-    items = read.unwrap()
-    counted = counting.count_many([text for text, _ in items])
-    if isinstance(counted, Failure):
-        return Failure(counted.failure())
-    return Success([
-        Row(tokens, row.issues, row.answers, row.starts_turn, row.pinned, row.role)
-        for tokens, (_, row) in zip(counted.unwrap(), items, strict=True)
-    ])
+    return _texts(messages, keep_system).bind(lambda items: counted_rows(items, counting))
 
 
 def message_text(message: ChatMessage, index: int = 0) -> Result[str, AdapterError]:
