@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+import inspect
 
 import pytest
 from returns.result import Failure
@@ -133,3 +134,76 @@ def test_a_directly_built_record_with_a_naive_time_is_refused_at_construction() 
     other = Retrievable("c", "d", "third-party-public", at.astimezone(timezone(timedelta(hours=5))), at)
     assert other.created_at.tzinfo is UTC and other.created_at == at
     assert render_retrievables([Retrievable("a", "b", "third-party-public", at, at), other]).unwrap().text
+
+
+class _TierName(str):
+    """A str subclass spelling a valid tier: not the plain common case."""
+
+
+_AT = datetime(2020, 1, 1, tzinfo=UTC)
+_PLAIN: dict[str, object] = {
+    "id": "a", "content": "b", "trust_tier": "third-party-public", "created_at": _AT, "updated_at": _AT,
+    "source": "s", "kind": "k", "heading": "h", "score": 0.5, "inline": False,
+}
+# One field at a time moved off the plain record, within the constructor's annotations: values
+# construction must refuse, and values it must accept (normalised) by the full check.
+_ONE_FIELD_OFF: list[tuple[str, object]] = [
+    ("id", ""), ("content", ""), ("content", "\ud800"),
+    ("trust_tier", "bogus"), ("trust_tier", ""), ("trust_tier", "THIRD-PARTY-PUBLIC"),
+    ("trust_tier", _TierName("third-party-public")),
+    ("created_at", datetime(2020, 1, 1)), ("created_at", _AT.astimezone(timezone(timedelta(hours=5)))),
+    ("created_at", datetime(2020, 1, 1, tzinfo=timezone.utc)),
+    ("updated_at", datetime(2020, 1, 1)), ("updated_at", _AT.astimezone(timezone(timedelta(hours=-3)))),
+    ("score", -0.5), ("score", 1.5), ("score", -0.0), ("score", float("nan")), ("score", float("inf")),
+    ("score", None), ("score", 0.0), ("score", 1.0),
+    ("source", ""), ("source", None), ("kind", ""), ("kind", None), ("heading", ""), ("heading", None),
+    ("inline", True), ("inline", None), ("artifact_constructor", SpooledArtifact),
+]
+# Outside the annotations: the suite's run-time checker refuses these first, production has only
+# the record's own check, which must refuse them too and name the field.
+_MISTYPED: list[tuple[str, object]] = [
+    ("id", 1), ("id", None), ("content", 1), ("content", None), ("content", b"b"),
+    ("trust_tier", None), ("trust_tier", 1), ("created_at", "yesterday"), ("created_at", None),
+    ("created_at", 0), ("updated_at", 0.0), ("updated_at", None), ("score", "0.5"), ("score", True),
+    ("source", 1), ("kind", b"k"), ("heading", 1), ("inline", 1), ("inline", "yes"),
+]
+
+
+def _built_unchecked(fields: dict[str, object]) -> Retrievable:
+    # As a caller builds it in production: the suite's run-time type checker wraps __init__ and
+    # would refuse a mistyped value before the record's own check runs; production has no such
+    # wrapper on classes, so the record's check is what stands between a caller and a bad record.
+    record = Retrievable.__new__(Retrievable)
+    inspect.unwrap(Retrievable.__init__)(record, **fields)
+    return record
+
+
+@pytest.mark.parametrize(("field", "value"), _MISTYPED, ids=[f"{f}={v!r}" for f, v in _MISTYPED])
+def test_direct_construction_refuses_a_mistyped_field_by_name(field: str, value: object) -> None:
+    with pytest.raises(ValueError, match=rf"invalid retrievable \(1 problem\):\n  - {field}: "):
+        _built_unchecked({**_PLAIN, field: value})
+
+
+@pytest.mark.parametrize(("field", "value"), _ONE_FIELD_OFF, ids=[f"{f}={v!r}" for f, v in _ONE_FIELD_OFF])
+def test_direct_construction_gives_the_verdict_of_parsing_for_each_field(field: str, value: object) -> None:
+    # Construction takes a fast path for the common record; whatever the fast path lets through
+    # must be what parsing accepts, and what it refuses must fail with parsing's message.
+    fields = {**_PLAIN, field: value}
+    parsed = parse_retrievable(fields)
+    try:
+        built = _built_unchecked(fields)
+    except ValueError as exc:
+        assert isinstance(parsed, Failure), f"construction refused what parsing accepted: {exc}"
+        assert str(exc) == parsed.failure().message
+    else:
+        assert parsed.unwrap() == built
+        assert built.created_at.tzinfo is UTC and built.updated_at.tzinfo is UTC
+
+
+def test_the_fields_the_fast_path_reads_are_refused_when_empty_or_unknown() -> None:
+    # The verdicts the table above compares, spelled out for the common mistakes.
+    for field, value in [("id", ""), ("content", ""), ("trust_tier", "bogus"), ("source", ""), ("kind", ""),
+                         ("heading", ""), ("score", 1.5), ("inline", 1), ("created_at", datetime(2020, 1, 1))]:
+        with pytest.raises(ValueError, match=field):
+            _built_unchecked({**_PLAIN, field: value})
+    assert _built_unchecked(_PLAIN) == parse_retrievable(_PLAIN).unwrap()

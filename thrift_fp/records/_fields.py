@@ -139,6 +139,8 @@ def checked_fields(values: dict[str, object]) -> Result[dict[str, object], tuple
     for name, check in _OPTIONAL_CHECKS:
         if values[name] is not None:
             _check_into(name, values[name], check, problems, normalised)
+    # A missing flag reads as parsing reads it, so no record ever holds inline=None.
+    normalised.setdefault("inline", False)
     return Failure(tuple(problems)) if problems else Success(normalised)
 
 

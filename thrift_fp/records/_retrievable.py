@@ -16,8 +16,9 @@ from thrift_fp.records._fields import FIELDS, checked_fields
 from thrift_fp.records._tier import TRUST_TIERS, TrustTier
 from thrift_fp.tokens import TokenCount, Tokenizable, count_tokens
 
-# The fields a check may rewrite: timestamps to UTC, an int score to a float.
-_NORMALISED: Final = ("created_at", "updated_at", "score")
+# The fields a check may rewrite: timestamps to UTC, an int score to a float, a missing
+# (``None``) inline flag to False, as parsing reads it.
+_NORMALISED: Final = ("created_at", "updated_at", "score", "inline")
 # Each tier and its exact type: a str subclass (its own __eq__ and __hash__) takes the full check.
 _TIER_TYPES: Final[dict[object, type]] = dict.fromkeys(TRUST_TIERS, str)
 
