@@ -38,7 +38,8 @@ def test_scalars_are_type_tagged_apart() -> None:
 
 
 def test_equal_floats_share_a_key() -> None:
-    assert _key(-0.0) == _key(0.0)
+    assert _key(-0.0) == _key(0.0) == '{"float":"0.0"}'
+    assert _key(0.0) != _key(1.0)
     assert _key(math.nan) == _key(float("nan"))
 
 

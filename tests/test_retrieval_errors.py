@@ -160,6 +160,9 @@ def test_a_limit_that_raises_or_is_not_a_count_is_limit_failed() -> None:
     assert _error(raised) == LimitFailed("docs", AGENT, "Boom: no quota service", cause)
     negative = _run(BASE, app=App(quota=-1))
     assert _error(negative) == LimitFailed("docs", AGENT, "returned -1, not a non-negative int")
+    # A bool is an int to Python, not a count: True must not read as a limit of 1.
+    flag = _run(replace(BASE, limit=lambda c: True))
+    assert _error(flag) == LimitFailed("docs", AGENT, "returned True, not a non-negative int")
     assert _error(negative).message == (
         "retrieval 'docs': limit failed for query \"Agent\": returned -1, not a non-negative int"
     )
