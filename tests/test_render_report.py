@@ -321,7 +321,10 @@ def test_golden_the_page_is_drawn_exactly_as_committed(name: str) -> None:
     expected = path.read_bytes().decode("utf-8")
     if page != expected:
         diff = difflib.unified_diff(_readable(expected), _readable(page), str(path), "drawn now", lineterm="", n=2)
-        pytest.fail("the page differs from its golden file:\n" + "\n".join(list(diff)[:60]))
+        pytest.fail(
+            "the page differs from its golden file (if on purpose, rewrite it with THRIFT_FP_REGOLD=1 and review"
+            " the diff):\n" + "\n".join(list(diff)[:60])
+        )
 
 
 def _shed_only(window: int, shed: int) -> ThriftTrace:
