@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
 import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -17,9 +20,11 @@ from thrift_fp.render import (
     BarSegment,
     KeyedNonce,
     ReportPassage,
+    ReportShed,
     fit_and_render,
     fit_report_bar,
     fit_report_html,
+    report_passages,
     report_shed,
 )
 from thrift_fp.sources import assemble, index_paths
@@ -166,3 +171,231 @@ def test_ask_names_a_report_path_it_cannot_write(tmp_path: Path, capsys: pytest.
     assert run(["ask", "budget", "--db", str(tmp_path / "i.db"), "--report", str(missing)]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"thrift-fp: error: --report '{missing}': cannot be written") and "No such file" in err
+
+
+# --- The whole page, byte for byte -------------------------------------------------------------
+#
+# Each fixed fit below is drawn and compared with its committed page in tests/golden/. A change to
+# anything the page shows (a colour, a word, a width, an attribute) fails here with a diff. To
+# change the page on purpose, rewrite the files and review the diff before committing them:
+#
+#     THRIFT_FP_REGOLD=1 python -m pytest tests/test_render_report.py -k golden
+#
+# A missing file fails (it is never written silently); the rewrite run reports each file it wrote
+# as skipped, so it cannot pass unnoticed either.
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _every_bucket() -> str:
+    # Every pass kind, refill into both refillable buckets, a protected floor and free budget; the
+    # kept rows come from records of mixed shapes through `report_passages`.
+    trace = ThriftTrace(
+        4096, 1024, 3072, 5200, 2900, True, False,
+        (
+            BucketTrace("retrievables-size-unknown", 0, 0, 2, 1, "size unknown: dropped", ("blob-1",)),
+            BucketTrace("thoughts", 300, 120, 3, 1, "thoughts stripped: earlier turns", ("t1", "t2")),
+            BucketTrace("tools", 400, 250, 4, 2, "tool shortlist", ("search", "fetch")),
+            BucketTrace("image", 765, 0, 1, 0, "over budget: image dropped", ("diagram.png",)),
+            BucketTrace("tool-calls", 500, 300, 5, 3, "oldest results first", ("call-1", "call-2")),
+            BucketTrace("retrievables", 1800, 900, 6, 3, "lowest score first", ("kb-4", "kb-5", "kb-6")),
+            BucketTrace("memories", 400, 200, 4, 2, "oldest first", ("mem-3", "mem-4")),
+            BucketTrace("messages", 900, 600, 9, 6, "oldest first", ("m1", "m2", "m3")),
+            BucketTrace("thoughts-shed", 120, 60, 1, 0, "this turn's thoughts", ("t3",)),
+            BucketTrace("tools-shed", 250, 200, 2, 1, "tools last", ("browse",)),
+        ),
+        shed_order="agent",
+        refilled=(
+            RefillTrace("retrievables", 900, 1000, 3, 4, ("kb-5",)),
+            RefillTrace("memories", 200, 260, 2, 3, ("mem-4",)),
+        ),
+    )
+    records = [
+        SimpleNamespace(id="kb-1", trust_tier="first-party", source="docs/refunds.md", score=0.91234),
+        SimpleNamespace(id="kb-2", trust_tier="third-party-public", source="kb/2.md", score=2),
+        SimpleNamespace(id="kb-5", trust_tier=3, source=None, score=True),
+        SimpleNamespace(id=7, trust_tier="first-party", source=b"kb/7.md", score=float("nan")),
+        "an anonymous record",
+        SimpleNamespace(id="kb-9", score=float("inf")),
+    ]
+    kept = report_passages(
+        records,
+        costs={"kb-1": 1234, "kb-2": 56, "kb-5": 100, "#3": 7},
+        heading_paths={"kb-1": ("Refunds", "Timing"), "#4": ("Loose",)},
+        refilled=("kb-5", "#4"),
+    )
+    return fit_report_html(trace, kept, report_shed(trace, {"m1": 100, "kb-4": 300, "t3": 60}))
+
+
+def _refused() -> str:
+    # The protected floor alone overruns the window: reserve is cut at the edge, the edge sits past
+    # the middle (its label ends there) and the "+N beyond" label has room after it.
+    trace = ThriftTrace(100, 35, 65, 120, 90, False, True, (BucketTrace("messages", 50, 20, 3, 1, "oldest", ("a", "b")),))
+    return fit_report_html(trace)
+
+
+def _nothing_kept() -> str:
+    # Everything offered was shed: no floor, no kept passages; under 15% of the bar lies beyond the
+    # edge, so its label goes below the bar.
+    trace = ThriftTrace(1000, 300, 700, 100, 0, True, False,
+                        (BucketTrace("messages", 100, 0, 2, 0, "oldest first", ("m1", "m2")),))
+    return fit_report_html(trace, ())
+
+
+def _hostile() -> str:
+    # A fractional window that does not fit, most of the bar beyond the edge (the edge label starts
+    # at the edge), and caller text full of markup, quotes, a lone surrogate and a long heading.
+    trace = ThriftTrace(
+        100.5, 10, 90, 400, 50, False, False,
+        (BucketTrace("messages", 400, 50, 8, 1, '<script>alert("x")</script> & \'q\'', ('"><img src=x>', "a&b")),),
+        shed_order="<oldest & 'first'>",
+    )
+    kept = [
+        ReportPassage('<b id="x">', tier="<tier>", source="s&'t", heading_path=("A<B", "C&D", "long " * 40),
+                      score=0.5, tokens=12, note='"quoted"'),
+    ]
+    shed = [ReportShed("<i>", "<bucket>", "because & why", 3), ReportShed("plain", "messages", "\ud800", None)]
+    return fit_report_html(trace, kept, shed, title='Fit <"A&B"> \'q\' \ud800')
+
+
+def _empty() -> str:
+    # No pass ran and nothing was offered: every table says it is empty.
+    return fit_report_html(ThriftTrace(10, 4, 6, 0, 0, True, False, ()))
+
+
+def _huge() -> str:
+    # A window too long to print and segments far too narrow to see: numbers past 200 bits are
+    # described, those of exactly 200 bits (the reserve, a passage) still printed; widths round to 0.
+    window = 2**300
+    trace = ThriftTrace(window, 2**199, window - 2**199, 3, 2, True, False,
+                        (BucketTrace("memories", 3, 1, 3, 1, "oldest first", ("k1", "k2")),))
+    return fit_report_html(trace, [ReportPassage("k3", tokens=2**210, score=1.0), ReportPassage("k4", tokens=2**199)])
+
+
+def _zero_window() -> str:
+    # A window of 0 with nothing in it: an empty bar, the edge label at the end of it, no tail.
+    return fit_report_html(ThriftTrace(0, 0, 0, 0, 0, True, False, ()))
+
+
+def _floor_beyond_window() -> str:
+    # The protected floor alone is longer than the window: the kept messages and the whole reserve
+    # lie past the edge, none of them inside it.
+    trace = ThriftTrace(100, 35, 65, 160, 130, False, True, (BucketTrace("messages", 50, 20, 3, 1, "oldest", ("a", "b")),))
+    return fit_report_html(trace)
+
+
+def _refused_by_a_token() -> str:
+    # The reserve overruns the window's edge by exactly one token.
+    trace = ThriftTrace(100, 21, 79, 90, 80, False, True, (BucketTrace("messages", 30, 20, 3, 2, "oldest", ("a",)),))
+    return fit_report_html(trace)
+
+
+GOLDEN_PAGES = {
+    "every_bucket": _every_bucket,
+    "refused": _refused,
+    "nothing_kept": _nothing_kept,
+    "hostile": _hostile,
+    "empty": _empty,
+    "huge": _huge,
+    "zero_window": _zero_window,
+    "floor_beyond_window": _floor_beyond_window,
+    "refused_by_a_token": _refused_by_a_token,
+}
+
+
+def _readable(page: str) -> list[str]:
+    """The page cut after each tag, so a diff shows the element that changed."""
+    return page.replace(">", ">\n").splitlines()
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_PAGES))
+def test_golden_the_page_is_drawn_exactly_as_committed(name: str) -> None:
+    page = GOLDEN_PAGES[name]()
+    path = GOLDEN / f"fit_report_{name}.html"
+    if os.environ.get("THRIFT_FP_REGOLD") == "1":
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(page.encode("utf-8"))
+        pytest.skip(f"rewrote {path}: review the diff before committing it")
+    if not path.exists():
+        pytest.fail(f"{path} is missing; write it deliberately with THRIFT_FP_REGOLD=1 (see above)")
+    expected = path.read_bytes().decode("utf-8")
+    if page != expected:
+        diff = difflib.unified_diff(_readable(expected), _readable(page), str(path), "drawn now", lineterm="", n=2)
+        pytest.fail(
+            "the page differs from its golden file (if on purpose, rewrite it with THRIFT_FP_REGOLD=1 and review"
+            " the diff):\n" + "\n".join(list(diff)[:60])
+        )
+
+
+def _shed_only(window: int, shed: int) -> ThriftTrace:
+    """A fit with no reserve that shed ``shed`` message tokens and kept nothing: the bar is the free
+    window and then the shed tokens, so the edge falls at ``window / (window + shed)``."""
+    return ThriftTrace(window, 0, window, shed, 0, True, False, (BucketTrace("messages", shed, 0, 1, 0, "oldest", ("m",)),))
+
+
+def _edge_label(page: str) -> str:
+    found: list[str] = re.findall(r'<span class="tfp-edge-label" style="([^"]*)">', page)
+    assert len(found) == 1
+    return found[0]
+
+
+@pytest.mark.parametrize(("window", "shed", "anchor", "tail"), [
+    # The edge exactly in the middle: its label starts there, so what lies beyond goes below.
+    (100, 100, "left:50.0000%", "right:0;top:16px +100 beyond"),
+    # Just past the middle: the label ends at the edge and the tail has the room after it.
+    (51, 49, "right:49.0000%", "left:51.0000%;padding-left:6px +49 beyond"),
+    # Exactly 15% of the bar left after the edge is room enough ...
+    (85, 15, "right:15.0000%", "left:85.0000%;padding-left:6px +15 beyond"),
+    # ... 14.5% is not.
+    (171, 29, "right:14.5000%", "right:0;top:16px +29 beyond"),
+    # A single token beyond still gets its label.
+    (99, 1, "right:1.0000%", "right:0;top:16px +1 beyond"),
+])
+def test_the_edge_and_what_lies_beyond_are_labelled_by_where_the_edge_falls(
+    window: int, shed: int, anchor: str, tail: str
+) -> None:
+    page = fit_report_html(_shed_only(window, shed))
+    assert (_edge_label(page), _tail(page)) == (anchor, tail)
+
+
+def test_an_edge_left_of_the_middle_puts_what_lies_beyond_below_its_own_label() -> None:
+    # The edge's label starts at an edge left of the middle: the tail on the same line would
+    # be drawn over it.
+    page = fit_report_html(_shed_only(100, 300))
+    assert (_edge_label(page), _tail(page)) == ("left:25.0000%", "right:0;top:16px +300 beyond")
+
+
+def test_refill_takes_off_the_shed_tokens_exactly_what_it_brought_back() -> None:
+    def shed_of(*steps: BucketTrace, refilled: tuple[RefillTrace, ...]) -> list[tuple[str, int | float]]:
+        trace = ThriftTrace(1000, 0, 1000, 900, 850, True, False, steps, refilled=refilled)
+        return [(s.label, s.tokens) for s in fit_report_bar(trace) if s.kind == "shed"]
+
+    everything_back = BucketTrace("retrievables", 900, 700, 5, 3, "lowest score first", ("r4", "r5"))
+    assert shed_of(everything_back, refilled=(RefillTrace("retrievables", 700, 900, 3, 5, ("r4", "r5")),)) == []
+    nothing_back = BucketTrace("memories", 100, 40, 4, 1, "oldest first", ("k1", "k2", "k3"))
+    assert shed_of(nothing_back, refilled=(RefillTrace("memories", 40, 40, 1, 1, ()),)) == [("memories", 60)]
+    # A refill of a bucket no pass shed from sheds nothing and takes nothing off.
+    assert shed_of(nothing_back, refilled=(RefillTrace("retrievables", 0, 0, 0, 0, ()),)) == [("memories", 60)]
+
+
+def test_a_window_without_bound_is_shown_as_inf() -> None:
+    page = fit_report_html(ThriftTrace(float("inf"), 10, 90, 50, 50, True, False, ()))
+    assert "<div><dt>context window</dt><dd>inf</dd></div>" in page
+    assert "(window inf, reserve 10)" in page
+
+
+def test_a_pass_from_a_bucket_the_picture_does_not_know_is_drawn_as_other() -> None:
+    # The type admits only known buckets, but a trace read back from elsewhere without checks
+    # may carry another: it is drawn, not dropped, under "other".
+    step = object.__new__(BucketTrace)
+    for field, value in zip(
+        ("bucket", "before_tokens", "after_tokens", "before_count", "after_count", "note", "ids"),
+        ("scratchpad", 50, 30, 2, 1, "trimmed", ("s1",)), strict=True,
+    ):
+        object.__setattr__(step, field, value)
+    trace = ThriftTrace(100, 10, 90, 50, 40, True, False, (step,))
+    bar = [(s.kind, s.label, s.tokens) for s in fit_report_bar(trace)]
+    assert bar == [("kept", "protected", 10), ("kept", "other", 30), ("free", "free", 50), ("reserve", "reserve", 10),
+                   ("shed", "other", 20)]
+    assert 'data-label="other" data-tokens="30" data-beyond="false"' in fit_report_html(trace)
+    assert 'background-color:#7f7f7f"></div>' in fit_report_html(trace)

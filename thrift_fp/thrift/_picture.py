@@ -308,9 +308,10 @@ def _bar(segments: tuple[BarSegment, ...], window: int | float) -> str:
     beyond = scale - window
     edge = 100 * window / scale if scale else 100
     # The window's edge is labelled where it falls (the label ends at the edge when the edge is
-    # past the middle); what lies beyond is labelled after it, on a second line when there is no room.
+    # past the middle); what lies beyond is labelled after it, on a second line when there is no room:
+    # under 15% of the bar left, or an edge left of the middle, whose own label starts there.
     anchor = f"right:{100 - edge:.4f}%" if edge > 50 else f"left:{edge:.4f}%"
-    room = 100 - edge >= 15
+    room = edge > 50 and 100 - edge >= 15
     place = f"left:{edge:.4f}%;padding-left:6px" if room else "right:0;top:16px"
     tail = f'<span class="tfp-tail" style="{place}">+{_number(beyond)} beyond</span>' if beyond > 0 else ""
     return (
