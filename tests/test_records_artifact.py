@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,6 +27,7 @@ from thrift_fp.records import (
     parse_retrievable,
     to_snapshot,
 )
+from thrift_fp.records import _regex
 from thrift_fp.records._store import Writable
 from thrift_fp.tokens import (
     EstimatorFailed,
@@ -363,3 +365,19 @@ def test_a_chunk_is_cut_once_it_reaches_the_target_size_exactly() -> None:
     assert streamed.chunks == 3
     assert streamed.count == count_tokens(text, "cl100k_base").unwrap()
     assert streamed.estimated_because is None
+
+
+def test_an_engine_refusal_in_bytes_that_are_not_utf8_is_shown_with_replacement_characters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # RE2 reports its reasons in bytes; one that is not UTF-8 must still become a readable reason.
+    class Refused(Exception):
+        pass
+
+    def refuse(source: str, options: object) -> object:
+        raise Refused(b"bad byte \xff in pattern")
+
+    engine = types.SimpleNamespace(error=Refused, Options=types.SimpleNamespace, compile=refuse)
+    monkeypatch.setattr(_regex, "_re2", lambda: engine)
+    error = SpooledArtifact(MemoryStore().write("doc", "x\n").unwrap()).grep("x").failure()
+    assert error == InvalidPattern("x", "bad byte \ufffd in pattern")

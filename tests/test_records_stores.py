@@ -25,6 +25,7 @@ from thrift_fp.records import (
     ValueNotFound,
     check_id,
 )
+from thrift_fp.records._store import Writable
 
 
 @pytest.fixture(params=["memory", "folder", "sqlite"])
@@ -334,3 +335,25 @@ def test_a_folder_value_whose_read_fails_midway_is_a_read_failure(tmp_path: Path
     assert (error.operation, error.id, error.reason) == ("read", "doc", "[Errno 5] Input/output error")
     assert isinstance(error.cause, OSError)
     assert error.message == "read of id 'doc' failed: [Errno 5] Input/output error"
+
+
+def test_a_folder_where_no_file_can_be_created_is_a_write_failure_keeping_its_cause() -> None:
+    # /proc/self exists as a folder (so the store need not make it), but no file can be created in it.
+    store = FolderStore("/proc/self")
+    error = store.write("doc", "x").failure()
+    assert isinstance(error, StoreFailed)
+    assert isinstance(error.cause, FileNotFoundError)
+    assert error == StoreFailed("write", "doc", f"cannot create a file in {store.folder!r}: {error.cause}", error.cause)
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        ("a\udc80b", "'utf-8' codec can't encode character '\\udc80' in position 1: surrogates not allowed"),
+        (b"a\xffb", "'utf-8' codec can't decode byte 0xff in position 1: invalid start byte"),
+        # Checked piece by piece: the position is within the piece that ends too early.
+        ([b"a", b"\xc3"], "'utf-8' codec can't decode byte 0xc3 in position 0: unexpected end of data"),
+    ],
+)
+def test_a_value_that_is_not_utf8_names_the_id_and_the_codecs_reason(store: ByteStore, data: Writable, reason: str) -> None:
+    assert store.write("doc", data).failure() == NotUtf8("doc", reason)
