@@ -357,3 +357,34 @@ def test_a_folder_where_no_file_can_be_created_is_a_write_failure_keeping_its_ca
 )
 def test_a_value_that_is_not_utf8_names_the_id_and_the_codecs_reason(store: ByteStore, data: Writable, reason: str) -> None:
     assert store.write("doc", data).failure() == NotUtf8("doc", reason)
+
+
+def _failed(result: object, operation: str, reason: str, cause_type: type[BaseException]) -> None:
+    # The whole error value: operation, id, reason, and the driver's exception kept as the cause.
+    assert isinstance(result, Failure)
+    error = result.failure()
+    assert isinstance(error, StoreFailed) and type(error.cause) is cause_type, error
+    assert error == StoreFailed(operation, "doc", reason, error.cause)
+
+
+def test_a_sqlite_store_in_a_missing_folder_is_a_write_failure_naming_the_path_and_keeping_the_cause(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "missing" / "spool.db")
+    reason = f"cannot open {store.path!r}: unable to open database file"
+    _failed(store.write("doc", "x"), "write", reason, sqlite3.OperationalError)
+
+
+def test_each_operation_on_a_file_that_is_not_a_database_fails_naming_itself_and_keeping_the_cause(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "not.db"
+    path.write_bytes(b"this is not a database" * 100)
+    store = SqliteStore(path)
+    _failed(store.write("doc", "x"), "write", f"cannot open {store.path!r}: file is not a database", sqlite3.DatabaseError)
+    _failed(store.read("doc"), "read", "file is not a database", sqlite3.DatabaseError)
+    _failed(store.size("doc"), "read", "file is not a database", sqlite3.DatabaseError)
+    _failed(store.delete("doc"), "delete", "file is not a database", sqlite3.DatabaseError)
+    (chunk,) = store.chunks("doc")
+    _failed(chunk, "read", "file is not a database", sqlite3.DatabaseError)
+    assert path.read_bytes() == b"this is not a database" * 100
