@@ -388,3 +388,19 @@ def test_each_operation_on_a_file_that_is_not_a_database_fails_naming_itself_and
     (chunk,) = store.chunks("doc")
     _failed(chunk, "read", "file is not a database", sqlite3.DatabaseError)
     assert path.read_bytes() == b"this is not a database" * 100
+
+
+def test_a_folder_write_over_a_directory_named_like_the_id_keeps_the_cause_and_no_temporary_file(tmp_path: Path) -> None:
+    (tmp_path / "doc").mkdir()
+    error = FolderStore(tmp_path).write("doc", "x").failure()
+    assert isinstance(error, StoreFailed) and type(error.cause) is IsADirectoryError
+    assert error == StoreFailed("write", "doc", str(error.cause), error.cause)
+    assert os.listdir(tmp_path) == ["doc"]
+
+
+def test_a_folder_read_of_a_directory_named_like_the_id_is_a_read_failure_keeping_the_cause(tmp_path: Path) -> None:
+    (tmp_path / "doc").mkdir()
+    (chunk,) = FolderStore(tmp_path).chunks("doc")
+    error = chunk.failure()
+    assert isinstance(error, StoreFailed) and type(error.cause) is IsADirectoryError
+    assert error == StoreFailed("read", "doc", f"[Errno 21] Is a directory: {str(tmp_path / 'doc')!r}", error.cause)
