@@ -250,3 +250,15 @@ def test_a_timestamp_of_an_unsupported_type_shows_the_value_it_got() -> None:
     assert error == InvalidRetrievable((FieldProblem("created_at", reason),))
     assert error.fields == frozenset({"created_at"})
     assert parse_timestamp([2024, 5]).failure() == reason
+
+
+@pytest.mark.parametrize(("raw", "got"), [([], "list"), (None, "NoneType")])
+def test_a_non_object_is_one_problem_naming_every_field_and_the_type_it_got(raw: object, got: str) -> None:
+    fields = "id, content, trust_tier, created_at, updated_at, source, kind, score, inline, artifact_constructor, heading"
+    assert _problems_of(raw) == (FieldProblem("(record)", f"expected an object with the fields {fields}; got {got}"),)
+
+
+def test_each_missing_required_field_is_a_problem_saying_it_is_required() -> None:
+    assert _problems_of({"trust_tier": "first-party"}) == tuple(
+        FieldProblem(name, "is required") for name in ("id", "content", "created_at", "updated_at")
+    )
