@@ -404,3 +404,8 @@ def test_a_folder_read_of_a_directory_named_like_the_id_is_a_read_failure_keepin
     error = chunk.failure()
     assert isinstance(error, StoreFailed) and type(error.cause) is IsADirectoryError
     assert error == StoreFailed("read", "doc", f"[Errno 21] Is a directory: {str(tmp_path / 'doc')!r}", error.cause)
+
+
+def test_a_non_bytes_item_is_a_write_failure_naming_the_id_and_the_items_type(store: ByteStore) -> None:
+    items: list[bytes] = [b"a", 7]  # type: ignore[list-item]  # the mistake under test
+    assert store.write("doc", iter(items)).failure() == StoreFailed("write", "doc", "the byte iterable yielded int, not bytes")
