@@ -367,17 +367,21 @@ def test_a_chunk_is_cut_once_it_reaches_the_target_size_exactly() -> None:
     assert streamed.estimated_because is None
 
 
-def test_an_engine_refusal_in_bytes_that_are_not_utf8_is_shown_with_replacement_characters(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [((b"bad byte \xff in pattern",), "bad byte \ufffd in pattern"), (("in words",), "in words"), ((), "Refused")],
+)
+def test_an_engine_refusal_is_shown_in_words_even_in_bytes_that_are_not_utf8_or_with_no_detail(
+    monkeypatch: pytest.MonkeyPatch, args: tuple[object, ...], reason: str
 ) -> None:
-    # RE2 reports its reasons in bytes; one that is not UTF-8 must still become a readable reason.
+    # RE2 reports its reasons in bytes; one that is not UTF-8, or none at all, must still read as a reason.
     class Refused(Exception):
         pass
 
     def refuse(source: str, options: object) -> object:
-        raise Refused(b"bad byte \xff in pattern")
+        raise Refused(*args)
 
     engine = types.SimpleNamespace(error=Refused, Options=types.SimpleNamespace, compile=refuse)
     monkeypatch.setattr(_regex, "_re2", lambda: engine)
     error = SpooledArtifact(MemoryStore().write("doc", "x\n").unwrap()).grep("x").failure()
-    assert error == InvalidPattern("x", "bad byte \ufffd in pattern")
+    assert error == InvalidPattern("x", reason)
