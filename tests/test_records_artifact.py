@@ -385,3 +385,21 @@ def test_an_engine_refusal_is_shown_in_words_even_in_bytes_that_are_not_utf8_or_
     monkeypatch.setattr(_regex, "_re2", lambda: engine)
     error = SpooledArtifact(MemoryStore().write("doc", "x\n").unwrap()).grep("x").failure()
     assert error == InvalidPattern("x", reason)
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "got"), [(-1, None, "-1 and None"), (0, -1, "0 and -1"), (-3, -4, "-3 and -4")]
+)
+def test_negative_cat_bounds_name_the_operation_and_both_bounds(start: int, end: int | None, got: str) -> None:
+    error = artifact("a\nb").cat(start, end).failure()
+    assert error == InvalidLineRange("cat", f"start and end must be >= 0, got {got}")
+
+
+def test_handle_text_shows_hints_past_64_bits_by_size_and_64_bit_ones_in_digits() -> None:
+    # A directly built artifact may hold any int; parse_retrievable would bound it to 2**63 - 1.
+    body = SpooledArtifact(BrokenReader(), 2**1024, 2**64 - 1)
+    assert body.handle_text("doc", "cl100k_base") == (
+        '[spooled artifact "doc": an int of 1025 bits (too long to print) bytes, 18446744073709551615 lines,'
+        " about an int of 1023 bits (too long to print) cl100k_base tokens (estimated from size);"
+        " read it with head, tail, grep or cat]"
+    )
