@@ -262,3 +262,34 @@ def test_each_missing_required_field_is_a_problem_saying_it_is_required() -> Non
     assert _problems_of({"trust_tier": "first-party"}) == tuple(
         FieldProblem(name, "is required") for name in ("id", "content", "created_at", "updated_at")
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (-99_999_999_999, "epoch value -99999999999 (seconds) is out of the representable range"),
+        (datetime.min.replace(tzinfo=timezone(timedelta(hours=2))),
+         "datetime 0001-01-01 00:00:00+02:00 cannot be expressed in UTC: OverflowError: date value out of range"),
+        (datetime(2024, 5, 1), "naive datetime 2024-05-01 00:00:00 has no timezone; attach one (e.g. tzinfo=UTC)"),
+    ],
+)
+def test_timestamp_rejections_give_the_whole_reason(value: object, reason: str) -> None:
+    assert parse_timestamp(value).failure() == reason
+
+
+def test_epoch_values_from_1e11_on_are_milliseconds_and_below_are_seconds() -> None:
+    assert parse_timestamp(10**11).unwrap() == datetime(1973, 3, 3, 9, 46, 40, tzinfo=UTC)
+    assert parse_timestamp(10**11 - 1).unwrap() == datetime(5138, 11, 16, 9, 46, 39, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("content", "", "must not be an empty string"),
+        ("content", 7, "must be a non-empty string, a Tokenizable or a SpooledArtifact, got int 7"),
+        ("artifact_constructor", "pdf", "must be a callable (reader, byte_length_hint, line_count_hint) -> "
+         "SpooledArtifact, such as a SpooledArtifact subclass; got str 'pdf'"),
+    ],
+)
+def test_invalid_content_and_constructors_give_the_whole_reason(field: str, value: object, reason: str) -> None:
+    assert reasons(**{field: value}) == {field: reason}
