@@ -409,3 +409,22 @@ def test_a_folder_read_of_a_directory_named_like_the_id_is_a_read_failure_keepin
 def test_a_non_bytes_item_is_a_write_failure_naming_the_id_and_the_items_type(store: ByteStore) -> None:
     items: list[bytes] = [b"a", 7]  # type: ignore[list-item]  # the mistake under test
     assert store.write("doc", iter(items)).failure() == StoreFailed("write", "doc", "the byte iterable yielded int, not bytes")
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (b"ok\n\xff\n", "'utf-8' codec can't decode byte 0xff in position 3: invalid start byte"),
+        # Found only at the end: the final byte starts a character that never comes.
+        (b"ok\n\xc3", "'utf-8' codec can't decode byte 0xc3 in position 0: unexpected end of data"),
+    ],
+)
+def test_bytes_damaged_on_disk_are_read_as_not_utf8_naming_the_id_and_the_codecs_reason(
+    tmp_path: Path, bad: bytes, reason: str
+) -> None:
+    store = FolderStore(tmp_path)
+    store.write("doc", "fine").unwrap()
+    (tmp_path / "doc").write_bytes(bad)
+    reader = store.read("doc").unwrap()
+    assert reader.read_all().failure() == NotUtf8("doc", reason)
+    assert reader.line_count().failure() == NotUtf8("doc", reason)
