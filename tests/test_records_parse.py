@@ -293,3 +293,27 @@ def test_epoch_values_from_1e11_on_are_milliseconds_and_below_are_seconds() -> N
 )
 def test_invalid_content_and_constructors_give_the_whole_reason(field: str, value: object, reason: str) -> None:
     assert reasons(**{field: value}) == {field: reason}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("id", 7, "must be a non-empty string, got 7"),
+        ("trust_tier", "user", "must be one of 'first-party', 'third-party-public', 'third-party-private', got 'user'"),
+        ("source", "", "must be a non-empty string when given, got ''"),
+        ("kind", 7, "must be a non-empty string when given, got 7"),
+        ("score", "0.5", "must be a number in [0, 1], got str '0.5'"),
+        ("score", True, "must be a number in [0, 1], got bool True"),
+        ("score", 1.5, "must be a finite number in [0, 1], got 1.5"),
+        ("score", float("nan"), "must be a finite number in [0, 1], got nan"),
+        ("inline", 1, "must be true or false, got int 1"),
+    ],
+)
+def test_each_invalid_field_gives_the_whole_reason_with_the_value_it_got(field: str, value: object, reason: str) -> None:
+    assert reasons(**{field: value}) == {field: reason}
+
+
+@pytest.mark.parametrize("score", [0, 1, 0.0, 1.0])
+def test_scores_at_both_ends_of_the_unit_interval_are_accepted_as_floats(score: float) -> None:
+    parsed = parse_retrievable({**BASE, "score": score}).unwrap().score
+    assert parsed == score and type(parsed) is float
