@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,6 +27,7 @@ from thrift_fp.records import (
     parse_retrievable,
     to_snapshot,
 )
+from thrift_fp.records import _regex
 from thrift_fp.records._store import Writable
 from thrift_fp.tokens import (
     EstimatorFailed,
@@ -363,3 +365,41 @@ def test_a_chunk_is_cut_once_it_reaches_the_target_size_exactly() -> None:
     assert streamed.chunks == 3
     assert streamed.count == count_tokens(text, "cl100k_base").unwrap()
     assert streamed.estimated_because is None
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [((b"bad byte \xff in pattern",), "bad byte \ufffd in pattern"), (("in words",), "in words"), ((), "Refused")],
+)
+def test_an_engine_refusal_is_shown_in_words_even_in_bytes_that_are_not_utf8_or_with_no_detail(
+    monkeypatch: pytest.MonkeyPatch, args: tuple[object, ...], reason: str
+) -> None:
+    # RE2 reports its reasons in bytes; one that is not UTF-8, or none at all, must still read as a reason.
+    class Refused(Exception):
+        pass
+
+    def refuse(source: str, options: object) -> object:
+        raise Refused(*args)
+
+    engine = types.SimpleNamespace(error=Refused, Options=types.SimpleNamespace, compile=refuse)
+    monkeypatch.setattr(_regex, "_re2", lambda: engine)
+    error = SpooledArtifact(MemoryStore().write("doc", "x\n").unwrap()).grep("x").failure()
+    assert error == InvalidPattern("x", reason)
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "got"), [(-1, None, "-1 and None"), (0, -1, "0 and -1"), (-3, -4, "-3 and -4")]
+)
+def test_negative_cat_bounds_name_the_operation_and_both_bounds(start: int, end: int | None, got: str) -> None:
+    error = artifact("a\nb").cat(start, end).failure()
+    assert error == InvalidLineRange("cat", f"start and end must be >= 0, got {got}")
+
+
+def test_handle_text_shows_hints_past_64_bits_by_size_and_64_bit_ones_in_digits() -> None:
+    # A directly built artifact may hold any int; parse_retrievable would bound it to 2**63 - 1.
+    body = SpooledArtifact(BrokenReader(), 2**1024, 2**64 - 1)
+    assert body.handle_text("doc", "cl100k_base") == (
+        '[spooled artifact "doc": an int of 1025 bits (too long to print) bytes, 18446744073709551615 lines,'
+        " about an int of 1023 bits (too long to print) cl100k_base tokens (estimated from size);"
+        " read it with head, tail, grep or cat]"
+    )

@@ -109,3 +109,24 @@ def test_a_snapshot_naming_a_constructor_with_a_non_string_is_invalid(named: obj
     snapshot = {**to_snapshot(record()).unwrap(), "artifact_constructor": named}
     error = from_snapshot(snapshot, artifact_constructor=PdfArtifact).failure()
     assert isinstance(error, InvalidSnapshot) and error.field == "artifact_constructor"
+
+
+def test_a_resolver_without_a_module_is_named_by_its_type_in_the_snapshot() -> None:
+    # A method-wrapper is callable but has no __module__ attribute at all.
+    resolver: Any = (1).__add__
+    assert not hasattr(resolver, "__module__")
+    snapshot = to_snapshot(record(artifact_constructor=resolver)).unwrap()
+    assert snapshot["artifact_constructor"] == "method-wrapper"
+
+
+def test_a_resolver_failing_on_the_snapshot_path_names_the_snapshots_record_id() -> None:
+    store = MemoryStore()
+    spooled = spool_retrievable(record(artifact_constructor=PdfArtifact), store).unwrap()
+    problem = ValueError("not a PDF")
+
+    def raising(reader: SpoolReader, byte_length: int | None, line_count: int | None) -> SpooledArtifact:
+        raise problem
+
+    error = from_snapshot(to_snapshot(spooled).unwrap(), stores=[store], artifact_constructor=raising).failure()
+    assert error == ArtifactConstructorFailed("doc", "raised ValueError: not a PDF", problem)
+    assert error.message == "artifact constructor for retrievable 'doc' failed: raised ValueError: not a PDF"

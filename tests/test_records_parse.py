@@ -250,3 +250,70 @@ def test_a_timestamp_of_an_unsupported_type_shows_the_value_it_got() -> None:
     assert error == InvalidRetrievable((FieldProblem("created_at", reason),))
     assert error.fields == frozenset({"created_at"})
     assert parse_timestamp([2024, 5]).failure() == reason
+
+
+@pytest.mark.parametrize(("raw", "got"), [([], "list"), (None, "NoneType")])
+def test_a_non_object_is_one_problem_naming_every_field_and_the_type_it_got(raw: object, got: str) -> None:
+    fields = "id, content, trust_tier, created_at, updated_at, source, kind, score, inline, artifact_constructor, heading"
+    assert _problems_of(raw) == (FieldProblem("(record)", f"expected an object with the fields {fields}; got {got}"),)
+
+
+def test_each_missing_required_field_is_a_problem_saying_it_is_required() -> None:
+    assert _problems_of({"trust_tier": "first-party"}) == tuple(
+        FieldProblem(name, "is required") for name in ("id", "content", "created_at", "updated_at")
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (-99_999_999_999, "epoch value -99999999999 (seconds) is out of the representable range"),
+        (datetime.min.replace(tzinfo=timezone(timedelta(hours=2))),
+         "datetime 0001-01-01 00:00:00+02:00 cannot be expressed in UTC: OverflowError: date value out of range"),
+        (datetime(2024, 5, 1), "naive datetime 2024-05-01 00:00:00 has no timezone; attach one (e.g. tzinfo=UTC)"),
+    ],
+)
+def test_timestamp_rejections_give_the_whole_reason(value: object, reason: str) -> None:
+    assert parse_timestamp(value).failure() == reason
+
+
+def test_epoch_values_from_1e11_on_are_milliseconds_and_below_are_seconds() -> None:
+    assert parse_timestamp(10**11).unwrap() == datetime(1973, 3, 3, 9, 46, 40, tzinfo=UTC)
+    assert parse_timestamp(10**11 - 1).unwrap() == datetime(5138, 11, 16, 9, 46, 39, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("content", "", "must not be an empty string"),
+        ("content", 7, "must be a non-empty string, a Tokenizable or a SpooledArtifact, got int 7"),
+        ("artifact_constructor", "pdf", "must be a callable (reader, byte_length_hint, line_count_hint) -> "
+         "SpooledArtifact, such as a SpooledArtifact subclass; got str 'pdf'"),
+    ],
+)
+def test_invalid_content_and_constructors_give_the_whole_reason(field: str, value: object, reason: str) -> None:
+    assert reasons(**{field: value}) == {field: reason}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("id", 7, "must be a non-empty string, got 7"),
+        ("trust_tier", "user", "must be one of 'first-party', 'third-party-public', 'third-party-private', got 'user'"),
+        ("source", "", "must be a non-empty string when given, got ''"),
+        ("kind", 7, "must be a non-empty string when given, got 7"),
+        ("score", "0.5", "must be a number in [0, 1], got str '0.5'"),
+        ("score", True, "must be a number in [0, 1], got bool True"),
+        ("score", 1.5, "must be a finite number in [0, 1], got 1.5"),
+        ("score", float("nan"), "must be a finite number in [0, 1], got nan"),
+        ("inline", 1, "must be true or false, got int 1"),
+    ],
+)
+def test_each_invalid_field_gives_the_whole_reason_with_the_value_it_got(field: str, value: object, reason: str) -> None:
+    assert reasons(**{field: value}) == {field: reason}
+
+
+@pytest.mark.parametrize("score", [0, 1, 0.0, 1.0])
+def test_scores_at_both_ends_of_the_unit_interval_are_accepted_as_floats(score: float) -> None:
+    parsed = parse_retrievable({**BASE, "score": score}).unwrap().score
+    assert parsed == score and type(parsed) is float

@@ -267,3 +267,65 @@ def test_a_caller_store_that_raises_is_a_store_failure_with_its_cause() -> None:
     opened = open_reader(ReaderDescriptor("remote", "s3://bucket", "doc"), [store]).failure()
     assert isinstance(opened, StoreFailed) and isinstance(opened.cause, ConnectionError)
     assert opened.message == "read of id 'doc' failed: the store raised ConnectionError: backend down"
+
+
+_READER = {"store": "folder", "location": "/x", "id": "d"}
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        ({"format": "thrift_fp.retrievable/2"},
+         InvalidSnapshot("format", "expected 'thrift_fp.retrievable/1', got 'thrift_fp.retrievable/2'")),
+        ({"content": "text"}, InvalidSnapshot("content", "expected an object, got str")),
+        ({"content": {"type": "text", "text": 3}}, InvalidSnapshot("content.text", "expected a string, got 3")),
+        ({"content": {"type": "tokenizable"}}, InvalidSnapshot("content.text", "expected a string, got None")),
+        ({"content": {"type": "video"}},
+         InvalidSnapshot("content.type", "expected 'text', 'tokenizable' or 'spooled', got 'video'")),
+        ({"content": {"type": "spooled", "reader": {"store": "folder"}}},
+         InvalidSnapshot("content.reader", "expected {'store', 'location', 'id'} strings, got {'store': 'folder'}")),
+        ({"content": {"type": "spooled", "reader": _READER, "byte_length_hint": "7"}},
+         InvalidSnapshot("content.byte_length_hint", "byte_length_hint must be an int in [0, 2**63 - 1] or None, got '7'")),
+        ({"content": {"type": "spooled", "reader": _READER, "line_count_hint": -1}},
+         InvalidSnapshot("content.line_count_hint", "line_count_hint must be an int in [0, 2**63 - 1] or None, got -1")),
+        ({"artifact_constructor": 7}, InvalidSnapshot("artifact_constructor", "expected a name or null, got 7")),
+        ({"artifact_constructor": "pdfs.Pdf"}, InvalidSnapshot(
+            "artifact_constructor", "the record was built by artifact constructor 'pdfs.Pdf'; pass it as artifact_constructor="
+        )),
+    ],
+)
+def test_each_malformed_snapshot_names_its_field_and_the_value_it_got(change: dict[str, object], error: InvalidSnapshot) -> None:
+    assert from_snapshot({**_valid_snapshot(), **change}).failure() == error
+
+
+def test_a_snapshot_of_an_undescribable_reader_names_the_record_and_the_readers_type() -> None:
+    assert to_snapshot(record(SpooledArtifact(BrokenReader()))).failure() == SnapshotUnsupported(
+        "doc", "its reader BrokenReader cannot describe where its bytes live"
+    )
+
+
+def test_a_reader_no_given_store_serves_names_the_descriptor_and_why() -> None:
+    memory, elsewhere = ReaderDescriptor("memory", "m", "doc"), ReaderDescriptor("s3", "bucket", "doc")
+    assert open_reader(memory, [MemoryStore(name="other")]).failure() == UnresolvableReader(
+        "memory", "m", "doc", "a memory store lives only in its process; pass it in stores="
+    )
+    assert open_reader(elsewhere).failure() == UnresolvableReader(
+        "s3", "bucket", "doc",
+        "no store with this kind and location was passed in stores=; a snapshot never opens a path by itself",
+    )
+    not_a_store: list[Any] = [MemoryStore(name="other"), 7]
+    assert open_reader(memory, not_a_store).failure() == UnresolvableReader(
+        "memory", "m", "doc", "stores[1] is a int, not a ByteStore"
+    )
+
+
+def test_a_store_whose_identity_raises_is_a_read_failure_naming_the_id_and_keeping_the_cause() -> None:
+    problem = RuntimeError("no kind")
+
+    class Hostile(MemoryStore):
+        @property
+        def location(self) -> str:
+            raise problem
+
+    error = open_reader(ReaderDescriptor("memory", "m", "doc"), [Hostile()]).failure()
+    assert error == StoreFailed("read", "doc", "the store raised RuntimeError: no kind", problem)

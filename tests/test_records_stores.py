@@ -25,6 +25,7 @@ from thrift_fp.records import (
     ValueNotFound,
     check_id,
 )
+from thrift_fp.records._store import Writable
 
 
 @pytest.fixture(params=["memory", "folder", "sqlite"])
@@ -334,3 +335,96 @@ def test_a_folder_value_whose_read_fails_midway_is_a_read_failure(tmp_path: Path
     assert (error.operation, error.id, error.reason) == ("read", "doc", "[Errno 5] Input/output error")
     assert isinstance(error.cause, OSError)
     assert error.message == "read of id 'doc' failed: [Errno 5] Input/output error"
+
+
+def test_a_folder_where_no_file_can_be_created_is_a_write_failure_keeping_its_cause() -> None:
+    # /proc/self exists as a folder (so the store need not make it), but no file can be created in it.
+    store = FolderStore("/proc/self")
+    error = store.write("doc", "x").failure()
+    assert isinstance(error, StoreFailed)
+    assert isinstance(error.cause, FileNotFoundError)
+    assert error == StoreFailed("write", "doc", f"cannot create a file in {store.folder!r}: {error.cause}", error.cause)
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        ("a\udc80b", "'utf-8' codec can't encode character '\\udc80' in position 1: surrogates not allowed"),
+        (b"a\xffb", "'utf-8' codec can't decode byte 0xff in position 1: invalid start byte"),
+        # Checked piece by piece: the position is within the piece that ends too early.
+        ([b"a", b"\xc3"], "'utf-8' codec can't decode byte 0xc3 in position 0: unexpected end of data"),
+    ],
+)
+def test_a_value_that_is_not_utf8_names_the_id_and_the_codecs_reason(store: ByteStore, data: Writable, reason: str) -> None:
+    assert store.write("doc", data).failure() == NotUtf8("doc", reason)
+
+
+def _failed(result: object, operation: str, reason: str, cause_type: type[BaseException]) -> None:
+    # The whole error value: operation, id, reason, and the driver's exception kept as the cause.
+    assert isinstance(result, Failure)
+    error = result.failure()
+    assert isinstance(error, StoreFailed) and type(error.cause) is cause_type, error
+    assert error == StoreFailed(operation, "doc", reason, error.cause)
+
+
+def test_a_sqlite_store_in_a_missing_folder_is_a_write_failure_naming_the_path_and_keeping_the_cause(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "missing" / "spool.db")
+    reason = f"cannot open {store.path!r}: unable to open database file"
+    _failed(store.write("doc", "x"), "write", reason, sqlite3.OperationalError)
+
+
+def test_each_operation_on_a_file_that_is_not_a_database_fails_naming_itself_and_keeping_the_cause(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "not.db"
+    path.write_bytes(b"this is not a database" * 100)
+    store = SqliteStore(path)
+    _failed(store.write("doc", "x"), "write", f"cannot open {store.path!r}: file is not a database", sqlite3.DatabaseError)
+    _failed(store.read("doc"), "read", "file is not a database", sqlite3.DatabaseError)
+    _failed(store.size("doc"), "read", "file is not a database", sqlite3.DatabaseError)
+    _failed(store.delete("doc"), "delete", "file is not a database", sqlite3.DatabaseError)
+    (chunk,) = store.chunks("doc")
+    _failed(chunk, "read", "file is not a database", sqlite3.DatabaseError)
+    assert path.read_bytes() == b"this is not a database" * 100
+
+
+def test_a_folder_write_over_a_directory_named_like_the_id_keeps_the_cause_and_no_temporary_file(tmp_path: Path) -> None:
+    (tmp_path / "doc").mkdir()
+    error = FolderStore(tmp_path).write("doc", "x").failure()
+    assert isinstance(error, StoreFailed) and type(error.cause) is IsADirectoryError
+    assert error == StoreFailed("write", "doc", str(error.cause), error.cause)
+    assert os.listdir(tmp_path) == ["doc"]
+
+
+def test_a_folder_read_of_a_directory_named_like_the_id_is_a_read_failure_keeping_the_cause(tmp_path: Path) -> None:
+    (tmp_path / "doc").mkdir()
+    (chunk,) = FolderStore(tmp_path).chunks("doc")
+    error = chunk.failure()
+    assert isinstance(error, StoreFailed) and type(error.cause) is IsADirectoryError
+    assert error == StoreFailed("read", "doc", f"[Errno 21] Is a directory: {str(tmp_path / 'doc')!r}", error.cause)
+
+
+def test_a_non_bytes_item_is_a_write_failure_naming_the_id_and_the_items_type(store: ByteStore) -> None:
+    items: list[bytes] = [b"a", 7]  # type: ignore[list-item]  # the mistake under test
+    assert store.write("doc", iter(items)).failure() == StoreFailed("write", "doc", "the byte iterable yielded int, not bytes")
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (b"ok\n\xff\n", "'utf-8' codec can't decode byte 0xff in position 3: invalid start byte"),
+        # Found only at the end: the final byte starts a character that never comes.
+        (b"ok\n\xc3", "'utf-8' codec can't decode byte 0xc3 in position 0: unexpected end of data"),
+    ],
+)
+def test_bytes_damaged_on_disk_are_read_as_not_utf8_naming_the_id_and_the_codecs_reason(
+    tmp_path: Path, bad: bytes, reason: str
+) -> None:
+    store = FolderStore(tmp_path)
+    store.write("doc", "fine").unwrap()
+    (tmp_path / "doc").write_bytes(bad)
+    reader = store.read("doc").unwrap()
+    assert reader.read_all().failure() == NotUtf8("doc", reason)
+    assert reader.line_count().failure() == NotUtf8("doc", reason)
