@@ -658,3 +658,267 @@ def test_an_image_without_a_token_cost_is_malformed_in_the_image_bucket() -> Non
     error = subtract_to_fit(ws, 1000).failure()
     assert isinstance(error, MalformedItem)
     assert (error.bucket, error.index, error.attribute) == ("image", 0, "token_cost")
+
+
+# Every error value of the fit's validation, compared whole: callers route on the bucket, item,
+# field, value and reason, so each is pinned on every path that can produce it (the first item,
+# after valid items, and after messages carried from the previous fit).
+
+NAN = float("nan")
+HUGE = 10**400
+NAIVE = datetime(2026, 1, 1)
+NAIVE_REASON = "naive datetime has no timezone; attach one (e.g. tzinfo=UTC)"
+
+
+class _NoText:
+    """A content with neither its own ``__str__`` nor ``__repr__``."""
+
+
+NO_TEXT = "_NoText has no string form but object.__str__"
+
+
+def _message(**overrides: object) -> _Loose:
+    fields: dict[str, object] = {"id": "bad", "content": "odd one", "created_at": AT}
+    fields.update(overrides)
+    return _Loose(**fields)
+
+
+_VALID_MESSAGES = (Message("m0", "first words", at(0)), Message("m1", "second words", at(1)))
+
+_BAD_MESSAGES: list[tuple[dict[str, object], object]] = [
+    ({"created_at": NAIVE}, InvalidItemField("messages", "bad", "created_at", NAIVE, NAIVE_REASON)),
+    ({"created_at": "today"}, InvalidItemField("messages", "bad", "created_at", "today", "expected a finite number")),
+    ({"created_at": NAN}, InvalidItemField("messages", "bad", "created_at", NAN, "expected a finite number")),
+    ({"created_at": True}, InvalidItemField("messages", "bad", "created_at", True, "expected a finite number")),
+    ({"created_at": HUGE}, InvalidItemField("messages", "bad", "created_at", HUGE, "expected a finite number")),
+    ({"summary": "yes"}, InvalidItemField("messages", "bad", "summary", "yes", "expected a bool")),
+    ({"summary": 1}, InvalidItemField("messages", "bad", "summary", 1, "expected a bool")),
+    ({"ephemeral": "no"}, InvalidItemField("messages", "bad", "ephemeral", "no", "expected a bool")),
+    ({"ephemeral": 0}, InvalidItemField("messages", "bad", "ephemeral", 0, "expected a bool")),
+    ({"token_cost": -1}, InvalidItemField("messages", "bad", "token_cost", -1, "expected an int >= 0")),
+    ({"token_cost": "5"}, InvalidItemField("messages", "bad", "token_cost", "5", "expected an int >= 0")),
+    ({"token_cost": True}, InvalidItemField("messages", "bad", "token_cost", True, "expected an int >= 0")),
+    ({"token_cost": 1.5}, InvalidItemField("messages", "bad", "token_cost", 1.5, "expected an int >= 0")),
+    ({"pair_id": 5}, InvalidItemField("messages", "bad", "pair_id", 5, "expected a str or None")),
+    ({"pair_id": b"p"}, InvalidItemField("messages", "bad", "pair_id", b"p", "expected a str or None")),
+    ({"content": _NoText()}, UnmeasurableContent("messages", "bad", NO_TEXT)),
+    # The first invalid attribute in the loop's order is the one reported.
+    ({"created_at": NAIVE, "summary": "yes"}, InvalidItemField("messages", "bad", "created_at", NAIVE, NAIVE_REASON)),
+    ({"summary": "yes", "ephemeral": "no"}, InvalidItemField("messages", "bad", "summary", "yes", "expected a bool")),
+    ({"ephemeral": "no", "token_cost": -1}, InvalidItemField("messages", "bad", "ephemeral", "no", "expected a bool")),
+    ({"token_cost": -1, "pair_id": 5}, InvalidItemField("messages", "bad", "token_cost", -1, "expected an int >= 0")),
+    ({"content": _NoText(), "pair_id": 5}, UnmeasurableContent("messages", "bad", NO_TEXT)),
+]
+
+
+@pytest.mark.parametrize(("overrides", "expected"), _BAD_MESSAGES)
+@pytest.mark.parametrize("where", ["alone", "after-valid", "after-carried"])
+def test_each_invalid_message_field_is_the_whole_error_value_wherever_the_message_sits(
+    overrides: dict[str, object], expected: object, where: str
+) -> None:
+    bad = cast(MessageLike, _message(**overrides))
+    if where == "alone":
+        error = subtract_to_fit(WorkingSet(messages=(bad,)), 1000).failure()
+    elif where == "after-valid":
+        error = subtract_to_fit(WorkingSet(messages=(*_VALID_MESSAGES, bad)), 1000).failure()
+    else:
+        first = subtract_to_fit(WorkingSet(messages=_VALID_MESSAGES), 1000).unwrap()
+        error = subtract_to_fit(WorkingSet(messages=(*_VALID_MESSAGES, bad)), 1000, counts=first.counts).failure()
+    assert error == expected
+
+
+_BAD_IDS: list[tuple[WorkingSet, object]] = [
+    (WorkingSet(messages=(*_VALID_MESSAGES, cast(MessageLike, _message(id=5)))),
+     InvalidItemField("messages", "messages[2]", "id", 5, "expected a str")),
+    (WorkingSet(thoughts=(Thought("t0", "a", AT), cast(Thought, _Loose(id=5, content="b", created_at=AT)))),
+     InvalidItemField("thoughts", "thoughts[1]", "id", 5, "expected a str")),
+    (WorkingSet(tool_calls=(ToolCall("c0", 1, 1.0), cast(ToolCall, _Loose(ref=5, token_cost=1, created_at_ms=2.0)))),
+     InvalidItemField("tool-calls", "tool-calls[1]", "ref", 5, "expected a str")),
+    (WorkingSet(tools=(Tool("t0", "a"), cast(Tool, _Loose(name=5, description="b")))),
+     InvalidItemField("tools", "tools[1]", "name", 5, "expected a str")),
+    (WorkingSet(memories=(Memory("a"), Memory("b"), cast(Memory, _Loose(content="c", id=b"k")))),
+     InvalidItemField("memories", "memory[2]", "id", b"k", "expected a str or None")),
+    (WorkingSet(retrievables=(WorkingRetrievable("a"), cast(WorkingRetrievable, _Loose(content="c", id=7)))),
+     InvalidItemField("retrievables", "retrievable[1]", "id", 7, "expected a str or None")),
+    (WorkingSet(messages=(Message("x", "a", at(0)), Message("y", "b", at(1)), Message("x", "c", at(2)))),
+     DuplicateId("messages", "x")),
+    (WorkingSet(thoughts=(Thought("x", "a", AT), Thought("x", "b", AT))), DuplicateId("thoughts", "x")),
+    (WorkingSet(tools=(Tool("x", "a"), Tool("y", "b"), Tool("x", "c"))), DuplicateId("tools", "x")),
+    (WorkingSet(memories=(Memory("a", id="x"), Memory("b", id="x"))), DuplicateId("memories", "x")),
+    # An anonymous item is named by its position, which an explicit id may repeat.
+    (WorkingSet(memories=(Memory("a", id="memory[1]"), Memory("b"))), DuplicateId("memories", "memory[1]")),
+    (WorkingSet(retrievables=(WorkingRetrievable("a", id="retrievable[1]"), WorkingRetrievable("b"))),
+     DuplicateId("retrievables", "retrievable[1]")),
+    (WorkingSet(retrievables=(WorkingRetrievable("a", id="x"), WorkingRetrievable("b", id="x"))),
+     DuplicateId("retrievables", "x")),
+]
+
+
+@pytest.mark.parametrize(("working_set", "expected"), _BAD_IDS)
+def test_an_id_that_is_not_a_str_or_repeats_is_the_whole_error_value(working_set: WorkingSet, expected: object) -> None:
+    assert subtract_to_fit(working_set, 1000).failure() == expected
+
+
+def test_ids_after_carried_messages_are_named_by_their_position_and_checked_against_the_carried_ones() -> None:
+    first = subtract_to_fit(WorkingSet(messages=_VALID_MESSAGES), 1000).unwrap()
+    odd = cast(MessageLike, _message(id=5))
+    error = subtract_to_fit(WorkingSet(messages=(*_VALID_MESSAGES, odd)), 1000, counts=first.counts).failure()
+    assert error == InvalidItemField("messages", "messages[2]", "id", 5, "expected a str")
+    again = Message("m0", "a repeat of the first id", at(2))
+    repeated = subtract_to_fit(WorkingSet(messages=(*_VALID_MESSAGES, again)), 1000, counts=first.counts).failure()
+    assert repeated == DuplicateId("messages", "m0")
+    twice = (*_VALID_MESSAGES, Message("n", "a", at(2)), Message("n", "b", at(3)))
+    assert subtract_to_fit(WorkingSet(messages=twice), 1000, counts=first.counts).failure() == DuplicateId("messages", "n")
+
+
+_ITEM_CASES: list[tuple[str, WorkingSet, object]] = [
+    # memories: importance, content (an anonymous memory is named by its position)
+    *[(f"memory-importance-{value!r}", WorkingSet(memories=(Memory("ok", 0.5), cast(Memory, _Loose(content="m", importance=value)))),
+       InvalidItemField("memories", "memory[1]", "importance", value, "expected a finite number"))
+      for value in (NAN, float("inf"), "high", True, HUGE)],
+    ("memory-content", WorkingSet(memories=(Memory("ok"), cast(Memory, _Loose(content=_NoText(), id="k")))),
+     UnmeasurableContent("memories", "k", NO_TEXT)),
+    ("memory-importance-before-content", WorkingSet(memories=(cast(Memory, _Loose(content=_NoText(), importance="x")),)),
+     InvalidItemField("memories", "memory[0]", "importance", "x", "expected a finite number")),
+    # retrievables: score, content, size_unknown
+    *[(f"retrievable-score-{value!r}", WorkingSet(retrievables=(WorkingRetrievable("ok", score=0.5), cast(WorkingRetrievable, _Loose(content="r", score=value)))),
+       InvalidItemField("retrievables", "retrievable[1]", "score", value, "expected a finite number"))
+      for value in (NAN, float("-inf"), "high", True, HUGE)],
+    ("retrievable-content", WorkingSet(retrievables=(WorkingRetrievable("ok"), cast(WorkingRetrievable, _Loose(content=_NoText(), id="r")))),
+     UnmeasurableContent("retrievables", "r", NO_TEXT)),
+    *[(f"retrievable-size-unknown-{value!r}", WorkingSet(retrievables=(WorkingRetrievable("ok"), cast(WorkingRetrievable, _Loose(content="r", size_unknown=value)))),
+       InvalidItemField("retrievables", "retrievable[1]", "size_unknown", value, "expected a bool"))
+      for value in (1, "yes", 0)],
+    # thoughts: created_at, this_turn, content, in that order
+    *[(f"thought-created-{value!r}", WorkingSet(thoughts=(Thought("ok", "a", AT), cast(Thought, _Loose(id="t", content="b", created_at=value)))),
+       InvalidItemField("thoughts", "t", "created_at", value, reason))
+      for value, reason in ((NAIVE, NAIVE_REASON), ("now", "expected a finite number"), (NAN, "expected a finite number"))],
+    *[(f"thought-this-turn-{value!r}", WorkingSet(thoughts=(Thought("ok", "a", AT), cast(Thought, _Loose(id="t", content="b", created_at=AT, this_turn=value)))),
+       InvalidItemField("thoughts", "t", "this_turn", value, "expected a bool"))
+      for value in ("yes", 1)],
+    ("thought-content", WorkingSet(thoughts=(Thought("ok", "a", AT), cast(Thought, _Loose(id="t", content=_NoText(), created_at=AT)))),
+     UnmeasurableContent("thoughts", "t", NO_TEXT)),
+    ("thought-created-first", WorkingSet(thoughts=(cast(Thought, _Loose(id="t", content=_NoText(), created_at="x", this_turn="y")),)),
+     InvalidItemField("thoughts", "t", "created_at", "x", "expected a finite number")),
+    ("thought-this-turn-before-content", WorkingSet(thoughts=(cast(Thought, _Loose(id="t", content=_NoText(), created_at=AT, this_turn="y")),)),
+     InvalidItemField("thoughts", "t", "this_turn", "y", "expected a bool")),
+    # tools: shed_rank, description
+    *[(f"tool-rank-{value!r}", WorkingSet(tools=(Tool("ok", "a"), cast(Tool, _Loose(name="t", description="b", shed_rank=value)))),
+       InvalidItemField("tools", "t", "shed_rank", value, "expected a finite number"))
+      for value in (NAN, "1", True, HUGE)],
+    ("tool-description", WorkingSet(tools=(Tool("ok", "a"), cast(Tool, _Loose(name="t", description=_NoText())))),
+     UnmeasurableContent("tools", "t", NO_TEXT)),
+    ("tool-rank-before-description", WorkingSet(tools=(cast(Tool, _Loose(name="t", description=_NoText(), shed_rank="x")),)),
+     InvalidItemField("tools", "t", "shed_rank", "x", "expected a finite number")),
+    # tool calls: token_cost, created_at_ms, this_turn, in that order
+    *[(f"call-cost-{value!r}", WorkingSet(tool_calls=(ToolCall("ok", 1, 1.0), cast(ToolCall, _Loose(ref="c", token_cost=value, created_at_ms=2.0)))),
+       InvalidItemField("tool-calls", "c", "token_cost", value, "expected an int >= 0"))
+      for value in (-1, "3", True, 2.0)],
+    *[(f"call-created-{value!r}", WorkingSet(tool_calls=(ToolCall("ok", 1, 1.0), cast(ToolCall, _Loose(ref="c", token_cost=1, created_at_ms=value)))),
+       InvalidItemField("tool-calls", "c", "created_at_ms", value, "expected a finite number"))
+      for value in (NAN, "now", AT, True)],
+    *[(f"call-this-turn-{value!r}", WorkingSet(tool_calls=(ToolCall("ok", 1, 1.0), cast(ToolCall, _Loose(ref="c", token_cost=1, created_at_ms=2.0, this_turn=value)))),
+       InvalidItemField("tool-calls", "c", "this_turn", value, "expected a bool"))
+      for value in ("yes", 1)],
+    ("call-cost-first", WorkingSet(tool_calls=(cast(ToolCall, _Loose(ref="c", token_cost=-1, created_at_ms="x", this_turn="y")),)),
+     InvalidItemField("tool-calls", "c", "token_cost", -1, "expected an int >= 0")),
+    ("call-created-before-this-turn", WorkingSet(tool_calls=(cast(ToolCall, _Loose(ref="c", token_cost=1, created_at_ms="x", this_turn="y")),)),
+     InvalidItemField("tool-calls", "c", "created_at_ms", "x", "expected a finite number")),
+    # image: token_cost, kept
+    *[(f"image-cost-{value!r}", WorkingSet(image=cast(ImageLike, _LooseImage("pic", value))),
+       InvalidItemField("image", "pic", "token_cost", value, "expected an int >= 0"))
+      for value in (-1, True, "9", 9.0)],
+    *[(f"image-kept-{value!r}", WorkingSet(image=cast(ImageLike, _LooseImage("pic", 9, kept=value))),
+       InvalidItemField("image", "pic", "kept", value, "expected a bool"))
+      for value in ("yes", 1)],
+    ("image-cost-before-kept", WorkingSet(image=cast(ImageLike, _LooseImage("pic", -1, kept="yes"))),
+     InvalidItemField("image", "pic", "token_cost", -1, "expected an int >= 0")),
+]
+
+
+@pytest.mark.parametrize(("working_set", "expected"), [case[1:] for case in _ITEM_CASES], ids=[case[0] for case in _ITEM_CASES])
+def test_each_invalid_field_of_every_bucket_is_the_whole_error_value(working_set: WorkingSet, expected: object) -> None:
+    assert subtract_to_fit(working_set, 1000).failure() == expected
+    # fit_async validates the same way.
+    assert asyncio.run(fit_async(working_set, 1000)).failure() == expected
+
+
+def _with(options: ThriftOptions, **fields: object) -> ThriftOptions:
+    # Past the checked constructor: a caller's options built from untyped data.
+    for name, value in fields.items():
+        object.__setattr__(options, name, value)
+    return options
+
+
+def _passes_reason() -> str:
+    from thrift_fp.thrift._options import SHED_PASSES
+
+    return f"passes must name each of {', '.join(SHED_PASSES)} exactly once"
+
+
+def _orders() -> list[tuple[str, ThriftOptions, object]]:
+    from thrift_fp.thrift._options import SHED_PASSES, ShedOrder
+
+    short = ShedOrder("short", SHED_PASSES[:-1])
+    doubled = ShedOrder("doubled", (*SHED_PASSES[:-1], SHED_PASSES[0]))
+    extra = ShedOrder("extra", (*SHED_PASSES, SHED_PASSES[0]))
+    return [
+        (name, ThriftOptions(shed_order=order), InvalidOption("shed_order", name, _passes_reason()))
+        for name, order in (("short", short), ("doubled", doubled), ("extra", extra))
+    ]
+
+
+_BAD_OPTIONS: list[tuple[str, ThriftOptions, object]] = [
+    ("keep-negative", ThriftOptions(this_turn_result_keep=-1), InvalidOption("this_turn_result_keep", -1, "expected an int >= 0")),
+    ("keep-bool", _with(ThriftOptions(), this_turn_result_keep=True), InvalidOption("this_turn_result_keep", True, "expected an int >= 0")),
+    ("keep-str", _with(ThriftOptions(), this_turn_result_keep="3"), InvalidOption("this_turn_result_keep", "3", "expected an int >= 0")),
+    *_orders(),
+    ("refill-str", _with(ThriftOptions(), refill="yes"), InvalidOption("refill", "yes", "expected a bool")),
+    ("refill-int", _with(ThriftOptions(), refill=1), InvalidOption("refill", 1, "expected a bool")),
+    ("threads-zero", ThriftOptions(counting_threads=0), InvalidOption("counting_threads", 0, "expected None or an int >= 1")),
+    ("threads-bool", _with(ThriftOptions(), counting_threads=True), InvalidOption("counting_threads", True, "expected None or an int >= 1")),
+    ("threads-str", _with(ThriftOptions(), counting_threads="2"), InvalidOption("counting_threads", "2", "expected None or an int >= 1")),
+    ("keep-before-refill", _with(ThriftOptions(this_turn_result_keep=-1), refill="yes"), InvalidOption("this_turn_result_keep", -1, "expected an int >= 0")),
+    ("refill-before-threads", _with(ThriftOptions(counting_threads=0), refill="yes"), InvalidOption("refill", "yes", "expected a bool")),
+]
+
+
+@pytest.mark.parametrize(("options", "expected"), [case[1:] for case in _BAD_OPTIONS], ids=[case[0] for case in _BAD_OPTIONS])
+def test_each_invalid_option_is_the_whole_error_value(options: ThriftOptions, expected: object) -> None:
+    assert subtract_to_fit(busy_set(), 1000, None, options).failure() == expected
+
+
+def test_option_boundaries_are_accepted() -> None:
+    options = ThriftOptions(this_turn_result_keep=0, counting_threads=1, refill=True)
+    assert isinstance(subtract_to_fit(busy_set(), 1000, None, options), Success)
+
+
+def test_relevant_tool_names_are_checked_one_by_one_and_one_str_is_one_name() -> None:
+    named = subtract_to_fit(busy_set(), 10**6, ["calc", "mail", 3]).failure()  # type: ignore[list-item]  # misuse on purpose
+    assert named == InvalidOption("relevant_tool_names[2]", 3, "expected a str")
+    one = subtract_to_fit(busy_set(), 10**6, "calc").unwrap()
+    assert [tool.name for tool in one.working_set.visible_tools()] == ["calc"]
+    repeated = subtract_to_fit(busy_set(), 10**6, ["mail", "calc", "mail"]).unwrap()
+    assert [tool.name for tool in repeated.working_set.visible_tools()] == ["calc", "mail"]
+
+
+def test_an_unknown_encoding_is_counting_failed_wrapping_the_unknown_encoding() -> None:
+    from thrift_fp.tokens import get_encoding
+
+    expected = CountingFailed(get_encoding("no-such-encoding").failure())
+    assert subtract_to_fit(busy_set(), 1000, encoding="no-such-encoding").failure() == expected
+    by_option = ThriftOptions(encoding="no-such-encoding")
+    assert subtract_to_fit(busy_set(), 1000, None, by_option).failure() == expected
+    # The keyword wins over the option.
+    assert isinstance(subtract_to_fit(busy_set(), 1000, None, by_option, encoding="cl100k_base"), Success)
+    assert subtract_to_fit(busy_set(), 1000, None, ThriftOptions(), encoding="no-such-encoding").failure() == expected
+
+
+def test_invalid_budgets_through_the_fit_are_the_whole_error_value() -> None:
+    from thrift_fp.thrift import InvalidBudget
+
+    assert subtract_to_fit(busy_set(), -1).failure() == InvalidBudget("context_window", -1, "must be a finite number >= 0")
+    fraction = ThriftOptions(reserve_fraction=1.5)
+    assert subtract_to_fit(busy_set(), 100, None, fraction).failure() == InvalidBudget("reserve_fraction", 1.5, "must be within [0, 1]")
+    reserve = ThriftOptions(output_reserve=NAN)
+    assert subtract_to_fit(busy_set(), 100, None, reserve).failure() == InvalidBudget("output_reserve", NAN, "must be a finite number")
