@@ -922,3 +922,106 @@ def test_invalid_budgets_through_the_fit_are_the_whole_error_value() -> None:
     assert subtract_to_fit(busy_set(), 100, None, fraction).failure() == InvalidBudget("reserve_fraction", 1.5, "must be within [0, 1]")
     reserve = ThriftOptions(output_reserve=NAN)
     assert subtract_to_fit(busy_set(), 100, None, reserve).failure() == InvalidBudget("output_reserve", NAN, "must be a finite number")
+
+
+ESTIMATE_FAILED = RuntimeError("no estimate for this one")
+
+
+class _SlottedEstimate:
+    """One type, no ``__dict__``, a plain ``estimate_tokens``: the bulk call path."""
+
+    __slots__ = ("content", "id")
+
+    def __init__(self, content: str, id: str) -> None:
+        self.content = content
+        self.id = id
+
+    def estimate_tokens(self, encoding: str) -> int:
+        if self.content == "fails":
+            raise ESTIMATE_FAILED
+        return 5
+
+
+class _LooseEstimate:
+    """An instance ``__dict__``: the per-item call path."""
+
+    def __init__(self, content: str, id: str | None = None) -> None:
+        self.content = content
+        if id is not None:
+            self.id = id
+
+    def estimate_tokens(self, encoding: str) -> int:
+        if self.content == "fails":
+            raise ESTIMATE_FAILED
+        return 5
+
+
+class _AsyncFailing:
+    def __init__(self, content: str) -> None:
+        self.content = content
+
+    async def estimate_tokens(self, encoding: str) -> int:
+        if self.content == "fails":
+            raise ESTIMATE_FAILED
+        return 5
+
+
+@pytest.mark.parametrize(
+    ("retrievables", "key"),
+    [
+        ((_SlottedEstimate("fine", "a"), _SlottedEstimate("fine", "b"), _SlottedEstimate("fails", "c")), "c"),
+        ((_SlottedEstimate("fails", "a"), _SlottedEstimate("fine", "b")), "a"),
+        ((_LooseEstimate("fine", "a"), _LooseEstimate("fails", "b"), _LooseEstimate("fine", "c")), "b"),
+        ((_LooseEstimate("fine"), _LooseEstimate("fails")), "retrievable[1]"),
+        ((WorkingRetrievable("plain", id="p"), _LooseEstimate("fails", "q")), "q"),
+    ],
+    ids=["bulk-last", "bulk-first", "loop", "loop-anonymous", "loop-mixed"],
+)
+def test_an_estimator_that_raises_is_estimator_raised_naming_the_item_with_the_cause(
+    retrievables: tuple[object, ...], key: str
+) -> None:
+    ws = WorkingSet(retrievables=cast(tuple[WorkingRetrievable, ...], retrievables))
+    assert subtract_to_fit(ws, 1000).failure() == EstimatorRaised(key, ESTIMATE_FAILED)
+
+
+def test_an_awaited_estimate_that_raises_is_estimator_raised_naming_the_item_with_the_cause() -> None:
+    items = cast(tuple[WorkingRetrievable, ...], (_AsyncFailing("fine"), _AsyncFailing("fails"), _AsyncFailing("fine")))
+    error = asyncio.run(fit_async(WorkingSet(retrievables=items), 1000)).failure()
+    assert error == EstimatorRaised("retrievable[1]", ESTIMATE_FAILED)
+    fine = cast(tuple[WorkingRetrievable, ...], (_AsyncFailing("fine"), _AsyncFailing("fine")))
+    assert asyncio.run(fit_async(WorkingSet(retrievables=fine), 1000)).unwrap().trace.total_after == 10
+
+
+def _missing(name: str) -> str:
+    return f"AttributeError: '_Loose' object has no attribute '{name}'"
+
+
+_MALFORMED: list[tuple[str, WorkingSet, MalformedItem]] = [
+    ("message-created", WorkingSet(messages=(Message("m", "a", AT), cast(Message, _Loose(id="n", content="b")))),
+     MalformedItem("messages", 1, "_Loose", "created_at", _missing("created_at"))),
+    ("message-id", WorkingSet(messages=(cast(Message, _Loose(content="b", created_at=AT)),)),
+     MalformedItem("messages", 0, "_Loose", "id", _missing("id"))),
+    ("memory-content", WorkingSet(memories=(Memory("a"), Memory("b"), cast(Memory, _Loose(id="k")))),
+     MalformedItem("memories", 2, "_Loose", "content", _missing("content"))),
+    ("retrievable-content", WorkingSet(retrievables=(WorkingRetrievable("a"), cast(WorkingRetrievable, _Loose(id="r")))),
+     MalformedItem("retrievables", 1, "_Loose", "content", _missing("content"))),
+    ("thought-content", WorkingSet(thoughts=(Thought("t", "a", AT), cast(Thought, _Loose(id="u", created_at=AT)))),
+     MalformedItem("thoughts", 1, "_Loose", "content", _missing("content"))),
+    ("call-created", WorkingSet(tool_calls=(ToolCall("c", 1, 1.0), cast(ToolCall, _Loose(ref="d", token_cost=1)))),
+     MalformedItem("tool-calls", 1, "_Loose", "created_at_ms", _missing("created_at_ms"))),
+    ("tool-description", WorkingSet(tools=(Tool("t", "a"), cast(Tool, _Loose(name="u")))),
+     MalformedItem("tools", 1, "_Loose", "description", _missing("description"))),
+]
+
+
+@pytest.mark.parametrize(("working_set", "expected"), [case[1:] for case in _MALFORMED], ids=[case[0] for case in _MALFORMED])
+def test_an_item_missing_an_attribute_of_its_bucket_is_the_whole_malformed_item(
+    working_set: WorkingSet, expected: MalformedItem
+) -> None:
+    assert subtract_to_fit(working_set, 1000).failure() == expected
+
+
+def test_an_image_missing_its_label_is_the_whole_malformed_item() -> None:
+    ws = WorkingSet()
+    object.__setattr__(ws, "image", _Loose(token_cost=3))  # past the checked constructor
+    assert subtract_to_fit(ws, 1000).failure() == MalformedItem("image", 0, "_Loose", "label", _missing("label"))
