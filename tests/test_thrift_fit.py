@@ -1025,3 +1025,21 @@ def test_an_image_missing_its_label_is_the_whole_malformed_item() -> None:
     ws = WorkingSet()
     object.__setattr__(ws, "image", _Loose(token_cost=3))  # past the checked constructor
     assert subtract_to_fit(ws, 1000).failure() == MalformedItem("image", 0, "_Loose", "label", _missing("label"))
+
+
+class _Cost(int):
+    """An int subclass, as an IntEnum member or a caller's own int type is."""
+
+
+def test_a_token_cost_of_an_int_subclass_is_charged_as_given() -> None:
+    # Regression: a valid cost that was not exactly an int raised UnwrapFailedError out of the fit.
+    priced = cast(MessageLike, _message(id="p", token_cost=_Cost(7)))
+    ws = WorkingSet(
+        messages=(priced,),
+        tool_calls=(ToolCall("c", cast(int, _Cost(5)), 1.0),),
+        image=cast(ImageLike, _LooseImage("pic", _Cost(11))),
+    )
+    fitted = subtract_to_fit(ws, 1000).unwrap()
+    assert fitted.trace.total_before == 7 + 5 + 11 + tokens("")
+    kept = fitted.working_set
+    assert (kept.messages, kept.tool_calls, kept.image) == (ws.messages, ws.tool_calls, ws.image)
