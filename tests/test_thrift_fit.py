@@ -1043,3 +1043,29 @@ def test_a_token_cost_of_an_int_subclass_is_charged_as_given() -> None:
     assert fitted.trace.total_before == 7 + 5 + 11 + tokens("")
     kept = fitted.working_set
     assert (kept.messages, kept.tool_calls, kept.image) == (ws.messages, ws.tool_calls, ws.image)
+
+
+_ASKED: list[tuple[str, str]] = []
+
+
+class _SlottedCounted:
+    """One slotted type with a plain ``estimate_tokens`` (the bulk call path) that records each call."""
+
+    __slots__ = ("content", "id")
+
+    def __init__(self, content: str, id: str) -> None:
+        self.content = content
+        self.id = id
+
+    def estimate_tokens(self, encoding: str) -> int:
+        _ASKED.append((self.id, encoding))
+        return len(self.content)
+
+
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_every_estimator_is_asked_once_in_input_order_with_the_fits_encoding(encoding: str) -> None:
+    _ASKED.clear()
+    items = cast(tuple[WorkingRetrievable, ...], (_SlottedCounted("abc", "a"), _SlottedCounted("de", "b")))
+    fitted = subtract_to_fit(WorkingSet(retrievables=items), 1000, encoding=encoding).unwrap()
+    assert _ASKED == [("a", encoding), ("b", encoding)]
+    assert fitted.trace.total_after == 5 + count_tokens("", encoding).unwrap().tokens
