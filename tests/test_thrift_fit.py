@@ -1069,3 +1069,51 @@ def test_every_estimator_is_asked_once_in_input_order_with_the_fits_encoding(enc
     fitted = subtract_to_fit(WorkingSet(retrievables=items), 1000, encoding=encoding).unwrap()
     assert _ASKED == [("a", encoding), ("b", encoding)]
     assert fitted.trace.total_after == 5 + count_tokens("", encoding).unwrap().tokens
+
+
+class _TextPriced:
+    """Declares that its estimate is the count of its text: counted in the batch, never asked."""
+
+    estimate_counts_content = True
+
+    def __init__(self, content: str, id: str) -> None:
+        self.content = content
+        self.id = id
+
+    def estimate_tokens(self, encoding: str) -> int:
+        _ASKED.append((self.id, encoding))
+        return tokens(self.content)
+
+
+def test_an_item_whose_estimate_is_its_text_count_is_never_asked_beside_items_that_are() -> None:
+    _ASKED.clear()
+    items = cast(tuple[WorkingRetrievable, ...], (_TextPriced("some text to count", "p"), _SlottedCounted("abc", "s")))
+    fitted = subtract_to_fit(WorkingSet(retrievables=items), 1000).unwrap()
+    assert _ASKED == [("s", "cl100k_base")]
+    assert fitted.trace.total_after == tokens("some text to count") + 3 + tokens("")
+
+
+def test_the_common_cases_of_a_bucket_take_its_bulk_path() -> None:
+    # The bulk paths give the loops' result (properties/test_thrift_bulk.py); that they are taken
+    # at all is pinned here, for items that leave optional attributes out and for priced ones.
+    from thrift_fp.thrift._measure import _Collector
+
+    bare = tuple(_Loose(id=f"m{i}", content="hi", created_at=at(i)) for i in range(3))
+    counted = _Collector([])
+    assert counted._bulk_messages(bare) is True  # type: ignore[arg-type]  # a message-like duck
+    assert (counted.priced, counted.pending) == (0, ["hi", "hi", "hi"])
+    flagged = (Message("a", "x", at(0), summary=True, pair_id="p"), Message("b", "y", at(1), ephemeral=True, pair_id="p"))
+    assert _Collector([])._bulk_messages(flagged) is True
+    priced = tuple(Message(f"p{i}", "text", at(i), token_cost=cost) for i, cost in enumerate((0, 3)))
+    collector = _Collector([])
+    assert collector._bulk_messages(priced) is True
+    assert (collector.priced, collector.pending) == (3, [])
+    # Out of time order is still the common case: the ranks are then the timestamps.
+    assert _Collector([])._bulk_messages((Message("late", "x", at(5)), Message("early", "y", at(1)))) is True
+    # Priced and counted messages together leave it, as does a negative cost.
+    assert _Collector([])._bulk_messages((*priced, Message("c", "z", at(9)))) is False
+    assert _Collector([])._bulk_messages((_message(id="n", token_cost=-1),)) is False  # type: ignore[arg-type]  # misuse on purpose
+    loose = (_Loose(content="a"), _Loose(content="b", score=None), _Loose(content="c", score=0.5))
+    assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (None, None, None)) is True  # type: ignore[arg-type]  # duck
+    assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (4, 0, 2)) is True  # type: ignore[arg-type]  # duck
+    assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (4, None, 2)) is False  # type: ignore[arg-type]  # duck
