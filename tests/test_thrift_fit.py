@@ -1117,3 +1117,37 @@ def test_the_common_cases_of_a_bucket_take_its_bulk_path() -> None:
     assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (None, None, None)) is True  # type: ignore[arg-type]  # duck
     assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (4, 0, 2)) is True  # type: ignore[arg-type]  # duck
     assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (4, None, 2)) is False  # type: ignore[arg-type]  # duck
+
+
+@pytest.mark.parametrize(
+    ("appended", "carried"),
+    [
+        ((), True),
+        ((Message("n1", "new", at(5)),), True),
+        ((Message("n1", "same minute", at(2)),), True),  # not older than the last carried one
+        ((Message("n1", "new", at(5)), Message("n2", "newer", at(6))), True),
+        ((Message("n1", "older than the last carried", at(1)),), False),
+        ((Message("n1", "new", at(6)), Message("n2", "older than n1", at(5))), False),
+        ((Message("n1", "new", at(6)), Message("n2", "x", at(7)), Message("n3", "older than n2", at(6))), False),
+        ((Message("n1", "priced", at(5), token_cost=4),), False),  # the history was counted, not priced
+    ],
+)
+def test_messages_appended_to_a_carried_history_take_the_carried_path_only_in_time_order(
+    appended: tuple[Message, ...], carried: bool
+) -> None:
+    from thrift_fp.thrift._history import reuse_of
+    from thrift_fp.thrift._measure import _Collector
+
+    history = (Message("m0", "first", at(0)), Message("m1", "second", at(2)))
+    first = subtract_to_fit(WorkingSet(messages=history), 1000).unwrap()
+    messages = (*history, *appended)
+    reuse = reuse_of(first.counts, messages)
+    assert reuse is not None and reuse.shared == 2
+    collector = _Collector([])
+    assert collector._carried_messages(messages, reuse) is carried
+    assert (collector.carried is reuse) is carried
+    assert collector.pending == ([message.content for message in appended] if carried else [])
+    # Either way the fit is the one a cold fit gives.
+    again = subtract_to_fit(WorkingSet(messages=messages), 1000, counts=first.counts).unwrap()
+    cold = subtract_to_fit(WorkingSet(messages=messages), 1000).unwrap()
+    assert (again.working_set, again.trace) == (cold.working_set, cold.trace)
