@@ -257,3 +257,11 @@ def test_selecting_turns_with_an_unknown_encoding_is_counting_failed_wrapping_it
     expected = CountingFailed(get_encoding("no-such-encoding").failure())
     assert select_relevant_turns(turns, "alpha", 1000, keep_recent=1, encoding="no-such-encoding").failure() == expected
     assert select_naive_turns(turns, 1000, encoding="no-such-encoding").failure() == expected
+
+
+def test_when_every_turn_is_recent_every_turn_is_kept_whatever_its_relevance() -> None:
+    turns = [(msg("0", "nothing to do with it"),), (msg("1", "also unrelated"),)]
+    assert select_relevant_turns(turns, "alpha", 0, keep_recent=2).unwrap() == tuple(turns)
+    assert select_relevant_turns(turns, "alpha", 0, keep_recent=5).unwrap() == tuple(turns)
+    # A negative keep keeps no recent turn: each is judged by its relevance.
+    assert select_relevant_turns(turns, "alpha", 0, keep_recent=-1).unwrap() == ()
