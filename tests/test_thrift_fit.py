@@ -1151,3 +1151,23 @@ def test_messages_appended_to_a_carried_history_take_the_carried_path_only_in_ti
     again = subtract_to_fit(WorkingSet(messages=messages), 1000, counts=first.counts).unwrap()
     cold = subtract_to_fit(WorkingSet(messages=messages), 1000).unwrap()
     assert (again.working_set, again.trace) == (cold.working_set, cold.trace)
+
+
+COUNTER_DOWN = RuntimeError("no counter today")
+
+
+def _counter_down(text: str) -> int:
+    raise COUNTER_DOWN
+
+
+def test_a_tokenizer_that_fails_is_counting_failed_wrapping_its_error_with_the_cause() -> None:
+    from thrift_fp.tokens import EstimatorFailed, register_token_estimator, unregister_token_estimator
+
+    register_token_estimator("thrift-fit-counter-down", _counter_down).unwrap()
+    try:
+        error = subtract_to_fit(busy_set(), 1000, encoding="thrift-fit-counter-down").failure()
+    finally:
+        unregister_token_estimator("thrift-fit-counter-down")
+    inner = EstimatorFailed("thrift-fit-counter-down", "raised RuntimeError: no counter today", COUNTER_DOWN)
+    assert error == CountingFailed(inner)
+    assert error.cause is COUNTER_DOWN
