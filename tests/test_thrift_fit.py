@@ -8,7 +8,7 @@ import gc
 import json
 import warnings
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import cast
 
 import pytest
@@ -1171,3 +1171,24 @@ def test_a_tokenizer_that_fails_is_counting_failed_wrapping_its_error_with_the_c
     inner = EstimatorFailed("thrift-fit-counter-down", "raised RuntimeError: no counter today", COUNTER_DOWN)
     assert error == CountingFailed(inner)
     assert error.cause is COUNTER_DOWN
+
+
+class _NoOffset(tzinfo):
+    """A zone that knows no offset: a datetime carrying it is naive all the same."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+    def tzname(self, dt: datetime | None) -> str | None:
+        return None
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+
+def test_a_timestamp_whose_zone_has_no_offset_is_refused_as_naive() -> None:
+    stamp = datetime(2026, 1, 1, tzinfo=_NoOffset())
+    message = subtract_to_fit(WorkingSet(messages=(Message("m", "hi", stamp),)), 1000).failure()
+    assert message == InvalidItemField("messages", "m", "created_at", stamp, NAIVE_REASON)
+    thought = subtract_to_fit(WorkingSet(thoughts=(Thought("t", "hmm", stamp),)), 1000).failure()
+    assert thought == InvalidItemField("thoughts", "t", "created_at", stamp, NAIVE_REASON)
