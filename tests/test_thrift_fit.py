@@ -37,7 +37,7 @@ from thrift_fp.thrift import (
     fit_async,
     subtract_to_fit,
 )
-from thrift_fp.tokens import TokenCount, TokenError, UnknownEncoding, count_tokens
+from thrift_fp.tokens import TokenCount, TokenCounts, TokenError, UnknownEncoding, count_tokens
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -1192,3 +1192,20 @@ def test_a_timestamp_whose_zone_has_no_offset_is_refused_as_naive() -> None:
     assert message == InvalidItemField("messages", "m", "created_at", stamp, NAIVE_REASON)
     thought = subtract_to_fit(WorkingSet(thoughts=(Thought("t", "hmm", stamp),)), 1000).failure()
     assert thought == InvalidItemField("thoughts", "t", "created_at", stamp, NAIVE_REASON)
+
+
+def test_the_reused_part_of_a_history_is_its_leading_very_objects_and_their_ids() -> None:
+    from dataclasses import replace as copied
+
+    from thrift_fp.thrift._history import reuse_of
+
+    m0, m1 = Message("m0", "first", at(0)), Message("m1", "second", at(1))
+    counts = subtract_to_fit(WorkingSet(messages=(m0, m1)), 1000).unwrap().counts
+    whole = reuse_of(counts, (m0, m1, Message("m2", "third", at(2))))
+    assert whole is not None and (whole.shared, whole.keys, whole.whole()) == (2, frozenset({"m0", "m1"}), True)
+    part = reuse_of(counts, (m0, Message("x", "other", at(1))))
+    assert part is not None and (part.shared, part.keys, part.whole()) == (1, frozenset({"m0"}), False)
+    # An equal copy is not the object the previous fit measured.
+    assert reuse_of(counts, (copied(m0), m1)) is None
+    assert reuse_of(counts, [m0, m1]) is None  # only a tuple history is carried
+    assert reuse_of(TokenCounts(), (m0, m1)) is None
