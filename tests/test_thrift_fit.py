@@ -1209,3 +1209,39 @@ def test_the_reused_part_of_a_history_is_its_leading_very_objects_and_their_ids(
     assert reuse_of(counts, (copied(m0), m1)) is None
     assert reuse_of(counts, [m0, m1]) is None  # only a tuple history is carried
     assert reuse_of(TokenCounts(), (m0, m1)) is None
+
+
+def test_counts_carried_from_a_fit_with_another_encoding_are_not_reused() -> None:
+    history = tuple(Message(f"m{i}", f"naïve café déjà vu, 日本語のテキスト {i} " * 3, at(i)) for i in range(4))
+    ws = WorkingSet(messages=history)
+    first = subtract_to_fit(ws, 10_000, encoding="cl100k_base").unwrap()
+    again = subtract_to_fit(ws, 10_000, encoding="o200k_base", counts=first.counts).unwrap()
+    cold = subtract_to_fit(ws, 10_000, encoding="o200k_base").unwrap()
+    assert again.trace == cold.trace
+    assert again.trace.total_before != first.trace.total_before
+
+
+def test_a_history_counted_with_the_same_encoding_is_carried_and_one_priced_by_the_caller_whatever_the_encoding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from thrift_fp.thrift._history import Reuse
+    from thrift_fp.thrift._measure import _Collector
+
+    taken: list[int] = []
+    carried = _Collector._carried_messages
+
+    def spy(self: _Collector, items: tuple[Message, ...], reuse: Reuse) -> bool:
+        taken.append(reuse.shared)
+        return carried(self, items, reuse)
+
+    monkeypatch.setattr(_Collector, "_carried_messages", spy)
+    counted = tuple(Message(f"m{i}", f"words {i}", at(i)) for i in range(3))
+    first = subtract_to_fit(WorkingSet(messages=counted), 1000).unwrap()
+    subtract_to_fit(WorkingSet(messages=counted), 1000, counts=first.counts).unwrap()
+    subtract_to_fit(WorkingSet(messages=counted), 1000, encoding="o200k_base", counts=first.counts).unwrap()
+    assert taken == [3]
+    priced = tuple(Message(f"p{i}", "text", at(i), token_cost=4) for i in range(2))
+    before = subtract_to_fit(WorkingSet(messages=priced), 1000).unwrap()
+    again = subtract_to_fit(WorkingSet(messages=priced), 1000, encoding="o200k_base", counts=before.counts).unwrap()
+    assert taken == [3, 2]
+    assert again.trace.total_before == 8 + count_tokens("", "o200k_base").unwrap().tokens
