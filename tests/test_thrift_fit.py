@@ -1245,3 +1245,10 @@ def test_a_history_counted_with_the_same_encoding_is_carried_and_one_priced_by_t
     again = subtract_to_fit(WorkingSet(messages=priced), 1000, encoding="o200k_base", counts=before.counts).unwrap()
     assert taken == [3, 2]
     assert again.trace.total_before == 8 + count_tokens("", "o200k_base").unwrap().tokens
+
+
+def test_a_set_that_fits_to_the_token_fits_and_is_not_refused() -> None:
+    messages = tuple(Message(f"p{i}", "text", at(i), token_cost=10) for i in range(4))
+    exact = subtract_to_fit(WorkingSet(messages=messages), 40, None, _NO_RESERVE).unwrap()
+    assert (exact.trace.budget, exact.trace.total_after, exact.trace.fits, exact.trace.refused) == (40, 40, True, False)
+    assert exact.working_set.messages == messages
