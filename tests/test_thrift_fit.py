@@ -1117,6 +1117,8 @@ def test_the_common_cases_of_a_bucket_take_its_bulk_path() -> None:
     assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (None, None, None)) is True  # type: ignore[arg-type]  # duck
     assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (4, 0, 2)) is True  # type: ignore[arg-type]  # duck
     assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (4, None, 2)) is False  # type: ignore[arg-type]  # duck
+    # Self-priced items' contents are never read, whatever they are.
+    assert _Collector([])._bulk_retrievables((_Loose(content=3),), ("0",), (4,)) is True  # type: ignore[arg-type]  # duck
 
 
 @pytest.mark.parametrize(
