@@ -64,3 +64,65 @@ def test_int_output_reserve_beyond_float_range_is_exact() -> None:
     # A huge int reserve is still a reserve: it leaves no budget (like resolve_budget(100, 1000)).
     assert resolve_budget(100, 10**400).unwrap() == Budget(100, 100, 0)
     assert resolve_budget(100, -(10**400)).unwrap() == Budget(100, 0, 100)
+
+
+_WINDOW = "must be a finite number >= 0"
+_RANGE = "must be within float range"
+_FRACTION = "must be within [0, 1]"
+_RESERVE = "must be a finite number"
+_NAN = math.nan
+
+_INVALID: list[tuple[str, tuple[object, object, object], InvalidBudget]] = [
+    ("window-negative", (-1, None, 0.35), InvalidBudget("context_window", -1, _WINDOW)),
+    ("window-negative-float", (-0.5, None, 0.35), InvalidBudget("context_window", -0.5, _WINDOW)),
+    ("window-inf", (math.inf, None, 0.35), InvalidBudget("context_window", math.inf, _WINDOW)),
+    ("window-nan", (_NAN, None, 0.35), InvalidBudget("context_window", _NAN, _WINDOW)),
+    ("window-bool", (True, None, 0.35), InvalidBudget("context_window", True, _WINDOW)),
+    ("window-huge", (10**400, None, 0.35), InvalidBudget("context_window", 10**400, _RANGE)),
+    ("window-huge-negative", (-(10**400), None, 0.35), InvalidBudget("context_window", -(10**400), _RANGE)),
+    ("window-before-fraction", (-1, None, 2.0), InvalidBudget("context_window", -1, _WINDOW)),
+    ("fraction-above", (100, None, 1.5), InvalidBudget("reserve_fraction", 1.5, _FRACTION)),
+    ("fraction-below", (100, None, -0.01), InvalidBudget("reserve_fraction", -0.01, _FRACTION)),
+    ("fraction-nan", (100, None, _NAN), InvalidBudget("reserve_fraction", _NAN, _FRACTION)),
+    ("fraction-before-reserve", (100, math.inf, 1.5), InvalidBudget("reserve_fraction", 1.5, _FRACTION)),
+    ("reserve-nan", (100, _NAN, 0.35), InvalidBudget("output_reserve", _NAN, _RESERVE)),
+    ("reserve-inf", (100, math.inf, 0.35), InvalidBudget("output_reserve", math.inf, _RESERVE)),
+    ("reserve-minus-inf", (100, -math.inf, 0.35), InvalidBudget("output_reserve", -math.inf, _RESERVE)),
+    ("reserve-bool", (100, True, 0.35), InvalidBudget("output_reserve", True, _RESERVE)),
+]
+
+
+@pytest.mark.parametrize(("arguments", "expected"), [case[1:] for case in _INVALID], ids=[case[0] for case in _INVALID])
+def test_each_invalid_budget_input_is_the_whole_error_value(
+    arguments: tuple[object, object, object], expected: InvalidBudget
+) -> None:
+    window, reserve, fraction = arguments
+    assert resolve_budget(window, reserve, fraction).failure() == expected  # type: ignore[arg-type]  # misuse on purpose
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ((0, None, 0.35), Budget(0, 0, 0)),
+        ((10, None, 0.35), Budget(10, 4, 6)),  # ceil(3.5) reserved, the rest is the budget
+        ((10, 0, 0.35), Budget(10, 0, 10)),
+        ((10, 3.2, 0.35), Budget(10, 4, 6)),  # a fractional reserve rounds up
+        ((10.9, None, 0.0), Budget(10.9, 0, 10)),
+        ((10.2, 20, 0.35), Budget(10.2, 11, 0)),  # a reserve beyond the window takes all of it
+        ((7, None, 1.0), Budget(7, 7, 0)),
+    ],
+)
+def test_the_reserve_rounds_up_and_the_budget_down(arguments: tuple[float, float | None, float], expected: Budget) -> None:
+    window, reserve, fraction = arguments
+    assert resolve_budget(window, reserve, fraction).unwrap() == expected
+
+
+def test_a_bool_reserve_fraction_is_refused_where_no_type_check_runs() -> None:
+    # beartype refuses a bool for the float parameter under the test suite; production has no such
+    # check, so resolve_budget refuses it itself (True would otherwise be a fraction of 1).
+    import inspect
+
+    unchecked = inspect.unwrap(resolve_budget)
+    assert unchecked is not resolve_budget
+    assert unchecked(100, None, True).failure() == InvalidBudget("reserve_fraction", True, _FRACTION)
+    assert unchecked(100, None, False).failure() == InvalidBudget("reserve_fraction", False, _FRACTION)

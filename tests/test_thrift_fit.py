@@ -8,7 +8,7 @@ import gc
 import json
 import warnings
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import cast
 
 import pytest
@@ -37,7 +37,7 @@ from thrift_fp.thrift import (
     fit_async,
     subtract_to_fit,
 )
-from thrift_fp.tokens import TokenCount, TokenError, UnknownEncoding, count_tokens
+from thrift_fp.tokens import TokenCount, TokenCounts, TokenError, UnknownEncoding, count_tokens
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -658,3 +658,599 @@ def test_an_image_without_a_token_cost_is_malformed_in_the_image_bucket() -> Non
     error = subtract_to_fit(ws, 1000).failure()
     assert isinstance(error, MalformedItem)
     assert (error.bucket, error.index, error.attribute) == ("image", 0, "token_cost")
+
+
+# Every error value of the fit's validation, compared whole: callers route on the bucket, item,
+# field, value and reason, so each is pinned on every path that can produce it (the first item,
+# after valid items, and after messages carried from the previous fit).
+
+NAN = float("nan")
+HUGE = 10**400
+NAIVE = datetime(2026, 1, 1)
+NAIVE_REASON = "naive datetime has no timezone; attach one (e.g. tzinfo=UTC)"
+
+
+class _NoText:
+    """A content with neither its own ``__str__`` nor ``__repr__``."""
+
+
+NO_TEXT = "_NoText has no string form but object.__str__"
+
+
+def _message(**overrides: object) -> _Loose:
+    fields: dict[str, object] = {"id": "bad", "content": "odd one", "created_at": AT}
+    fields.update(overrides)
+    return _Loose(**fields)
+
+
+_VALID_MESSAGES = (Message("m0", "first words", at(0)), Message("m1", "second words", at(1)))
+
+_BAD_MESSAGES: list[tuple[dict[str, object], object]] = [
+    ({"created_at": NAIVE}, InvalidItemField("messages", "bad", "created_at", NAIVE, NAIVE_REASON)),
+    ({"created_at": "today"}, InvalidItemField("messages", "bad", "created_at", "today", "expected a finite number")),
+    ({"created_at": NAN}, InvalidItemField("messages", "bad", "created_at", NAN, "expected a finite number")),
+    ({"created_at": True}, InvalidItemField("messages", "bad", "created_at", True, "expected a finite number")),
+    ({"created_at": HUGE}, InvalidItemField("messages", "bad", "created_at", HUGE, "expected a finite number")),
+    ({"summary": "yes"}, InvalidItemField("messages", "bad", "summary", "yes", "expected a bool")),
+    ({"summary": 1}, InvalidItemField("messages", "bad", "summary", 1, "expected a bool")),
+    ({"ephemeral": "no"}, InvalidItemField("messages", "bad", "ephemeral", "no", "expected a bool")),
+    ({"ephemeral": 0}, InvalidItemField("messages", "bad", "ephemeral", 0, "expected a bool")),
+    ({"token_cost": -1}, InvalidItemField("messages", "bad", "token_cost", -1, "expected an int >= 0")),
+    ({"token_cost": "5"}, InvalidItemField("messages", "bad", "token_cost", "5", "expected an int >= 0")),
+    ({"token_cost": True}, InvalidItemField("messages", "bad", "token_cost", True, "expected an int >= 0")),
+    ({"token_cost": 1.5}, InvalidItemField("messages", "bad", "token_cost", 1.5, "expected an int >= 0")),
+    ({"pair_id": 5}, InvalidItemField("messages", "bad", "pair_id", 5, "expected a str or None")),
+    ({"pair_id": b"p"}, InvalidItemField("messages", "bad", "pair_id", b"p", "expected a str or None")),
+    ({"content": _NoText()}, UnmeasurableContent("messages", "bad", NO_TEXT)),
+    # The first invalid attribute in the loop's order is the one reported.
+    ({"created_at": NAIVE, "summary": "yes"}, InvalidItemField("messages", "bad", "created_at", NAIVE, NAIVE_REASON)),
+    ({"summary": "yes", "ephemeral": "no"}, InvalidItemField("messages", "bad", "summary", "yes", "expected a bool")),
+    ({"ephemeral": "no", "token_cost": -1}, InvalidItemField("messages", "bad", "ephemeral", "no", "expected a bool")),
+    ({"token_cost": -1, "pair_id": 5}, InvalidItemField("messages", "bad", "token_cost", -1, "expected an int >= 0")),
+    ({"content": _NoText(), "pair_id": 5}, UnmeasurableContent("messages", "bad", NO_TEXT)),
+]
+
+
+@pytest.mark.parametrize(("overrides", "expected"), _BAD_MESSAGES)
+@pytest.mark.parametrize("where", ["alone", "after-valid", "after-carried"])
+def test_each_invalid_message_field_is_the_whole_error_value_wherever_the_message_sits(
+    overrides: dict[str, object], expected: object, where: str
+) -> None:
+    bad = cast(MessageLike, _message(**overrides))
+    if where == "alone":
+        error = subtract_to_fit(WorkingSet(messages=(bad,)), 1000).failure()
+    elif where == "after-valid":
+        error = subtract_to_fit(WorkingSet(messages=(*_VALID_MESSAGES, bad)), 1000).failure()
+    else:
+        first = subtract_to_fit(WorkingSet(messages=_VALID_MESSAGES), 1000).unwrap()
+        error = subtract_to_fit(WorkingSet(messages=(*_VALID_MESSAGES, bad)), 1000, counts=first.counts).failure()
+    assert error == expected
+
+
+_BAD_IDS: list[tuple[WorkingSet, object]] = [
+    (WorkingSet(messages=(*_VALID_MESSAGES, cast(MessageLike, _message(id=5)))),
+     InvalidItemField("messages", "messages[2]", "id", 5, "expected a str")),
+    (WorkingSet(thoughts=(Thought("t0", "a", AT), cast(Thought, _Loose(id=5, content="b", created_at=AT)))),
+     InvalidItemField("thoughts", "thoughts[1]", "id", 5, "expected a str")),
+    (WorkingSet(tool_calls=(ToolCall("c0", 1, 1.0), cast(ToolCall, _Loose(ref=5, token_cost=1, created_at_ms=2.0)))),
+     InvalidItemField("tool-calls", "tool-calls[1]", "ref", 5, "expected a str")),
+    (WorkingSet(tools=(Tool("t0", "a"), cast(Tool, _Loose(name=5, description="b")))),
+     InvalidItemField("tools", "tools[1]", "name", 5, "expected a str")),
+    (WorkingSet(memories=(Memory("a"), Memory("b"), cast(Memory, _Loose(content="c", id=b"k")))),
+     InvalidItemField("memories", "memory[2]", "id", b"k", "expected a str or None")),
+    (WorkingSet(retrievables=(WorkingRetrievable("a"), cast(WorkingRetrievable, _Loose(content="c", id=7)))),
+     InvalidItemField("retrievables", "retrievable[1]", "id", 7, "expected a str or None")),
+    (WorkingSet(messages=(Message("x", "a", at(0)), Message("y", "b", at(1)), Message("x", "c", at(2)))),
+     DuplicateId("messages", "x")),
+    (WorkingSet(thoughts=(Thought("x", "a", AT), Thought("x", "b", AT))), DuplicateId("thoughts", "x")),
+    (WorkingSet(tools=(Tool("x", "a"), Tool("y", "b"), Tool("x", "c"))), DuplicateId("tools", "x")),
+    (WorkingSet(memories=(Memory("a", id="x"), Memory("b", id="x"))), DuplicateId("memories", "x")),
+    # An anonymous item is named by its position, which an explicit id may repeat.
+    (WorkingSet(memories=(Memory("a", id="memory[1]"), Memory("b"))), DuplicateId("memories", "memory[1]")),
+    (WorkingSet(retrievables=(WorkingRetrievable("a", id="retrievable[1]"), WorkingRetrievable("b"))),
+     DuplicateId("retrievables", "retrievable[1]")),
+    (WorkingSet(retrievables=(WorkingRetrievable("a", id="x"), WorkingRetrievable("b", id="x"))),
+     DuplicateId("retrievables", "x")),
+]
+
+
+@pytest.mark.parametrize(("working_set", "expected"), _BAD_IDS)
+def test_an_id_that_is_not_a_str_or_repeats_is_the_whole_error_value(working_set: WorkingSet, expected: object) -> None:
+    assert subtract_to_fit(working_set, 1000).failure() == expected
+
+
+def test_ids_after_carried_messages_are_named_by_their_position_and_checked_against_the_carried_ones() -> None:
+    first = subtract_to_fit(WorkingSet(messages=_VALID_MESSAGES), 1000).unwrap()
+    odd = cast(MessageLike, _message(id=5))
+    error = subtract_to_fit(WorkingSet(messages=(*_VALID_MESSAGES, odd)), 1000, counts=first.counts).failure()
+    assert error == InvalidItemField("messages", "messages[2]", "id", 5, "expected a str")
+    again = Message("m0", "a repeat of the first id", at(2))
+    repeated = subtract_to_fit(WorkingSet(messages=(*_VALID_MESSAGES, again)), 1000, counts=first.counts).failure()
+    assert repeated == DuplicateId("messages", "m0")
+    twice = (*_VALID_MESSAGES, Message("n", "a", at(2)), Message("n", "b", at(3)))
+    assert subtract_to_fit(WorkingSet(messages=twice), 1000, counts=first.counts).failure() == DuplicateId("messages", "n")
+
+
+_ITEM_CASES: list[tuple[str, WorkingSet, object]] = [
+    # memories: importance, content (an anonymous memory is named by its position)
+    *[(f"memory-importance-{value!r}", WorkingSet(memories=(Memory("ok", 0.5), cast(Memory, _Loose(content="m", importance=value)))),
+       InvalidItemField("memories", "memory[1]", "importance", value, "expected a finite number"))
+      for value in (NAN, float("inf"), "high", True, HUGE)],
+    ("memory-content", WorkingSet(memories=(Memory("ok"), cast(Memory, _Loose(content=_NoText(), id="k")))),
+     UnmeasurableContent("memories", "k", NO_TEXT)),
+    ("memory-importance-before-content", WorkingSet(memories=(cast(Memory, _Loose(content=_NoText(), importance="x")),)),
+     InvalidItemField("memories", "memory[0]", "importance", "x", "expected a finite number")),
+    # retrievables: score, content, size_unknown
+    *[(f"retrievable-score-{value!r}", WorkingSet(retrievables=(WorkingRetrievable("ok", score=0.5), cast(WorkingRetrievable, _Loose(content="r", score=value)))),
+       InvalidItemField("retrievables", "retrievable[1]", "score", value, "expected a finite number"))
+      for value in (NAN, float("-inf"), "high", True, HUGE)],
+    ("retrievable-content", WorkingSet(retrievables=(WorkingRetrievable("ok"), cast(WorkingRetrievable, _Loose(content=_NoText(), id="r")))),
+     UnmeasurableContent("retrievables", "r", NO_TEXT)),
+    *[(f"retrievable-size-unknown-{value!r}", WorkingSet(retrievables=(WorkingRetrievable("ok"), cast(WorkingRetrievable, _Loose(content="r", size_unknown=value)))),
+       InvalidItemField("retrievables", "retrievable[1]", "size_unknown", value, "expected a bool"))
+      for value in (1, "yes", 0)],
+    # thoughts: created_at, this_turn, content, in that order
+    *[(f"thought-created-{value!r}", WorkingSet(thoughts=(Thought("ok", "a", AT), cast(Thought, _Loose(id="t", content="b", created_at=value)))),
+       InvalidItemField("thoughts", "t", "created_at", value, reason))
+      for value, reason in ((NAIVE, NAIVE_REASON), ("now", "expected a finite number"), (NAN, "expected a finite number"))],
+    *[(f"thought-this-turn-{value!r}", WorkingSet(thoughts=(Thought("ok", "a", AT), cast(Thought, _Loose(id="t", content="b", created_at=AT, this_turn=value)))),
+       InvalidItemField("thoughts", "t", "this_turn", value, "expected a bool"))
+      for value in ("yes", 1)],
+    ("thought-content", WorkingSet(thoughts=(Thought("ok", "a", AT), cast(Thought, _Loose(id="t", content=_NoText(), created_at=AT)))),
+     UnmeasurableContent("thoughts", "t", NO_TEXT)),
+    ("thought-created-first", WorkingSet(thoughts=(cast(Thought, _Loose(id="t", content=_NoText(), created_at="x", this_turn="y")),)),
+     InvalidItemField("thoughts", "t", "created_at", "x", "expected a finite number")),
+    ("thought-this-turn-before-content", WorkingSet(thoughts=(cast(Thought, _Loose(id="t", content=_NoText(), created_at=AT, this_turn="y")),)),
+     InvalidItemField("thoughts", "t", "this_turn", "y", "expected a bool")),
+    # tools: shed_rank, description
+    *[(f"tool-rank-{value!r}", WorkingSet(tools=(Tool("ok", "a"), cast(Tool, _Loose(name="t", description="b", shed_rank=value)))),
+       InvalidItemField("tools", "t", "shed_rank", value, "expected a finite number"))
+      for value in (NAN, "1", True, HUGE)],
+    ("tool-description", WorkingSet(tools=(Tool("ok", "a"), cast(Tool, _Loose(name="t", description=_NoText())))),
+     UnmeasurableContent("tools", "t", NO_TEXT)),
+    ("tool-rank-before-description", WorkingSet(tools=(cast(Tool, _Loose(name="t", description=_NoText(), shed_rank="x")),)),
+     InvalidItemField("tools", "t", "shed_rank", "x", "expected a finite number")),
+    # tool calls: token_cost, created_at_ms, this_turn, in that order
+    *[(f"call-cost-{value!r}", WorkingSet(tool_calls=(ToolCall("ok", 1, 1.0), cast(ToolCall, _Loose(ref="c", token_cost=value, created_at_ms=2.0)))),
+       InvalidItemField("tool-calls", "c", "token_cost", value, "expected an int >= 0"))
+      for value in (-1, "3", True, 2.0)],
+    *[(f"call-created-{value!r}", WorkingSet(tool_calls=(ToolCall("ok", 1, 1.0), cast(ToolCall, _Loose(ref="c", token_cost=1, created_at_ms=value)))),
+       InvalidItemField("tool-calls", "c", "created_at_ms", value, "expected a finite number"))
+      for value in (NAN, "now", AT, True)],
+    *[(f"call-this-turn-{value!r}", WorkingSet(tool_calls=(ToolCall("ok", 1, 1.0), cast(ToolCall, _Loose(ref="c", token_cost=1, created_at_ms=2.0, this_turn=value)))),
+       InvalidItemField("tool-calls", "c", "this_turn", value, "expected a bool"))
+      for value in ("yes", 1)],
+    ("call-cost-first", WorkingSet(tool_calls=(cast(ToolCall, _Loose(ref="c", token_cost=-1, created_at_ms="x", this_turn="y")),)),
+     InvalidItemField("tool-calls", "c", "token_cost", -1, "expected an int >= 0")),
+    ("call-created-before-this-turn", WorkingSet(tool_calls=(cast(ToolCall, _Loose(ref="c", token_cost=1, created_at_ms="x", this_turn="y")),)),
+     InvalidItemField("tool-calls", "c", "created_at_ms", "x", "expected a finite number")),
+    # image: token_cost, kept
+    *[(f"image-cost-{value!r}", WorkingSet(image=cast(ImageLike, _LooseImage("pic", value))),
+       InvalidItemField("image", "pic", "token_cost", value, "expected an int >= 0"))
+      for value in (-1, True, "9", 9.0)],
+    *[(f"image-kept-{value!r}", WorkingSet(image=cast(ImageLike, _LooseImage("pic", 9, kept=value))),
+       InvalidItemField("image", "pic", "kept", value, "expected a bool"))
+      for value in ("yes", 1)],
+    ("image-cost-before-kept", WorkingSet(image=cast(ImageLike, _LooseImage("pic", -1, kept="yes"))),
+     InvalidItemField("image", "pic", "token_cost", -1, "expected an int >= 0")),
+]
+
+
+@pytest.mark.parametrize(("working_set", "expected"), [case[1:] for case in _ITEM_CASES], ids=[case[0] for case in _ITEM_CASES])
+def test_each_invalid_field_of_every_bucket_is_the_whole_error_value(working_set: WorkingSet, expected: object) -> None:
+    assert subtract_to_fit(working_set, 1000).failure() == expected
+    # fit_async validates the same way.
+    assert asyncio.run(fit_async(working_set, 1000)).failure() == expected
+
+
+def _with(options: ThriftOptions, **fields: object) -> ThriftOptions:
+    # Past the checked constructor: a caller's options built from untyped data.
+    for name, value in fields.items():
+        object.__setattr__(options, name, value)
+    return options
+
+
+def _passes_reason() -> str:
+    from thrift_fp.thrift._options import SHED_PASSES
+
+    return f"passes must name each of {', '.join(SHED_PASSES)} exactly once"
+
+
+def _orders() -> list[tuple[str, ThriftOptions, object]]:
+    from thrift_fp.thrift._options import SHED_PASSES, ShedOrder
+
+    short = ShedOrder("short", SHED_PASSES[:-1])
+    doubled = ShedOrder("doubled", (*SHED_PASSES[:-1], SHED_PASSES[0]))
+    extra = ShedOrder("extra", (*SHED_PASSES, SHED_PASSES[0]))
+    return [
+        (name, ThriftOptions(shed_order=order), InvalidOption("shed_order", name, _passes_reason()))
+        for name, order in (("short", short), ("doubled", doubled), ("extra", extra))
+    ]
+
+
+_BAD_OPTIONS: list[tuple[str, ThriftOptions, object]] = [
+    ("keep-negative", ThriftOptions(this_turn_result_keep=-1), InvalidOption("this_turn_result_keep", -1, "expected an int >= 0")),
+    ("keep-bool", _with(ThriftOptions(), this_turn_result_keep=True), InvalidOption("this_turn_result_keep", True, "expected an int >= 0")),
+    ("keep-str", _with(ThriftOptions(), this_turn_result_keep="3"), InvalidOption("this_turn_result_keep", "3", "expected an int >= 0")),
+    *_orders(),
+    ("refill-str", _with(ThriftOptions(), refill="yes"), InvalidOption("refill", "yes", "expected a bool")),
+    ("refill-int", _with(ThriftOptions(), refill=1), InvalidOption("refill", 1, "expected a bool")),
+    ("threads-zero", ThriftOptions(counting_threads=0), InvalidOption("counting_threads", 0, "expected None or an int >= 1")),
+    ("threads-bool", _with(ThriftOptions(), counting_threads=True), InvalidOption("counting_threads", True, "expected None or an int >= 1")),
+    ("threads-str", _with(ThriftOptions(), counting_threads="2"), InvalidOption("counting_threads", "2", "expected None or an int >= 1")),
+    ("keep-before-refill", _with(ThriftOptions(this_turn_result_keep=-1), refill="yes"), InvalidOption("this_turn_result_keep", -1, "expected an int >= 0")),
+    ("refill-before-threads", _with(ThriftOptions(counting_threads=0), refill="yes"), InvalidOption("refill", "yes", "expected a bool")),
+]
+
+
+@pytest.mark.parametrize(("options", "expected"), [case[1:] for case in _BAD_OPTIONS], ids=[case[0] for case in _BAD_OPTIONS])
+def test_each_invalid_option_is_the_whole_error_value(options: ThriftOptions, expected: object) -> None:
+    assert subtract_to_fit(busy_set(), 1000, None, options).failure() == expected
+
+
+def test_option_boundaries_are_accepted() -> None:
+    options = ThriftOptions(this_turn_result_keep=0, counting_threads=1, refill=True)
+    assert isinstance(subtract_to_fit(busy_set(), 1000, None, options), Success)
+
+
+def test_relevant_tool_names_are_checked_one_by_one_and_one_str_is_one_name() -> None:
+    named = subtract_to_fit(busy_set(), 10**6, ["calc", "mail", 3]).failure()  # type: ignore[list-item]  # misuse on purpose
+    assert named == InvalidOption("relevant_tool_names[2]", 3, "expected a str")
+    one = subtract_to_fit(busy_set(), 10**6, "calc").unwrap()
+    assert [tool.name for tool in one.working_set.visible_tools()] == ["calc"]
+    repeated = subtract_to_fit(busy_set(), 10**6, ["mail", "calc", "mail"]).unwrap()
+    assert [tool.name for tool in repeated.working_set.visible_tools()] == ["calc", "mail"]
+
+
+def test_an_unknown_encoding_is_counting_failed_wrapping_the_unknown_encoding() -> None:
+    from thrift_fp.tokens import get_encoding
+
+    expected = CountingFailed(get_encoding("no-such-encoding").failure())
+    assert subtract_to_fit(busy_set(), 1000, encoding="no-such-encoding").failure() == expected
+    by_option = ThriftOptions(encoding="no-such-encoding")
+    assert subtract_to_fit(busy_set(), 1000, None, by_option).failure() == expected
+    # The keyword wins over the option.
+    assert isinstance(subtract_to_fit(busy_set(), 1000, None, by_option, encoding="cl100k_base"), Success)
+    assert subtract_to_fit(busy_set(), 1000, None, ThriftOptions(), encoding="no-such-encoding").failure() == expected
+
+
+def test_invalid_budgets_through_the_fit_are_the_whole_error_value() -> None:
+    from thrift_fp.thrift import InvalidBudget
+
+    assert subtract_to_fit(busy_set(), -1).failure() == InvalidBudget("context_window", -1, "must be a finite number >= 0")
+    fraction = ThriftOptions(reserve_fraction=1.5)
+    assert subtract_to_fit(busy_set(), 100, None, fraction).failure() == InvalidBudget("reserve_fraction", 1.5, "must be within [0, 1]")
+    reserve = ThriftOptions(output_reserve=NAN)
+    assert subtract_to_fit(busy_set(), 100, None, reserve).failure() == InvalidBudget("output_reserve", NAN, "must be a finite number")
+
+
+ESTIMATE_FAILED = RuntimeError("no estimate for this one")
+
+
+class _SlottedEstimate:
+    """One type, no ``__dict__``, a plain ``estimate_tokens``: the bulk call path."""
+
+    __slots__ = ("content", "id")
+
+    def __init__(self, content: str, id: str) -> None:
+        self.content = content
+        self.id = id
+
+    def estimate_tokens(self, encoding: str) -> int:
+        if self.content == "fails":
+            raise ESTIMATE_FAILED
+        return 5
+
+
+class _LooseEstimate:
+    """An instance ``__dict__``: the per-item call path."""
+
+    def __init__(self, content: str, id: str | None = None) -> None:
+        self.content = content
+        if id is not None:
+            self.id = id
+
+    def estimate_tokens(self, encoding: str) -> int:
+        if self.content == "fails":
+            raise ESTIMATE_FAILED
+        return 5
+
+
+class _AsyncFailing:
+    def __init__(self, content: str) -> None:
+        self.content = content
+
+    async def estimate_tokens(self, encoding: str) -> int:
+        if self.content == "fails":
+            raise ESTIMATE_FAILED
+        return 5
+
+
+@pytest.mark.parametrize(
+    ("retrievables", "key"),
+    [
+        ((_SlottedEstimate("fine", "a"), _SlottedEstimate("fine", "b"), _SlottedEstimate("fails", "c")), "c"),
+        ((_SlottedEstimate("fails", "a"), _SlottedEstimate("fine", "b")), "a"),
+        ((_LooseEstimate("fine", "a"), _LooseEstimate("fails", "b"), _LooseEstimate("fine", "c")), "b"),
+        ((_LooseEstimate("fine"), _LooseEstimate("fails")), "retrievable[1]"),
+        ((WorkingRetrievable("plain", id="p"), _LooseEstimate("fails", "q")), "q"),
+    ],
+    ids=["bulk-last", "bulk-first", "loop", "loop-anonymous", "loop-mixed"],
+)
+def test_an_estimator_that_raises_is_estimator_raised_naming_the_item_with_the_cause(
+    retrievables: tuple[object, ...], key: str
+) -> None:
+    ws = WorkingSet(retrievables=cast(tuple[WorkingRetrievable, ...], retrievables))
+    assert subtract_to_fit(ws, 1000).failure() == EstimatorRaised(key, ESTIMATE_FAILED)
+
+
+def test_an_awaited_estimate_that_raises_is_estimator_raised_naming_the_item_with_the_cause() -> None:
+    items = cast(tuple[WorkingRetrievable, ...], (_AsyncFailing("fine"), _AsyncFailing("fails"), _AsyncFailing("fine")))
+    error = asyncio.run(fit_async(WorkingSet(retrievables=items), 1000)).failure()
+    assert error == EstimatorRaised("retrievable[1]", ESTIMATE_FAILED)
+    fine = cast(tuple[WorkingRetrievable, ...], (_AsyncFailing("fine"), _AsyncFailing("fine")))
+    assert asyncio.run(fit_async(WorkingSet(retrievables=fine), 1000)).unwrap().trace.total_after == 10
+
+
+def _missing(name: str) -> str:
+    return f"AttributeError: '_Loose' object has no attribute '{name}'"
+
+
+_MALFORMED: list[tuple[str, WorkingSet, MalformedItem]] = [
+    ("message-created", WorkingSet(messages=(Message("m", "a", AT), cast(Message, _Loose(id="n", content="b")))),
+     MalformedItem("messages", 1, "_Loose", "created_at", _missing("created_at"))),
+    ("message-id", WorkingSet(messages=(cast(Message, _Loose(content="b", created_at=AT)),)),
+     MalformedItem("messages", 0, "_Loose", "id", _missing("id"))),
+    ("memory-content", WorkingSet(memories=(Memory("a"), Memory("b"), cast(Memory, _Loose(id="k")))),
+     MalformedItem("memories", 2, "_Loose", "content", _missing("content"))),
+    ("retrievable-content", WorkingSet(retrievables=(WorkingRetrievable("a"), cast(WorkingRetrievable, _Loose(id="r")))),
+     MalformedItem("retrievables", 1, "_Loose", "content", _missing("content"))),
+    ("thought-content", WorkingSet(thoughts=(Thought("t", "a", AT), cast(Thought, _Loose(id="u", created_at=AT)))),
+     MalformedItem("thoughts", 1, "_Loose", "content", _missing("content"))),
+    ("call-created", WorkingSet(tool_calls=(ToolCall("c", 1, 1.0), cast(ToolCall, _Loose(ref="d", token_cost=1)))),
+     MalformedItem("tool-calls", 1, "_Loose", "created_at_ms", _missing("created_at_ms"))),
+    ("tool-description", WorkingSet(tools=(Tool("t", "a"), cast(Tool, _Loose(name="u")))),
+     MalformedItem("tools", 1, "_Loose", "description", _missing("description"))),
+]
+
+
+@pytest.mark.parametrize(("working_set", "expected"), [case[1:] for case in _MALFORMED], ids=[case[0] for case in _MALFORMED])
+def test_an_item_missing_an_attribute_of_its_bucket_is_the_whole_malformed_item(
+    working_set: WorkingSet, expected: MalformedItem
+) -> None:
+    assert subtract_to_fit(working_set, 1000).failure() == expected
+
+
+def test_an_image_missing_its_label_is_the_whole_malformed_item() -> None:
+    ws = WorkingSet()
+    object.__setattr__(ws, "image", _Loose(token_cost=3))  # past the checked constructor
+    assert subtract_to_fit(ws, 1000).failure() == MalformedItem("image", 0, "_Loose", "label", _missing("label"))
+
+
+class _Cost(int):
+    """An int subclass, as an IntEnum member or a caller's own int type is."""
+
+
+def test_a_token_cost_of_an_int_subclass_is_charged_as_given() -> None:
+    # Regression: a valid cost that was not exactly an int raised UnwrapFailedError out of the fit.
+    priced = cast(MessageLike, _message(id="p", token_cost=_Cost(7)))
+    ws = WorkingSet(
+        messages=(priced,),
+        tool_calls=(ToolCall("c", cast(int, _Cost(5)), 1.0),),
+        image=cast(ImageLike, _LooseImage("pic", _Cost(11))),
+    )
+    fitted = subtract_to_fit(ws, 1000).unwrap()
+    assert fitted.trace.total_before == 7 + 5 + 11 + tokens("")
+    kept = fitted.working_set
+    assert (kept.messages, kept.tool_calls, kept.image) == (ws.messages, ws.tool_calls, ws.image)
+
+
+_ASKED: list[tuple[str, str]] = []
+
+
+class _SlottedCounted:
+    """One slotted type with a plain ``estimate_tokens`` (the bulk call path) that records each call."""
+
+    __slots__ = ("content", "id")
+
+    def __init__(self, content: str, id: str) -> None:
+        self.content = content
+        self.id = id
+
+    def estimate_tokens(self, encoding: str) -> int:
+        _ASKED.append((self.id, encoding))
+        return len(self.content)
+
+
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_every_estimator_is_asked_once_in_input_order_with_the_fits_encoding(encoding: str) -> None:
+    _ASKED.clear()
+    items = cast(tuple[WorkingRetrievable, ...], (_SlottedCounted("abc", "a"), _SlottedCounted("de", "b")))
+    fitted = subtract_to_fit(WorkingSet(retrievables=items), 1000, encoding=encoding).unwrap()
+    assert _ASKED == [("a", encoding), ("b", encoding)]
+    assert fitted.trace.total_after == 5 + count_tokens("", encoding).unwrap().tokens
+
+
+class _TextPriced:
+    """Declares that its estimate is the count of its text: counted in the batch, never asked."""
+
+    estimate_counts_content = True
+
+    def __init__(self, content: str, id: str) -> None:
+        self.content = content
+        self.id = id
+
+    def estimate_tokens(self, encoding: str) -> int:
+        _ASKED.append((self.id, encoding))
+        return tokens(self.content)
+
+
+def test_an_item_whose_estimate_is_its_text_count_is_never_asked_beside_items_that_are() -> None:
+    _ASKED.clear()
+    items = cast(tuple[WorkingRetrievable, ...], (_TextPriced("some text to count", "p"), _SlottedCounted("abc", "s")))
+    fitted = subtract_to_fit(WorkingSet(retrievables=items), 1000).unwrap()
+    assert _ASKED == [("s", "cl100k_base")]
+    assert fitted.trace.total_after == tokens("some text to count") + 3 + tokens("")
+
+
+def test_the_common_cases_of_a_bucket_take_its_bulk_path() -> None:
+    # The bulk paths give the loops' result (properties/test_thrift_bulk.py); that they are taken
+    # at all is pinned here, for items that leave optional attributes out and for priced ones.
+    from thrift_fp.thrift._measure import _Collector
+
+    bare = tuple(_Loose(id=f"m{i}", content="hi", created_at=at(i)) for i in range(3))
+    counted = _Collector([])
+    assert counted._bulk_messages(bare) is True  # type: ignore[arg-type]  # a message-like duck
+    assert (counted.priced, counted.pending) == (0, ["hi", "hi", "hi"])
+    flagged = (Message("a", "x", at(0), summary=True, pair_id="p"), Message("b", "y", at(1), ephemeral=True, pair_id="p"))
+    assert _Collector([])._bulk_messages(flagged) is True
+    priced = tuple(Message(f"p{i}", "text", at(i), token_cost=cost) for i, cost in enumerate((0, 3)))
+    collector = _Collector([])
+    assert collector._bulk_messages(priced) is True
+    assert (collector.priced, collector.pending) == (3, [])
+    # Out of time order is still the common case: the ranks are then the timestamps.
+    assert _Collector([])._bulk_messages((Message("late", "x", at(5)), Message("early", "y", at(1)))) is True
+    # Priced and counted messages together leave it, as does a negative cost.
+    assert _Collector([])._bulk_messages((*priced, Message("c", "z", at(9)))) is False
+    assert _Collector([])._bulk_messages((_message(id="n", token_cost=-1),)) is False  # type: ignore[arg-type]  # misuse on purpose
+    loose = (_Loose(content="a"), _Loose(content="b", score=None), _Loose(content="c", score=0.5))
+    assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (None, None, None)) is True  # type: ignore[arg-type]  # duck
+    assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (4, 0, 2)) is True  # type: ignore[arg-type]  # duck
+    assert _Collector([])._bulk_retrievables(loose, ("0", "1", "2"), (4, None, 2)) is False  # type: ignore[arg-type]  # duck
+    # Self-priced items' contents are never read, whatever they are.
+    assert _Collector([])._bulk_retrievables((_Loose(content=3),), ("0",), (4,)) is True  # type: ignore[arg-type]  # duck
+
+
+@pytest.mark.parametrize(
+    ("appended", "carried"),
+    [
+        ((), True),
+        ((Message("n1", "new", at(5)),), True),
+        ((Message("n1", "same minute", at(2)),), True),  # not older than the last carried one
+        ((Message("n1", "new", at(5)), Message("n2", "newer", at(6))), True),
+        ((Message("n1", "older than the last carried", at(1)),), False),
+        ((Message("n1", "new", at(6)), Message("n2", "older than n1", at(5))), False),
+        ((Message("n1", "new", at(6)), Message("n2", "x", at(7)), Message("n3", "older than n2", at(6))), False),
+        ((Message("n1", "priced", at(5), token_cost=4),), False),  # the history was counted, not priced
+    ],
+)
+def test_messages_appended_to_a_carried_history_take_the_carried_path_only_in_time_order(
+    appended: tuple[Message, ...], carried: bool
+) -> None:
+    from thrift_fp.thrift._history import reuse_of
+    from thrift_fp.thrift._measure import _Collector
+
+    history = (Message("m0", "first", at(0)), Message("m1", "second", at(2)))
+    first = subtract_to_fit(WorkingSet(messages=history), 1000).unwrap()
+    messages = (*history, *appended)
+    reuse = reuse_of(first.counts, messages)
+    assert reuse is not None and reuse.shared == 2
+    collector = _Collector([])
+    assert collector._carried_messages(messages, reuse) is carried
+    assert (collector.carried is reuse) is carried
+    assert collector.pending == ([message.content for message in appended] if carried else [])
+    # Either way the fit is the one a cold fit gives.
+    again = subtract_to_fit(WorkingSet(messages=messages), 1000, counts=first.counts).unwrap()
+    cold = subtract_to_fit(WorkingSet(messages=messages), 1000).unwrap()
+    assert (again.working_set, again.trace) == (cold.working_set, cold.trace)
+
+
+COUNTER_DOWN = RuntimeError("no counter today")
+
+
+def _counter_down(text: str) -> int:
+    raise COUNTER_DOWN
+
+
+def test_a_tokenizer_that_fails_is_counting_failed_wrapping_its_error_with_the_cause() -> None:
+    from thrift_fp.tokens import EstimatorFailed, register_token_estimator, unregister_token_estimator
+
+    register_token_estimator("thrift-fit-counter-down", _counter_down).unwrap()
+    try:
+        error = subtract_to_fit(busy_set(), 1000, encoding="thrift-fit-counter-down").failure()
+    finally:
+        unregister_token_estimator("thrift-fit-counter-down")
+    inner = EstimatorFailed("thrift-fit-counter-down", "raised RuntimeError: no counter today", COUNTER_DOWN)
+    assert error == CountingFailed(inner)
+    assert error.cause is COUNTER_DOWN
+
+
+class _NoOffset(tzinfo):
+    """A zone that knows no offset: a datetime carrying it is naive all the same."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+    def tzname(self, dt: datetime | None) -> str | None:
+        return None
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+
+def test_a_timestamp_whose_zone_has_no_offset_is_refused_as_naive() -> None:
+    stamp = datetime(2026, 1, 1, tzinfo=_NoOffset())
+    message = subtract_to_fit(WorkingSet(messages=(Message("m", "hi", stamp),)), 1000).failure()
+    assert message == InvalidItemField("messages", "m", "created_at", stamp, NAIVE_REASON)
+    thought = subtract_to_fit(WorkingSet(thoughts=(Thought("t", "hmm", stamp),)), 1000).failure()
+    assert thought == InvalidItemField("thoughts", "t", "created_at", stamp, NAIVE_REASON)
+
+
+def test_the_reused_part_of_a_history_is_its_leading_very_objects_and_their_ids() -> None:
+    from dataclasses import replace as copied
+
+    from thrift_fp.thrift._history import reuse_of
+
+    m0, m1 = Message("m0", "first", at(0)), Message("m1", "second", at(1))
+    counts = subtract_to_fit(WorkingSet(messages=(m0, m1)), 1000).unwrap().counts
+    whole = reuse_of(counts, (m0, m1, Message("m2", "third", at(2))))
+    assert whole is not None and (whole.shared, whole.keys, whole.whole()) == (2, frozenset({"m0", "m1"}), True)
+    part = reuse_of(counts, (m0, Message("x", "other", at(1))))
+    assert part is not None and (part.shared, part.keys, part.whole()) == (1, frozenset({"m0"}), False)
+    # An equal copy is not the object the previous fit measured.
+    assert reuse_of(counts, (copied(m0), m1)) is None
+    assert reuse_of(counts, [m0, m1]) is None  # only a tuple history is carried
+    assert reuse_of(TokenCounts(), (m0, m1)) is None
+
+
+def test_counts_carried_from_a_fit_with_another_encoding_are_not_reused() -> None:
+    history = tuple(Message(f"m{i}", f"naïve café déjà vu, 日本語のテキスト {i} " * 3, at(i)) for i in range(4))
+    ws = WorkingSet(messages=history)
+    first = subtract_to_fit(ws, 10_000, encoding="cl100k_base").unwrap()
+    again = subtract_to_fit(ws, 10_000, encoding="o200k_base", counts=first.counts).unwrap()
+    cold = subtract_to_fit(ws, 10_000, encoding="o200k_base").unwrap()
+    assert again.trace == cold.trace
+    assert again.trace.total_before != first.trace.total_before
+
+
+def test_a_history_counted_with_the_same_encoding_is_carried_and_one_priced_by_the_caller_whatever_the_encoding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from thrift_fp.thrift._history import Reuse
+    from thrift_fp.thrift._measure import _Collector
+
+    taken: list[int] = []
+    carried = _Collector._carried_messages
+
+    def spy(self: _Collector, items: tuple[Message, ...], reuse: Reuse) -> bool:
+        taken.append(reuse.shared)
+        return carried(self, items, reuse)
+
+    monkeypatch.setattr(_Collector, "_carried_messages", spy)
+    counted = tuple(Message(f"m{i}", f"words {i}", at(i)) for i in range(3))
+    first = subtract_to_fit(WorkingSet(messages=counted), 1000).unwrap()
+    subtract_to_fit(WorkingSet(messages=counted), 1000, counts=first.counts).unwrap()
+    subtract_to_fit(WorkingSet(messages=counted), 1000, encoding="o200k_base", counts=first.counts).unwrap()
+    assert taken == [3]
+    priced = tuple(Message(f"p{i}", "text", at(i), token_cost=4) for i in range(2))
+    before = subtract_to_fit(WorkingSet(messages=priced), 1000).unwrap()
+    again = subtract_to_fit(WorkingSet(messages=priced), 1000, encoding="o200k_base", counts=before.counts).unwrap()
+    assert taken == [3, 2]
+    assert again.trace.total_before == 8 + count_tokens("", "o200k_base").unwrap().tokens
+
+
+def test_a_set_that_fits_to_the_token_fits_and_is_not_refused() -> None:
+    messages = tuple(Message(f"p{i}", "text", at(i), token_cost=10) for i in range(4))
+    exact = subtract_to_fit(WorkingSet(messages=messages), 40, None, _NO_RESERVE).unwrap()
+    assert (exact.trace.budget, exact.trace.total_after, exact.trace.fits, exact.trace.refused) == (40, 40, True, False)
+    assert exact.working_set.messages == messages

@@ -12,6 +12,7 @@ from thrift_fp.thrift import (
     CountingFailed,
     Image,
     Message,
+    MalformedItem,
     MessageLike,
     Thought,
     ThriftOptions,
@@ -200,3 +201,67 @@ def test_a_relevance_turn_with_unmeasurable_content_names_the_messages_bucket() 
     error = turn_tokens([(odd,)]).failure()  # type: ignore[list-item]  # misuse on purpose
     assert isinstance(error, UnmeasurableContent)
     assert (error.bucket, error.item) == ("messages", "m1")
+
+
+class _NoText:
+    """A content with neither its own ``__str__`` nor ``__repr__``."""
+
+
+_NO_TEXT = "_NoText has no string form but object.__str__"
+SECOND_TIME = ValueError("gone")
+
+
+class _OnceText:
+    """A content whose text can be read once (sizing the turns) and then raises."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def __str__(self) -> str:
+        self.reads += 1
+        if self.reads > 1:
+            raise SECOND_TIME
+        return "alpha beta"
+
+
+def _older_and_recent(odd: object) -> list[tuple[MessageLike, ...]]:
+    return [(msg("0", "alpha words"),), (_Loose(id="odd", content=odd, created_at=AT),), (msg("2", "recent"),)]  # type: ignore[list-item]  # misuse on purpose
+
+
+def test_selecting_turns_with_unmeasurable_content_is_the_whole_error_value() -> None:
+    turns = _older_and_recent(_NoText())
+    expected = UnmeasurableContent("messages", "odd", _NO_TEXT)
+    assert turn_tokens(turns).failure() == expected
+    assert select_relevant_turns(turns, "alpha", 1000, keep_recent=1).failure() == expected
+    assert select_naive_turns(turns, 1000).failure() == expected
+    assert turn_relevance("alpha", turns[1]).failure() == expected
+
+
+def test_a_turn_whose_text_fails_when_its_relevance_is_read_is_that_error_value() -> None:
+    turns = _older_and_recent(_OnceText())
+    error = select_relevant_turns(turns, "alpha", 1000, keep_recent=1).failure()
+    assert error == UnmeasurableContent("messages", "odd", "str() raised ValueError: gone", SECOND_TIME)
+
+
+def test_a_message_without_content_in_a_turn_is_malformed_at_its_position_in_the_turn() -> None:
+    turn = (msg("0", "alpha"), _Loose(id="b"))
+    expected = MalformedItem("messages", 1, "_Loose", "content", "AttributeError: '_Loose' object has no attribute 'content'")
+    assert turn_tokens([turn]).failure() == expected  # type: ignore[list-item]  # misuse on purpose
+    assert turn_relevance("alpha", turn).failure() == expected  # type: ignore[arg-type]  # misuse on purpose
+
+
+def test_selecting_turns_with_an_unknown_encoding_is_counting_failed_wrapping_it() -> None:
+    from thrift_fp.tokens import get_encoding
+
+    turns = [(msg("0", "alpha"),), (msg("1", "beta"),), (msg("2", "gamma"),)]
+    expected = CountingFailed(get_encoding("no-such-encoding").failure())
+    assert select_relevant_turns(turns, "alpha", 1000, keep_recent=1, encoding="no-such-encoding").failure() == expected
+    assert select_naive_turns(turns, 1000, encoding="no-such-encoding").failure() == expected
+
+
+def test_when_every_turn_is_recent_every_turn_is_kept_whatever_its_relevance() -> None:
+    turns = [(msg("0", "nothing to do with it"),), (msg("1", "also unrelated"),)]
+    assert select_relevant_turns(turns, "alpha", 0, keep_recent=2).unwrap() == tuple(turns)
+    assert select_relevant_turns(turns, "alpha", 0, keep_recent=5).unwrap() == tuple(turns)
+    # A negative keep keeps no recent turn: each is judged by its relevance.
+    assert select_relevant_turns(turns, "alpha", 0, keep_recent=-1).unwrap() == ()

@@ -175,7 +175,9 @@ class _Collector:
     def _cost(self, bucket: str, key: str, value: object) -> int | ThriftError:
         if type(value) is int and value >= 0:
             return value
-        return token_cost(bucket, key, value).swap().unwrap()
+        # An int subclass (an IntEnum, say) is a valid cost that only the checked helper accepts.
+        cost = token_cost(bucket, key, value)
+        return cost.unwrap() if isinstance(cost, Success) else cost.failure()
 
     def _queue(self, text: str) -> int:
         self.pending.append(text)
