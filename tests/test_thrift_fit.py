@@ -9,7 +9,7 @@ import json
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from returns.result import Failure, Result, Success
@@ -1254,3 +1254,65 @@ def test_a_set_that_fits_to_the_token_fits_and_is_not_refused() -> None:
     exact = subtract_to_fit(WorkingSet(messages=messages), 40, None, _NO_RESERVE).unwrap()
     assert (exact.trace.budget, exact.trace.total_after, exact.trace.fits, exact.trace.refused) == (40, 40, True, False)
     assert exact.working_set.messages == messages
+
+
+class _Refusal(Exception):
+    """What a caller's property raises."""
+
+
+def _raising(name: str) -> property:
+    def read(self: object) -> object:
+        raise _Refusal(f"{name} is not ready")
+
+    return property(read)
+
+
+_AT_UTC = datetime(2024, 1, 1, tzinfo=timezone.utc)
+# Each bucket's plain item, as a class a property can be added to, and the optional attributes
+# a fit reads on it.
+_PLAIN_ITEMS: dict[str, tuple[dict[str, object], tuple[str, ...]]] = {
+    "messages": ({"id": "m", "content": "hi", "created_at": _AT_UTC},
+                 ("role", "summary", "ephemeral", "pair_id", "token_cost")),
+    "memories": ({"content": "likes tea"}, ("id", "importance")),
+    "retrievables": ({"id": "r", "content": "a passage"}, ("score", "size_unknown", "estimate_tokens")),
+    "thoughts": ({"id": "t", "content": "hmm", "created_at": _AT_UTC}, ("this_turn",)),
+    "tool_calls": ({"ref": "c", "token_cost": 3, "created_at_ms": 1.0}, ("this_turn",)),
+    "tools": ({"name": "search", "description": "finds"}, ("shed_rank",)),
+    "image": ({"label": "chart", "token_cost": 85}, ("kept",)),
+}
+_RAISING_CASES = [(bucket, name) for bucket, (_, names) in _PLAIN_ITEMS.items() for name in names]
+
+
+@pytest.mark.parametrize(("bucket", "name"), _RAISING_CASES, ids=[f"{b}.{n}" for b, n in _RAISING_CASES])
+def test_an_optional_attribute_whose_property_raises_is_a_malformed_item_not_an_exception(
+    bucket: str, name: str
+) -> None:
+    # A caller's item may compute an optional attribute; what it raises must come back as an
+    # error value naming the bucket, the item and the attribute, from the sync and async fits.
+    values, _ = _PLAIN_ITEMS[bucket]
+    kind = type("CallerItem", (), {**values, name: _raising(name)})
+    item = kind()
+    field_name = "tool_calls" if bucket == "tool_calls" else bucket
+    items: dict[str, Any] = {field_name: (item,)}
+    ws = WorkingSet(image=item) if bucket == "image" else WorkingSet(**items)
+    shown_bucket = "tool-calls" if bucket == "tool_calls" else bucket
+    expected = MalformedItem(shown_bucket, 0, "CallerItem", name, f"_Refusal: {name} is not ready")
+    assert subtract_to_fit(ws, 10_000) == Failure(expected)
+    assert asyncio.run(fit_async(ws, 10_000)) == Failure(expected)
+
+
+def test_the_packages_own_properties_and_plain_fields_need_no_per_item_read() -> None:
+    # A record's size_unknown is a property of this package: total, so the common record keeps
+    # the one pass over types; a caller's property is read item by item.
+    from thrift_fp.records import parse_retrievable
+    from thrift_fp.thrift._shape_check import OPTIONAL, _suspect
+
+    record = parse_retrievable({"id": "r", "content": "x", "trust_tier": "first-party", "created_at": 0,
+                                "updated_at": 0}).unwrap()
+    record_type: type = type(record)
+    assert not _suspect(record_type, ("content",), OPTIONAL["retrievables"])
+    assert not _suspect(Message, ("id", "content", "created_at"), OPTIONAL["messages"])
+    caller = type("CallerItem", (), {"content": "x", "score": _raising("score")})
+    assert _suspect(caller, ("content",), OPTIONAL["retrievables"])
+    looked_up = type("Looked", (), {"content": "x", "__getattr__": lambda self, name: None})
+    assert _suspect(looked_up, ("content",), ())

@@ -4,11 +4,17 @@ beartype checks one sampled element of a tuple (and production does not check th
 constructor at all), so an item without ``id`` or ``content`` would reach the passes and raise
 there. This pass reads each required attribute once per item whose type does not declare it,
 and a missing or raising one is an error value naming the bucket, the item and the attribute.
+The optional attributes a fit reads (``score``, ``summary``, ...) are read too when the item's
+type computes them (a property, ``__getattr__``): a caller's property may raise anything, and
+that must be an error value, not an exception out of the fit.
 """
 
 from __future__ import annotations
 
+import types
 from collections.abc import Sequence
+from functools import lru_cache
+from inspect import getattr_static
 from typing import Final
 
 from returns.result import Failure, Result, Success
@@ -27,6 +33,21 @@ REQUIRED: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("tools", "tools", ("name", "description")),
 )
 _IMAGE: Final = ("label", "token_cost")
+# The optional attributes a fit reads, by bucket (getattr with a default: absent is fine).
+OPTIONAL: Final[dict[str, tuple[str, ...]]] = {
+    "messages": ("role", "summary", "ephemeral", "pair_id", "token_cost"),
+    "memories": ("id", "importance"),
+    "retrievables": ("id", "score", "size_unknown", "estimate_tokens"),
+    "thoughts": ("this_turn",),
+    "tool-calls": ("this_turn",),
+    "tools": ("shed_rank",),
+    "image": ("kept",),
+}
+# Class attributes whose reading on an instance cannot run a caller's code.
+_PLAIN_DESCRIPTORS: Final = (
+    types.FunctionType, types.MemberDescriptorType, types.GetSetDescriptorType, types.BuiltinFunctionType,
+    types.MethodDescriptorType, types.WrapperDescriptorType, staticmethod, classmethod,
+)
 
 
 def check_shapes(ws: WorkingSet) -> Result[None, ThriftError]:
@@ -39,18 +60,29 @@ def check_shapes(ws: WorkingSet) -> Result[None, ThriftError]:
     "memories[1] (a int) has no usable content: AttributeError: 'int' object has no attribute 'content'"
     """
     for bucket, field, names in REQUIRED:
-        found = first_malformed(bucket, getattr(ws, field), names)
+        found = first_malformed(bucket, getattr(ws, field), names, OPTIONAL[bucket])
         if found is not None:
             return Failure(found)
     image = () if ws.image is None else (ws.image,)
-    found = first_malformed("image", image, _IMAGE)
+    found = first_malformed("image", image, _IMAGE, OPTIONAL["image"])
     return Success(None) if found is None else Failure(found)
 
 
-def first_malformed(bucket: str, items: Sequence[object], names: tuple[str, ...]) -> MalformedItem | None:
+def first_malformed(
+    bucket: str, items: Sequence[object], names: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> MalformedItem | None:
+    """The first item missing a required attribute, or whose required or optional attribute raises.
+
+    >>> class Lazy:
+    ...     content = "text"
+    ...     def __getattr__(self, name: str) -> object:
+    ...         raise ValueError(f"{name} is not loaded yet")
+    >>> first_malformed("retrievables", [Lazy()], ("content",), ("score",)).message
+    'retrievables[0] (a Lazy) has no usable score: ValueError: score is not loaded yet'
+    """
     # The common case costs one C-level pass over the types: a class that declares every
-    # attribute (a dataclass field, a slot, a property) needs no per-item reads.
-    suspects = {cls for cls in set(map(type, items)) if not all(hasattr(cls, name) for name in names)}
+    # required attribute as a plain value (a dataclass field, a slot) needs no per-item reads.
+    suspects = {cls for cls in set(map(type, items)) if _suspect(cls, names, optional)}
     if not suspects:
         return None
     for index, item in enumerate(items):
@@ -61,4 +93,32 @@ def first_malformed(bucket: str, items: Sequence[object], names: tuple[str, ...]
                 getattr(item, name)
             except Exception as exc:  # noqa: BLE001 - a user's object may raise anything here
                 return MalformedItem(bucket, index, type(item).__name__, name, shown_exception(exc))
+        for name in optional:
+            try:
+                getattr(item, name, None)
+            except Exception as exc:  # noqa: BLE001 - a user's property may raise anything here
+                return MalformedItem(bucket, index, type(item).__name__, name, shown_exception(exc))
     return None
+
+
+@lru_cache(maxsize=1024)
+def _suspect(cls: type, names: tuple[str, ...], optional: tuple[str, ...]) -> bool:
+    # Whether reading these attributes on an instance of ``cls`` may fail: a required one the
+    # class does not declare, or any one the class computes (a property, a caller's descriptor,
+    # __getattr__ or a custom __getattribute__). Cached (bounded): a fit meets few classes, many times.
+    if not all(hasattr(cls, name) for name in names):
+        return True
+    custom_lookup = getattr_static(cls, "__getattribute__", None) is not getattr_static(object, "__getattribute__")
+    if custom_lookup or getattr_static(cls, "__getattr__", None) is not None:
+        return True
+    for name in (*names, *optional):
+        static = getattr_static(cls, name, None)
+        if hasattr(type(static), "__get__") and not isinstance(static, _PLAIN_DESCRIPTORS) and not _ours(static):
+            return True
+    return False
+
+
+def _ours(static: object) -> bool:
+    # This package's own properties (a record's size_unknown) are total: no per-item read.
+    module = getattr(static.fget, "__module__", None) if isinstance(static, property) else None
+    return isinstance(module, str) and module.startswith("thrift_fp.")
