@@ -77,8 +77,8 @@ def count_streamed(
     """Count the text the ``lines`` (with breaks) join to, one bounded chunk at a time.
 
     >>> from thrift_fp.tokens import get_encoding
-    >>> count_streamed([], get_encoding("cl100k_base").unwrap()).unwrap().count.tokens
-    0
+    >>> count_streamed([], get_encoding("cl100k_base").unwrap()).unwrap()  # nothing is one empty chunk
+    StreamedCount(count=TokenCount(tokens=0, encoding='cl100k_base', precision='exact'), chunks=1, estimated_because=None)
     """
     cuts_are_exact = encoding.name in CHECKED_ENCODINGS
     total = 0
