@@ -1316,3 +1316,20 @@ def test_the_packages_own_properties_and_plain_fields_need_no_per_item_read() ->
     assert _suspect(caller, ("content",), OPTIONAL["retrievables"])
     looked_up = type("Looked", (), {"content": "x", "__getattr__": lambda self, name: None})
     assert _suspect(looked_up, ("content",), ())
+
+
+def test_a_bucket_that_loses_nothing_comes_back_as_the_callers_own_tuple() -> None:
+    # Messages, thoughts and tool calls keep input order and only lose items: when nothing is
+    # shed the fitted set holds the very tuples the caller passed (no copy of a long history);
+    # when something is, a new tuple of the survivors.
+    at = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    messages = tuple(Message(f"m{i}", f"message number {i}", at + timedelta(seconds=i)) for i in range(3))
+    thoughts = (Thought("t", "thinking", at, this_turn=True),)  # earlier turns' thoughts are always stripped
+    calls = (ToolCall("c", 5, 1.0),)
+    tools = (Tool("search", "finds things"),)
+    ws = WorkingSet(messages=messages, thoughts=thoughts, tool_calls=calls, tools=tools)
+    roomy = subtract_to_fit(ws, 100_000).unwrap().working_set
+    assert roomy.messages is messages and roomy.thoughts is thoughts and roomy.tool_calls is calls
+    assert roomy.tools is tools
+    tight = subtract_to_fit(WorkingSet(messages=messages), 12).unwrap()
+    assert tight.working_set.messages == messages[-1:]

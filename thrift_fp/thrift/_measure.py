@@ -571,7 +571,7 @@ def fitted_set(state: Sized) -> WorkingSet:
         memories=tuple(map(_entry_item, state.memories)),
         retrievables=tuple(map(_entry_item, state.retrievables)),
         thoughts=kept(state.thoughts, ws.thoughts),
-        tools=ws.tools,
+        # Tools stay (a shed tool is hidden through visible_tool_names), so `replace` keeps them.
         visible_tool_names=state.visible,
         tool_calls=kept(state.tool_calls, ws.tool_calls),
         image=None if image is None else image.item,
