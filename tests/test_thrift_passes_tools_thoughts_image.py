@@ -264,6 +264,14 @@ def test_ephemeral_shedding_stops_once_within_budget() -> None:
     assert trace == BucketTrace("messages", 127, 126, 7, 6, _EPHEMERAL_NOTE, ("e0",))
 
 
+def test_ephemeral_shedding_counts_down_the_total_unit_by_unit() -> None:
+    # After e0 the set is still over (126 > 121), so the pair e1+u2 goes too, which brings it within.
+    state = _state(127, messages=_MESSAGES)
+    after, trace = shed_ephemeral(state, _plan(121))
+    assert after == state._replace(messages=(_U6, _E3, _S4, _E5), total=120)
+    assert trace == BucketTrace("messages", 127, 120, 7, 4, _EPHEMERAL_NOTE, ("e0", "e1", "u2"))
+
+
 def test_ephemeral_messages_at_an_exact_fit_or_with_none_ephemeral_stay() -> None:
     state = _state(127, messages=_MESSAGES)
     after, trace = shed_ephemeral(state, _plan(127))
