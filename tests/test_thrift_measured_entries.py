@@ -1,0 +1,152 @@
+"""What one measurement of a working set hands the passes and the next fit: every entry whole
+(tokens, position, rank, flags, pair, slot), the total, and the message history carried on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from thrift_fp.thrift import Image, Memory, Message, Thought, Tool, ToolCall, WorkingRetrievable, WorkingSet
+from thrift_fp.thrift._entry import Entry, Sized
+from thrift_fp.thrift._history import History, Reuse, reuse_of
+from thrift_fp.thrift._measure import measure
+from thrift_fp.tokens import TokenCounts, TokenEncoding, get_encoding, register_token_estimator
+from thrift_fp.tokens._counts import carried
+
+AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+register_token_estimator("measured-words", _words).unwrap()
+WORDS: TokenEncoding = get_encoding("measured-words").unwrap()
+
+
+def _at(seconds: int) -> datetime:
+    return AT + timedelta(seconds=seconds)
+
+
+def _measured(
+    ws: WorkingSet,
+    estimates: tuple[int | None, ...] | None = None,
+    counts: TokenCounts = TokenCounts(),
+    reuse: Reuse | None = None,
+) -> tuple[Sized, TokenCounts]:
+    keys = tuple(getattr(r, "id", None) or f"retrievable[{i}]" for i, r in enumerate(ws.retrievables))
+    given = estimates if estimates is not None else (None,) * len(ws.retrievables)
+    return measure(ws, ws.retrievables, keys, given, WORDS, counts, None, reuse).unwrap()
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """A retrievable-like scored by an int (a valid score the bulk path leaves to the loop)."""
+
+    content: str
+    score: int
+    id: str | None = None
+
+
+def _history(counts: TokenCounts) -> History:
+    history: Any = carried(counts)
+    assert type(history) is History
+    return history
+
+
+def test_every_bucket_measured_in_bulk_gives_whole_entries_and_the_visible_total() -> None:
+    m0 = Message("m0", "a b", _at(0))
+    m1 = Message("m1", "c d e", _at(1), summary=True, ephemeral=True, pair_id="p")
+    memory = Memory("mem one two", importance=0.5, id="k")
+    r1, r2 = WorkingRetrievable("r a", id="r1", score=0.5), WorkingRetrievable("r b c", id="r2")
+    thought = Thought("t1", "think hard", _at(2), this_turn=True)
+    search, hidden = Tool("search", "finds things"), Tool("hidden", "never shown", shed_rank=2)
+    call = ToolCall("c1", 7, 1000, this_turn=True)
+    image = Image("img", 11)
+    ws = WorkingSet(
+        system_prompt="be brief now", standing_instructions=("one rule",), messages=(m0, m1),
+        memories=(memory,), retrievables=(r1, r2), thoughts=(thought,), tools=(search, hidden),
+        visible_tool_names=frozenset({"search"}), tool_calls=(call,), image=image,
+    )
+    sized, counts = _measured(ws)
+    messages = (Entry(m0, "m0", 2, 0, 0, False, False, False, None, -1), Entry(m1, "m1", 3, 1, 1, False, True, True, "p", -1))
+    assert sized == Sized(
+        ws, frozenset({"search"}), 5, messages,
+        (Entry(memory, "k", 3, 0, 0.5, False, False, False, None, 4),),
+        (Entry(r1, "r1", 2, 0, 0.5, False, False, False, None, 5), Entry(r2, "r2", 3, 1, 0.0, False, False, False, None, 6)),
+        (Entry(thought, "t1", 2, 0, _at(2).timestamp(), True, False, False, None, 7),),
+        (Entry(search, "search", 3, 0, 0.0, False, False, False, None, 8), Entry(hidden, "hidden", 3, 1, 2.0, False, False, False, None, 9)),
+        (Entry(call, "c1", 7, 0, 1000.0, True, False, False, None, -1),),
+        Entry(image, "img", 11, 0, 0.0), 41,
+    )
+    assert tuple(map(type, (entry.rank for entry in messages))) == (int, int)
+    assert _history(counts) == History(
+        WORDS, (m0, m1), messages, ("a b", "c d e"), (2, 3), frozenset({"m0", "m1"}), True, 8, 5, False
+    )
+
+
+def test_a_history_out_of_time_order_ranks_by_epoch_seconds() -> None:
+    m0, m1 = Message("m0", "a b", _at(5)), Message("m1", "c", _at(1))
+    sized, counts = _measured(WorkingSet(messages=(m0, m1)))
+    messages = (
+        Entry(m0, "m0", 2, 0, _at(5).timestamp(), False, False, False, None, -1),
+        Entry(m1, "m1", 1, 1, _at(1).timestamp(), False, False, False, None, -1),
+    )
+    assert sized.messages == messages
+    assert sized.total == 3
+    assert _history(counts) == History(WORDS, (m0, m1), messages, ("a b", "c"), (2, 1), frozenset({"m0", "m1"}), False, 4, 3, False)
+
+
+def test_messages_all_priced_by_the_caller_cost_their_prices_and_carry_no_text() -> None:
+    m0, m1 = Message("m0", "a b", _at(0), token_cost=7), Message("m1", "c", _at(1), token_cost=0)
+    sized, counts = _measured(WorkingSet(system_prompt="s t", messages=(m0, m1)))
+    messages = (
+        Entry(m0, "m0", 7, 0, 0, False, False, False, None, -1),
+        Entry(m1, "m1", 0, 1, 1, False, False, False, None, -1),
+    )
+    assert sized.messages == messages
+    assert (sized.fixed_tokens, sized.total) == (2, 9)
+    assert _history(counts) == History(WORDS, (m0, m1), messages, (), (7, 0), frozenset({"m0", "m1"}), True, 0, 7, True)
+
+
+def test_messages_partly_priced_are_measured_one_by_one_and_carry_no_history() -> None:
+    m0, m1 = Message("m0", "a b", _at(3), token_cost=7), Message("m1", "c d e", _at(1), summary=True, pair_id="q")
+    sized, counts = _measured(WorkingSet(system_prompt="s", messages=(m0, m1)))
+    assert sized.messages == (
+        Entry(m0, "m0", 7, 0, _at(3).timestamp(), False, False, False, None, -1),
+        Entry(m1, "m1", 3, 1, _at(1).timestamp(), False, True, False, "q", 1),
+    )
+    assert sized.total == 11
+    assert carried(counts) is None
+
+
+def test_retrievables_with_their_own_counts_are_charged_those_counts() -> None:
+    r1, r2 = WorkingRetrievable("a b c", id="r1", score=0.25), WorkingRetrievable("d", id="r2")
+    sized, _ = _measured(WorkingSet(system_prompt="s", retrievables=(r1, r2)), estimates=(5, 0))
+    assert sized.retrievables == (
+        Entry(r1, "r1", 5, 0, 0.25, False, False, False, None, -1),
+        Entry(r2, "r2", 0, 1, 0.0, False, False, False, None, -1),
+    )
+    assert sized.total == 6
+
+
+def test_retrievables_partly_counted_are_measured_one_by_one() -> None:
+    r1, r2, r3 = WorkingRetrievable("a b c", id="r1"), _Scored("d e", 1), WorkingRetrievable("f", id="r3", score=2.5)
+    sized, _ = _measured(WorkingSet(system_prompt="s", retrievables=(r1, r2, r3)), estimates=(5, None, None))
+    assert sized.retrievables == (
+        Entry(r1, "r1", 5, 0, 0.0, False, False, False, None, -1),
+        Entry(r2, "retrievable[1]", 2, 1, 1.0, False, False, False, None, 1),
+        Entry(r3, "r3", 1, 2, 2.5, False, False, False, None, 2),
+    )
+    assert sized.total == 9
+
+
+def test_retrievables_scored_by_ints_are_measured_one_by_one() -> None:
+    r1, r2 = _Scored("a b c", 3, "r1"), WorkingRetrievable("d", id="r2")
+    sized, _ = _measured(WorkingSet(retrievables=(r1, r2)))
+    assert sized.retrievables == (
+        Entry(r1, "r1", 3, 0, 3.0, False, False, False, None, 1),
+        Entry(r2, "r2", 1, 1, 0.0, False, False, False, None, 2),
+    )
+    assert sized.total == 4
