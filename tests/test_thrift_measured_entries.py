@@ -150,3 +150,105 @@ def test_retrievables_scored_by_ints_are_measured_one_by_one() -> None:
         Entry(r2, "r2", 1, 1, 0.0, False, False, False, None, 2),
     )
     assert sized.total == 4
+
+
+def _carried_from(first: tuple[Message, ...], grown: tuple[Message, ...]) -> tuple[Sized, Sized, TokenCounts, Reuse]:
+    before, counts = _measured(WorkingSet(system_prompt="s", messages=first))
+    reuse = reuse_of(counts, grown)
+    assert reuse is not None
+    after, next_counts = _measured(WorkingSet(system_prompt="s", messages=grown), counts=counts, reuse=reuse)
+    return before, after, next_counts, reuse
+
+
+M0, M1, M2 = Message("m0", "a b", _at(0)), Message("m1", "c d e", _at(1), ephemeral=True), Message("m2", "f", _at(2))
+
+
+def test_an_appended_message_follows_the_carried_entries_by_position() -> None:
+    before, after, counts, reuse = _carried_from((M0, M1), (M0, M1, M2))
+    assert reuse.whole()
+    messages = (*before.messages, Entry(M2, "m2", 1, 2, 2, False, False, False, None, -1))
+    assert after.messages == messages
+    assert after.total == 7
+    assert _history(counts) == History(
+        WORDS, (M0, M1, M2), messages, ("a b", "c d e", "f"), (2, 3, 1), frozenset({"m0", "m1", "m2"}), True, 9, 6, False
+    )
+
+
+def test_a_replaced_last_message_keeps_only_the_shared_entries() -> None:
+    other = Message("x", "g h i j", _at(3))
+    before, after, counts, reuse = _carried_from((M0, M1, M2), (M0, M1, other))
+    assert (reuse.shared, reuse.whole()) == (2, False)
+    messages = (*before.messages[:2], Entry(other, "x", 4, 2, 2, False, False, False, None, -1))
+    assert after.messages == messages
+    assert after.total == 10
+    assert _history(counts) == History(
+        WORDS, (M0, M1, other), messages, ("a b", "c d e", "g h i j"), (2, 3, 4), frozenset({"m0", "m1", "x"}), True, 15, 9, False
+    )
+
+
+def test_an_appended_message_older_than_the_history_reranks_every_message_by_time() -> None:
+    old = Message("old", "f g", _at(-5))
+    _, after, counts, _ = _carried_from((M0, M1), (M0, M1, old))
+    messages = (
+        Entry(M0, "m0", 2, 0, _at(0).timestamp(), False, False, False, None, -1),
+        Entry(M1, "m1", 3, 1, _at(1).timestamp(), False, False, True, None, -1),
+        Entry(old, "old", 2, 2, _at(-5).timestamp(), False, False, False, None, -1),
+    )
+    assert after.messages == messages
+    assert after.total == 8
+    assert _history(counts) == History(
+        WORDS, (M0, M1, old), messages, ("a b", "c d e", "f g"), (2, 3, 2), frozenset({"m0", "m1", "old"}), False, 11, 7, False
+    )
+
+
+def test_an_appended_message_to_a_history_out_of_order_ranks_by_time() -> None:
+    late, early = Message("late", "a", _at(9)), Message("early", "b c", _at(1))
+    newer = Message("newer", "d", _at(4))
+    before, after, counts, _ = _carried_from((late, early), (late, early, newer))
+    messages = (*before.messages, Entry(newer, "newer", 1, 2, _at(4).timestamp(), False, False, False, None, -1))
+    assert after.messages == messages
+    assert after.total == 5
+    assert _history(counts) == History(
+        WORDS, (late, early, newer), messages, ("a", "b c", "d"), (1, 2, 1), frozenset({"late", "early", "newer"}), False, 5, 4, False
+    )
+
+
+def test_the_same_messages_again_carry_the_same_history() -> None:
+    before, after, counts, _ = _carried_from((M0, M1), (M0, M1))
+    assert after.messages == before.messages
+    assert after.total == 6
+    assert _history(counts) == History(
+        WORDS, (M0, M1), before.messages, ("a b", "c d e"), (2, 3), frozenset({"m0", "m1"}), True, 8, 5, False
+    )
+
+
+P0, P1 = Message("p0", "a b", _at(0), token_cost=7), Message("p1", "c", _at(1), token_cost=2)
+
+
+def test_priced_messages_again_carry_a_priced_history() -> None:
+    before, after, counts, _ = _carried_from((P0, P1), (P0, P1))
+    assert after.messages == before.messages
+    assert after.total == 10
+    assert _history(counts) == History(WORDS, (P0, P1), before.messages, (), (7, 2), frozenset({"p0", "p1"}), True, 0, 9, True)
+
+
+def test_a_priced_message_appended_to_a_priced_history_is_charged_its_price() -> None:
+    p2 = Message("p2", "d e f", _at(2), token_cost=4)
+    before, after, counts, _ = _carried_from((P0, P1), (P0, P1, p2))
+    messages = (*before.messages, Entry(p2, "p2", 4, 2, 2, False, False, False, None, -1))
+    assert after.messages == messages
+    assert after.total == 14
+    assert _history(counts) == History(
+        WORDS, (P0, P1, p2), messages, (), (7, 2, 4), frozenset({"p0", "p1", "p2"}), True, 0, 13, True
+    )
+
+
+def test_a_counted_message_appended_to_a_priced_history_is_measured_one_by_one() -> None:
+    _, after, counts, _ = _carried_from((P0, P1), (P0, P1, M2))
+    assert after.messages == (
+        Entry(P0, "p0", 7, 0, _at(0).timestamp(), False, False, False, None, -1),
+        Entry(P1, "p1", 2, 1, _at(1).timestamp(), False, False, False, None, -1),
+        Entry(M2, "m2", 1, 2, _at(2).timestamp(), False, False, False, None, 1),
+    )
+    assert after.total == 11
+    assert carried(counts) is None
