@@ -252,3 +252,51 @@ def test_a_counted_message_appended_to_a_priced_history_is_measured_one_by_one()
     )
     assert after.total == 11
     assert carried(counts) is None
+
+
+def test_messages_with_equal_times_keep_ranking_by_position() -> None:
+    m0, m1 = Message("m0", "a", _at(4)), Message("m1", "b c", _at(4))
+    sized, counts = _measured(WorkingSet(messages=(m0, m1)))
+    assert sized.messages == (Entry(m0, "m0", 1, 0, 0, False, False, False, None, -1), Entry(m1, "m1", 2, 1, 1, False, False, False, None, -1))
+    assert _history(counts).by_position
+
+
+def test_one_late_message_in_the_middle_ranks_every_message_by_time() -> None:
+    m0, m1, m2 = Message("m0", "a", _at(0)), Message("m1", "b", _at(5)), Message("m2", "c", _at(3))
+    sized, counts = _measured(WorkingSet(messages=(m0, m1, m2)))
+    assert tuple(entry.rank for entry in sized.messages) == (_at(0).timestamp(), _at(5).timestamp(), _at(3).timestamp())
+    assert not _history(counts).by_position
+
+
+def test_a_message_appended_at_the_same_time_as_the_last_follows_by_position() -> None:
+    same = Message("same", "g", _at(1))
+    before, after, counts, _ = _carried_from((M0, M1), (M0, M1, same))
+    assert after.messages == (*before.messages, Entry(same, "same", 1, 2, 2, False, False, False, None, -1))
+    assert _history(counts).by_position
+
+
+def test_appended_messages_out_of_order_among_themselves_rerank_every_message_by_time() -> None:
+    late, early = Message("late", "g", _at(9)), Message("early", "h", _at(4))
+    _, after, counts, _ = _carried_from((M0, M1), (M0, M1, late, early))
+    assert tuple(entry.rank for entry in after.messages) == tuple(_at(s).timestamp() for s in (0, 1, 9, 4))
+    assert tuple(entry.position for entry in after.messages) == (0, 1, 2, 3)
+    assert after.total == 8
+    assert not _history(counts).by_position
+
+
+def test_a_priced_message_appended_to_a_counted_history_is_measured_one_by_one() -> None:
+    priced = Message("p", "g h", _at(2), token_cost=9)
+    _, after, counts, _ = _carried_from((M0, M1), (M0, M1, priced))
+    assert after.messages == (
+        Entry(M0, "m0", 2, 0, _at(0).timestamp(), False, False, False, None, 1),
+        Entry(M1, "m1", 3, 1, _at(1).timestamp(), False, False, True, None, 2),
+        Entry(priced, "p", 9, 2, _at(2).timestamp(), False, False, False, None, -1),
+    )
+    assert after.total == 15
+    assert carried(counts) is None
+
+
+def test_no_messages_carry_no_history() -> None:
+    sized, counts = _measured(WorkingSet(system_prompt="a b"))
+    assert (sized.messages, sized.total) == ((), 2)
+    assert carried(counts) is None
