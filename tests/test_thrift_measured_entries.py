@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from thrift_fp.thrift import RefillTrace, ThriftOptions, subtract_to_fit
 from thrift_fp.thrift import Image, Memory, Message, Thought, Tool, ToolCall, WorkingRetrievable, WorkingSet
 from thrift_fp.thrift._entry import Entry, Sized
 from thrift_fp.thrift._history import History, Reuse, reuse_of
@@ -300,3 +301,37 @@ def test_no_messages_carry_no_history() -> None:
     sized, counts = _measured(WorkingSet(system_prompt="a b"))
     assert (sized.messages, sized.total) == ((), 2)
     assert carried(counts) is None
+
+
+def _fitted(ws: WorkingSet, window: int, **options: Any) -> Any:
+    given = ThriftOptions(output_reserve=0, reserve_fraction=0.0, encoding="measured-words", **options)
+    return subtract_to_fit(ws, window, options=given).unwrap()
+
+
+FIT = WorkingSet(
+    system_prompt="a b", messages=(Message("m0", "c d e", _at(0)),),
+    retrievables=(WorkingRetrievable("x y", id="r1", score=0.9), WorkingRetrievable("z", id="r2", score=0.1)),
+)
+
+
+def test_a_set_measured_to_the_budget_fits_untouched() -> None:
+    fitted = _fitted(FIT, 8)
+    trace = fitted.trace
+    assert (trace.context_window, trace.reserve, trace.budget, trace.total_before, trace.total_after) == (8, 0, 8, 8, 8)
+    assert (trace.fits, trace.refused, trace.shed_order, trace.refilled) == (True, False, "agent", ())
+    assert fitted.working_set == replace(FIT, visible_tool_names=frozenset())
+    assert len(trace.buckets) == 11 and trace.buckets[0].bucket == "retrievables-size-unknown"
+
+
+def test_a_set_one_over_sheds_the_lowest_scored_and_carries_its_counts() -> None:
+    fitted = _fitted(FIT, 7, refill=True)
+    trace = fitted.trace
+    assert (trace.budget, trace.total_before, trace.total_after, trace.fits, trace.refused) == (7, 8, 7, True, False)
+    assert fitted.working_set.retrievables == FIT.retrievables[:1]
+    assert trace.refilled == (RefillTrace("memories", 0, 0, 0, 0, ()), RefillTrace("retrievables", 2, 2, 1, 1, ()))
+    assert _history(fitted.counts).texts == ("c d e",)
+
+
+def test_a_floor_over_the_budget_is_refused() -> None:
+    trace = _fitted(FIT, 4).trace
+    assert (trace.budget, trace.total_before, trace.total_after, trace.fits, trace.refused) == (4, 8, 5, False, True)
