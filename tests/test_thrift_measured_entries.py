@@ -335,3 +335,15 @@ def test_a_set_one_over_sheds_the_lowest_scored_and_carries_its_counts() -> None
 def test_a_floor_over_the_budget_is_refused() -> None:
     trace = _fitted(FIT, 4).trace
     assert (trace.budget, trace.total_before, trace.total_after, trace.fits, trace.refused) == (4, 8, 5, False, True)
+
+
+def test_refill_readmits_a_shed_item_that_fits_again() -> None:
+    r1, r2, r3 = (
+        WorkingRetrievable("x y", id="r1", score=0.9), WorkingRetrievable("p q r s", id="r2", score=0.5),
+        WorkingRetrievable("z", id="r3", score=0.1),
+    )
+    fitted = _fitted(replace(FIT, retrievables=(r1, r2, r3)), 8, refill=True)
+    trace = fitted.trace
+    assert (trace.total_before, trace.total_after, trace.fits) == (12, 8, True)
+    assert trace.refilled == (RefillTrace("memories", 0, 0, 0, 0, ()), RefillTrace("retrievables", 2, 3, 1, 2, ("r3",)))
+    assert fitted.working_set.retrievables == (r1, r3)
