@@ -347,3 +347,26 @@ def test_refill_readmits_a_shed_item_that_fits_again() -> None:
     assert (trace.total_before, trace.total_after, trace.fits) == (12, 8, True)
     assert trace.refilled == (RefillTrace("memories", 0, 0, 0, 0, ()), RefillTrace("retrievables", 2, 3, 1, 2, ("r3",)))
     assert fitted.working_set.retrievables == (r1, r3)
+
+
+class _Looked:
+    """A slotted retrievable-like that answers ``estimate_tokens`` through its own attribute lookup."""
+
+    __slots__ = ("content", "id")
+
+    def __init__(self, content: str, id: str) -> None:
+        self.content, self.id = content, id
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "estimate_tokens":
+            return lambda encoding: 3
+        return object.__getattribute__(self, name)
+
+    def estimate_tokens(self, encoding: str) -> int:  # noqa: ARG002 - the lookup above answers instead
+        return 100
+
+
+def test_an_estimate_answered_by_a_custom_attribute_lookup_is_the_one_called() -> None:
+    items = (_Looked("a", "l1"), _Looked("b", "l2"))
+    trace = _fitted(WorkingSet(retrievables=items), 1000).trace
+    assert (trace.total_before, trace.total_after) == (6, 6)
