@@ -370,3 +370,15 @@ def test_an_estimate_answered_by_a_custom_attribute_lookup_is_the_one_called() -
     items = (_Looked("a", "l1"), _Looked("b", "l2"))
     trace = _fitted(WorkingSet(retrievables=items), 1000).trace
     assert (trace.total_before, trace.total_after) == (6, 6)
+
+
+def test_the_reuse_is_the_leading_run_of_the_very_same_messages() -> None:
+    _, counts = _measured(WorkingSet(messages=(M0, M1, M2)))
+    history = _history(counts)
+    other = Message("m0", "a b", _at(0))
+    assert reuse_of(counts, (other, M1, M2)) is None
+    assert reuse_of(counts, [M0, M1, M2]) is None
+    assert reuse_of(TokenCounts(), (M0,)) is None
+    assert reuse_of(counts, (M0, other)) == Reuse(history, 1, frozenset({"m0"}))
+    assert reuse_of(counts, (M0, M1)) == Reuse(history, 2, frozenset({"m0", "m1"}))
+    assert reuse_of(counts, (M0, M1, M2, other)) == Reuse(history, 3, history.keys)
