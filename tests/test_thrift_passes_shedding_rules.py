@@ -18,6 +18,7 @@ from thrift_fp.thrift._passes import (
     Unmeasured,
     _Bulk,
     exclude_size_unknown,
+    shed_ephemeral,
     shed_memories,
     shed_oldest_messages,
     shed_retrievables,
@@ -360,3 +361,29 @@ def test_a_missing_size_unknown_keeps_the_fast_path() -> None:
         id: str
 
     assert _Bulk.clean_keys((_Plain("x", "a"), _Plain("y", "b"))) == ("a", "b")
+
+
+def test_paired_oldest_messages_when_every_message_is_paired() -> None:
+    state = _messages(
+        _message(0, 2, 0, pair="p"), _message(1, 3, 1, pair="p"), _message(2, 4, 2, pair="q"), _message(3, 5, 3, pair="q"),
+    )
+    after, trace = shed_oldest_messages(state, _plan(0))
+    assert trace == BucketTrace("messages", 14, 9, 4, 2, _OLDEST, ("m0", "m1"))
+    assert _keys(after.messages) == ["m2", "m3"]
+    assert after.total == 9
+
+
+# Ephemeral messages leave with their pair partners ----------------------------------------------
+
+_EPHEMERAL = "ephemeral messages oldest first (with pair partners), keeping the latest"
+
+
+def test_an_ephemeral_message_is_shed_with_its_pair_partner() -> None:
+    state = _messages(
+        Entry(None, "m0", 5, 0, 0, ephemeral=True, pair="p"), _message(1, 5, 1), _message(2, 6, 2, pair="p"),
+        Entry(None, "m3", 5, 3, 3, ephemeral=True), _message(4, 5, 4),
+    )
+    after, trace = shed_ephemeral(state, _plan(16))
+    assert trace == BucketTrace("messages", 26, 15, 5, 3, _EPHEMERAL, ("m0", "m2"))
+    assert _keys(after.messages) == ["m1", "m3", "m4"]
+    assert after.total == 15
