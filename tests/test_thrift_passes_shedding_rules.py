@@ -387,3 +387,10 @@ def test_an_ephemeral_message_is_shed_with_its_pair_partner() -> None:
     assert trace == BucketTrace("messages", 26, 15, 5, 3, _EPHEMERAL, ("m0", "m2"))
     assert _keys(after.messages) == ["m1", "m3", "m4"]
     assert after.total == 15
+
+
+def test_a_summary_paired_with_no_other_message_blocks_nothing() -> None:
+    state = _messages(*_PAIRED, _message(7, 1, 20, summary=True, pair="z"))
+    after, trace = shed_oldest_messages(state, _plan(0))
+    assert trace == BucketTrace("messages", 36, 6, 8, 2, _OLDEST, ("m0", "m1", "m2", "m3", "m4", "m5"))
+    assert _keys(after.messages) == ["m6", "m7"]
