@@ -39,8 +39,8 @@ class BucketTrace:
     def as_dict(self) -> dict[str, object]:
         """A JSON-ready dict.
 
-        >>> BucketTrace("tools", 10, 4, 2, 1, "shortlist", ("b",)).as_dict()["after_tokens"]
-        4
+        >>> BucketTrace("tools", 10, 4, 2, 1, "shortlist", ("b",)).as_dict()  # the trace's JSON shape
+        {'bucket': 'tools', 'before_tokens': 10, 'after_tokens': 4, 'before_count': 2, 'after_count': 1, 'note': 'shortlist', 'ids': ['b']}
         """
         return {
             "bucket": self.bucket,
@@ -72,8 +72,8 @@ class RefillTrace:
     def as_dict(self) -> dict[str, object]:
         """A JSON-ready dict.
 
-        >>> RefillTrace("memories", 0, 5, 0, 1, ("k1",)).as_dict()["after_count"]
-        1
+        >>> RefillTrace("memories", 0, 5, 0, 1, ("k1",)).as_dict()  # the trace's JSON shape
+        {'bucket': 'memories', 'before_tokens': 0, 'after_tokens': 5, 'before_count': 0, 'after_count': 1, 'ids': ['k1']}
         """
         return {
             "bucket": self.bucket,
@@ -112,8 +112,8 @@ class ThriftTrace:
     def as_dict(self) -> dict[str, object]:
         """A JSON-ready dict.
 
-        >>> ThriftTrace(10, 4, 6, 0, 0, True, False, ()).as_dict()["budget"]
-        6
+        >>> ThriftTrace(10, 4, 6, 0, 0, True, False, ()).as_dict()  # the trace's JSON shape
+        {'context_window': 10, 'reserve': 4, 'budget': 6, 'total_before': 0, 'total_after': 0, 'fits': True, 'refused': False, 'shed_order': 'agent', 'buckets': [], 'refilled': []}
         """
         return {
             "context_window": self.context_window,
