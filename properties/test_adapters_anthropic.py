@@ -19,8 +19,8 @@ from pydantic import TypeAdapter
 from returns.result import Failure
 
 from properties.adapters_a_strategies import Written, anthropic, conversations, text
-from thrift_fp.adapters._core_documents import normalised_scores
-from thrift_fp.adapters._core_errors import OverBudget
+from thrift_fp.adapters._core import normalised_scores
+from thrift_fp.adapters._core import OverBudget
 from thrift_fp.adapters.anthropic import AGENT, RAG, count_anthropic_tokens, fit_anthropic_messages
 from thrift_fp.render import KeyedNonce
 from thrift_fp.thrift import ShedOrder

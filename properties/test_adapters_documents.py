@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thrift_fp.adapters._core_documents import DEFAULT_TIER, documents_to_records, normalised_scores, read_documents
+from thrift_fp.adapters._core import DEFAULT_TIER, documents_to_records, normalised_scores, read_documents
 from thrift_fp.records import TrustTier
 
 scores = st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False)), max_size=12)

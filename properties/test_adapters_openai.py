@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 from returns.result import Failure
 
 from properties.adapters_a_strategies import Round, Say, Written, conversations, openai, text
-from thrift_fp.adapters._core_errors import OverBudget
+from thrift_fp.adapters._core import OverBudget
 from thrift_fp.adapters.openai import count_openai_tokens, fit_openai_messages
 from thrift_fp.render import KeyedNonce
 from thrift_fp.thrift import Message, ThriftOptions, WorkingSet, subtract_to_fit

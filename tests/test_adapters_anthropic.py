@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from returns.result import Failure
 
-from thrift_fp.adapters._core_errors import (
+from thrift_fp.adapters._core import (
     DuplicateToolCall,
     InvalidArgument,
     InvalidTool,

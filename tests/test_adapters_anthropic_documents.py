@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from returns.result import Failure
 
-from thrift_fp.adapters._core_errors import InvalidArgument, InvalidDocument
+from thrift_fp.adapters._core import InvalidArgument, InvalidDocument
 from thrift_fp.adapters.anthropic import RAG, count_anthropic_tokens, fit_anthropic_messages
 from thrift_fp.render import KeyedNonce
 

@@ -21,7 +21,7 @@ from langchain_core.messages import (
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable, RunnableLambda
 
-from thrift_fp.adapters._core_documents import content_id
+from thrift_fp.adapters._core import content_id
 from thrift_fp.render import KeyedNonce
 from thrift_fp.adapters.langchain import (
     AdapterFitError,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from thrift_fp.adapters._core_errors import (
+from thrift_fp.adapters._core import (
     DuplicateToolCall,
     InvalidArgument,
     InvalidDocument,
@@ -20,7 +20,7 @@ from thrift_fp.adapters._core_errors import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._models import UnknownModel, resolve_model
+from thrift_fp.adapters._core import UnknownModel, resolve_model
 from thrift_fp.adapters.openai import count_openai_tokens, fit_openai_messages
 from returns.result import Success
 

@@ -18,7 +18,7 @@ from returns.primitives.exceptions import UnwrapFailedError
 from returns.result import Failure
 
 from thrift_fp import ThriftFpError
-from thrift_fp.adapters import _core_errors
+from thrift_fp.adapters._core import _errors as _core_errors
 from thrift_fp.cli._errors import CliError
 from thrift_fp.records import RecordError
 from thrift_fp.render import RenderError

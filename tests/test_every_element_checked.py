@@ -146,7 +146,7 @@ def test_a_malformed_item_in_a_working_set_is_an_error_value() -> None:
 
 
 def test_a_non_document_among_documents_to_records() -> None:
-    from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records, read_documents
+    from thrift_fp.adapters._core import DocumentRow, documents_to_records, read_documents
 
     for _ in range(_CALLS):
         failed = read_documents([{"content": "x"}, 3])

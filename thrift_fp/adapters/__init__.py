@@ -20,5 +20,5 @@ module                             objects                                      
 ``thrift_fp.adapters.llamaindex``  ``NodeWithScore`` and ``ChatMessage`` lists    ``[llamaindex]``
 =================================  =============================================  ==============
 
-The model → encoding table lives in ``thrift_fp.adapters._models`` (one place for every adapter).
+The model → encoding table lives in ``thrift_fp.adapters._core._models`` (one place for every adapter).
 """

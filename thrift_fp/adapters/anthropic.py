@@ -17,7 +17,7 @@ prompt and tools, ``thinking@<message>.<block>`` for stripped thinking.
 
 Documents. Retrieved ``documents`` (mappings with ``content`` and optional ``id``, ``score``,
 ``source``, ``trust_tier``, ... or `Retrievable` records; defaults in
-`thrift_fp.adapters._core_documents`) share the budget with the conversation, as in the OpenAI
+`thrift_fp.adapters._core._documents`) share the budget with the conversation, as in the OpenAI
 adapter: ``shed_order=AGENT`` (default) sheds the lowest-scored documents before any old turn,
 ``RAG`` old turns first; an unscored document sheds before every scored one; with ``refill`` (on
 by default) a shed document comes back whenever it fits in what the shedding left. The survivors
@@ -60,7 +60,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
 from thrift_fp.adapters._core import CoreFit, Pairing, Row, StrippedThought, checked_shedding, fit_rows
-from thrift_fp.adapters._core_args import (
+from thrift_fp.adapters._core import (
     Checked,
     CounterArg,
     Counting,
@@ -68,9 +68,9 @@ from thrift_fp.adapters._core_args import (
     checked_budget,
     checked_counting,
 )
-from thrift_fp.adapters._core_documents import DEFAULT_TIER, documents_to_records, kept_inputs, read_documents
-from thrift_fp.adapters._core_report import fit_picture
-from thrift_fp.adapters._core_errors import (
+from thrift_fp.adapters._core import DEFAULT_TIER, documents_to_records, kept_inputs, read_documents
+from thrift_fp.adapters._core import fit_picture
+from thrift_fp.adapters._core import (
     AdapterError,
     CountFailed,
     DuplicateToolCall,
@@ -85,7 +85,7 @@ from thrift_fp.adapters._core_errors import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core_values import as_mapping, json_text, leaves, non_empty_str
+from thrift_fp.adapters._core import as_mapping, json_text, leaves, non_empty_str
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace

@@ -34,7 +34,7 @@ exact for the encoding: ``model=`` picks it from the one model table (``o200k_ba
 where ``cl100k_base`` over-counts by about 6.5%), ``encoding=`` names it, ``token_counter=`` is
 your own counter of a text; with none of them, ``cl100k_base``.
 
-**Defaults for what LangChain objects lack** (`thrift_fp.adapters._core_documents`): message
+**Defaults for what LangChain objects lack** (`thrift_fp.adapters._core._documents`): message
 order stands for age; a ``Document`` without ``id`` gets a content-hash id; ``relevance_score``
 values outside [0, 1] are min-max rescaled over the call, and an unscored document sheds before
 every scored one. Trace ids: ``messages[i]`` and the document ids. Bad input is an error value
@@ -64,10 +64,10 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, counted_rows, fit_rows_and_documents
-from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
-from thrift_fp.adapters._core_documents import DocumentRow, kept_inputs
-from thrift_fp.adapters._core_report import fit_picture
-from thrift_fp.adapters._core_errors import (
+from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
+from thrift_fp.adapters._core import DocumentRow, kept_inputs
+from thrift_fp.adapters._core import fit_picture
+from thrift_fp.adapters._core import (
     AdapterError,
     AdapterFitError,
     DuplicateToolCall,
@@ -79,7 +79,7 @@ from thrift_fp.adapters._core_errors import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core_values import json_text, leaves
+from thrift_fp.adapters._core import json_text, leaves
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace

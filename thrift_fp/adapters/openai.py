@@ -10,7 +10,7 @@ message. Otherwise the oldest messages go first (message order stands for age). 
 message with ``tool_calls`` and every ``tool`` message answering it form one group that is kept or
 shed whole (likewise a legacy ``function_call`` and the ``function`` message answering it), so no
 call or result is ever orphaned. Retrieved ``documents`` (defaults in
-`thrift_fp.adapters._core_documents`) are rendered in trust-tier envelopes (`thrift_fp.render`)
+`thrift_fp.adapters._core._documents`) are rendered in trust-tier envelopes (`thrift_fp.render`)
 into one message placed where the caller chooses. ``shed_order=AGENT`` (default) sheds the
 lowest-scored documents before any old turn, ``RAG`` old turns first; with ``refill`` (on by
 default) a shed document comes back whenever it fits in what the shedding left. In the trace,
@@ -19,7 +19,7 @@ messages are ``messages[i]`` (input index), request framing ``request``, documen
 The budget is a promise: the count of what is returned, as sent, is within the budget, or the
 result is `OverBudget` (what cannot be shed alone is too big).
 
-Counting, exact for the model's encoding (the table in `thrift_fp.adapters._models`), follows
+Counting, exact for the model's encoding (the table in `thrift_fp.adapters._core._models`), follows
 OpenAI's cookbook: per message ``tokens_per_message`` plus the encoded role, content and other
 string values, ``tokens_per_name`` more for a ``name``, 3 tokens of reply priming, and the
 cookbook's per-function framing for ``tools``. Beyond the cookbook, which covers only strings:
@@ -46,8 +46,8 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
 from thrift_fp.adapters._core import CoreFit, Pairing, Row, checked_shedding, fit_rows
-from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
-from thrift_fp.adapters._core_documents import (
+from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
+from thrift_fp.adapters._core import (
     DEFAULT_TIER,
     content_id,
     documents_to_records,
@@ -55,8 +55,8 @@ from thrift_fp.adapters._core_documents import (
     normalised_scores,
     read_documents,
 )
-from thrift_fp.adapters._core_report import fit_picture
-from thrift_fp.adapters._core_errors import (
+from thrift_fp.adapters._core import fit_picture
+from thrift_fp.adapters._core import (
     AdapterError,
     CountFailed,
     DuplicateToolCall,
@@ -71,8 +71,8 @@ from thrift_fp.adapters._core_errors import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core_values import as_mapping, json_text, leaves, non_empty_str
-from thrift_fp.adapters._models import MODELS, ModelProfile, UnknownModel, resolve_model
+from thrift_fp.adapters._core import as_mapping, json_text, leaves, non_empty_str
+from thrift_fp.adapters._core import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace

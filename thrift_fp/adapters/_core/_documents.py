@@ -30,7 +30,7 @@ from typing import Final, TypeVar
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
-from thrift_fp.adapters._core_errors import InvalidDocument
+from thrift_fp.adapters._core._errors import InvalidDocument
 from thrift_fp.records import Retrievable, TrustTier, parse_retrievable
 
 DEFAULT_TIER: Final[TrustTier] = "third-party-private"

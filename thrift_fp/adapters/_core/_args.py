@@ -7,7 +7,7 @@ sees ``object``, so a wrongly typed argument (a ``str`` budget, ``None`` for the
 the adapter's own check and comes back as an `InvalidArgument` naming the argument, rather than
 a type-checker exception naming some internal function.
 
-Counting. ``model=`` names the model (the table in `thrift_fp.adapters._models` gives its
+Counting. ``model=`` names the model (the table in `thrift_fp.adapters._core._models` gives its
 encoding and chat framing); ``encoding=`` names a tiktoken encoding (or a registered estimator)
 and overrides the model's; ``token_counter=`` is the caller's own counter of a text, a bare
 callable (its counts are flagged ``estimated``) or a `TokenCounter` declaring its precision
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Annotated, Final, TypeAlias, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core_errors import AdapterError, CountFailed, InvalidArgument
-from thrift_fp.adapters._models import ModelProfile, resolve_model
+from thrift_fp.adapters._core._errors import AdapterError, CountFailed, InvalidArgument
+from thrift_fp.adapters._core._models import ModelProfile, resolve_model
 from thrift_fp.thrift import Budget, resolve_budget
 from thrift_fp.tokens import (
     Precision,

@@ -17,7 +17,7 @@ from typing import Final, NamedTuple
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core_errors import AdapterError, DuplicateToolCall, ToolCallWithoutResult, ToolResultWithoutCall
+from thrift_fp.adapters._core._errors import AdapterError, DuplicateToolCall, ToolCallWithoutResult, ToolResultWithoutCall
 
 
 class Row(NamedTuple):

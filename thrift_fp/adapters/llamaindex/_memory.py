@@ -9,7 +9,7 @@ within ``context_window - output_reserve``. ``input`` (the user message about to
 stored yet) is charged too, as `ChatMemoryBuffer` charges it, and not returned.
 
 LlamaIndex gives ``get`` no way to return an error value, so a fit that cannot succeed raises
-`thrift_fp.adapters._core_errors.AdapterFitError` holding it (e.g. `OverBudget` when the system
+`thrift_fp.adapters._core._errors.AdapterFitError` holding it (e.g. `OverBudget` when the system
 messages and the newest message alone are too big).
 """
 
@@ -23,7 +23,8 @@ from llama_index.core.storage.chat_store import BaseChatStore, SimpleChatStore
 from pydantic import Field
 from returns.result import Failure
 
-from thrift_fp.adapters._core_errors import AdapterFitError
+from thrift_fp.adapters._core import AdapterFitError
+from thrift_fp.adapters.llamaindex._fit import fit_chat_messages
 
 
 class ThriftChatMemory(BaseChatStoreMemory):
@@ -82,8 +83,6 @@ class ThriftChatMemory(BaseChatStoreMemory):
         >>> ThriftChatMemory.from_defaults(context_window=1000, chat_history=[ChatMessage(role="user", content="hi")]).get()[0].content
         'hi'
         """
-        from thrift_fp.adapters.llamaindex import fit_chat_messages
-
         stored = self.chat_store.get_messages(self.chat_store_key, **kwargs)
         pending = [] if input is None else [ChatMessage(role=MessageRole.USER, content=input)]
         fitted = fit_chat_messages(

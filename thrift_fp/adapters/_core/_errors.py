@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from thrift_fp.adapters._models import UnknownModel
+from thrift_fp.adapters._core._models import UnknownModel
 from thrift_fp.records import RecordError
 from thrift_fp.render import RenderError
 from thrift_fp.thrift import ThriftError

@@ -34,7 +34,7 @@ from typing import Final, NamedTuple
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, SystemPromptPart
 
 from thrift_fp.adapters._core import Row
-from thrift_fp.adapters._pydantic_ai_read import Read, fallback_source
+from thrift_fp.adapters.pydantic_ai._read import Read, fallback_source
 
 _new: Final = tuple.__new__
 _system_parts: Final = attrgetter("system_parts")
@@ -64,7 +64,7 @@ def plan_rows(
     changed read, the pins and the newest turn of both plans, and the turn holding that point.
 
     >>> from pydantic_ai.messages import ModelResponse, TextPart, UserPromptPart
-    >>> from thrift_fp.adapters._pydantic_ai_read import read_message
+    >>> from thrift_fp.adapters.pydantic_ai._read import read_message
     >>> history = [ModelRequest([SystemPromptPart("s"), UserPromptPart("q0")]), ModelResponse([TextPart("a0")]),
     ...            ModelRequest([UserPromptPart("q1")])]
     >>> rows, _ = plan_rows([read_message(i, m, None) for i, m in enumerate(history)], [5, 5, 5], True)
@@ -154,7 +154,7 @@ def rebuild(messages: Sequence[ModelMessage], kept: Sequence[int], reads: Sequen
     """The history of the kept rows (``kept``: ascending positions; see the module docstring).
 
     >>> from pydantic_ai.messages import ModelResponse, TextPart, UserPromptPart
-    >>> from thrift_fp.adapters._pydantic_ai_read import read_message
+    >>> from thrift_fp.adapters.pydantic_ai._read import read_message
     >>> history = [ModelRequest([SystemPromptPart("s"), UserPromptPart("q0")]), ModelResponse([TextPart("a0")]),
     ...            ModelRequest([UserPromptPart("q1")])]
     >>> out = rebuild(history, (2,), [read_message(i, m, None) for i, m in enumerate(history)])

@@ -16,7 +16,7 @@ The budget is a promise: `fit_rows` returns `OverBudget` rather than a fit whose
 (``CoreFit.tokens``: request framing + kept rows + the documents message) exceeds the budget.
 
 Trace ids, one scheme for every adapter: row ``i`` is ``messages[i]``, request-wide framing is
-``request`` (pinned), a document is its record id (`thrift_fp.adapters._core_documents`).
+``request`` (pinned), a document is its record id (`thrift_fp.adapters._core._documents`).
 Age is input order: every row has the same ``created_at``, and the core sheds the earliest of
 equal ages first.
 
@@ -41,13 +41,13 @@ from typing import Final, NamedTuple, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core_args import Budgeting, Counting, checked_budget, checked_counting, registered
-from thrift_fp.adapters._core_documents import DocumentRow, documents_to_records, fit_order
-from thrift_fp.adapters._core_errors import AdapterError, FitFailed, InvalidArgument, OverBudget
+from thrift_fp.adapters._core._args import Budgeting, Counting, checked_budget, checked_counting, registered
+from thrift_fp.adapters._core._documents import DocumentRow, documents_to_records, fit_order
+from thrift_fp.adapters._core._errors import AdapterError, FitFailed, InvalidArgument, OverBudget
 # Re-exported: the adapters build rows and pairing rules from here.
-from thrift_fp.adapters._core_groups import GroupCarry, groups, newest_turn
-from thrift_fp.adapters._core_groups import Pairing as Pairing
-from thrift_fp.adapters._core_groups import Row as Row
+from thrift_fp.adapters._core._groups import GroupCarry, groups, newest_turn
+from thrift_fp.adapters._core._groups import Pairing as Pairing
+from thrift_fp.adapters._core._groups import Row as Row
 from thrift_fp.records import Retrievable
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
 from thrift_fp.thrift import AGENT, Message, MessageLike, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet, subtract_to_fit
@@ -243,7 +243,7 @@ def fit_rows(
     fit's rows will likely start to differ (an agent loop's newest turn), so the grouping
     remembers its state there. The fit is identical with or without them.
 
-    >>> from thrift_fp.adapters._core_args import checked_budget, checked_counting
+    >>> from thrift_fp.adapters._core._args import checked_budget, checked_counting
     >>> budget = checked_budget(20, 0, 0.35).unwrap()
     >>> counting = checked_counting(None, "cl100k_base", None).unwrap()
     >>> fit_rows([Row(30, pinned=True), Row(4)], 0, budget, counting, Pairing()).failure().message
@@ -334,7 +334,7 @@ def fit_rows_and_documents(
     both over (LangChain, LlamaIndex): the checked arguments, then the rows (read with the chosen
     counting), then the documents as records, each first failure returned as it is.
 
-    >>> from thrift_fp.adapters._core_args import checked_budget, checked_counting
+    >>> from thrift_fp.adapters._core._args import checked_budget, checked_counting
     >>> done = fit_rows_and_documents(
     ...     lambda counting: Success([Row(5, role="user")]), lambda: Success([DocumentRow("Refunds take 5 days.")]),
     ...     checked_budget(200, 0, 0.35), checked_counting(None, None, None, "cl100k_base"), Success(Shedding()),

@@ -24,11 +24,11 @@ from typing import Final, NamedTuple, TypeVar, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core_args import Counting, checked_counting
-from thrift_fp.adapters._core_errors import AdapterError
+from thrift_fp.adapters._core import Counting, checked_counting
+from thrift_fp.adapters._core import AdapterError
 from thrift_fp.adapters._core import CoreCarry
-from thrift_fp.adapters._pydantic_ai_plan import PlanCarry
-from thrift_fp.adapters._pydantic_ai_read import (
+from thrift_fp.adapters.pydantic_ai._plan import PlanCarry
+from thrift_fp.adapters.pydantic_ai._read import (
     TOKENS_PER_PART,
     Half,
     MediaPricer,
@@ -38,7 +38,7 @@ from thrift_fp.adapters._pydantic_ai_read import (
     instructions_source,
     read_message,
 )
-from thrift_fp.adapters._pydantic_ai_step import Origins, Snapshot, snapshot
+from thrift_fp.adapters.pydantic_ai._step import Origins, Snapshot, snapshot
 
 _T = TypeVar("_T")
 REPLY_PRIMING: Final = 3
@@ -65,7 +65,7 @@ class Step:
 class TextCounts:
     """What a processor carries between its calls: its counting choice, checked once; its last
     `Step` (each message it read, by identity, read again when edited in place; see
-    `thrift_fp.adapters._pydantic_ai_step`); and the token counts of its previous fit's new texts.
+    `thrift_fp.adapters.pydantic_ai._step`); and the token counts of its previous fit's new texts.
 
     >>> memo = TextCounts()
     >>> counting = memo.counting(None, "o200k_base", None).unwrap()
@@ -190,7 +190,7 @@ def price(
     """Each message's row tokens (its parts but the system ones), and the request-wide tokens.
 
     >>> from pydantic_ai.messages import ModelRequest, SystemPromptPart, UserPromptPart
-    >>> from thrift_fp.adapters._pydantic_ai_read import read_message
+    >>> from thrift_fp.adapters.pydantic_ai._read import read_message
     >>> read = read_message(0, ModelRequest([SystemPromptPart("Be kind."), UserPromptPart("hello world")]), None)
     >>> price([read], "Be brief.", checked_counting(None, "o200k_base", None).unwrap()).unwrap()
     ((5,), 15)

@@ -1,40 +1,4 @@
-"""LlamaIndex adapter: fit ``NodeWithScore`` lists and ``ChatMessage`` lists, get the same objects back.
-
-Needs the ``[llamaindex]`` extra (``llama-index-core``). Importing it downloads nothing: counting
-uses thrift_fp's offline tiktoken vocabularies, never LlamaIndex's global tokenizer (which would
-fetch ``cl100k_base``) or nltk data. Every entry point takes the shared budget vocabulary
-(``context_window``, ``output_reserve``, ``reserve_fraction``) and counting choice (``model=``,
-``encoding=``, ``token_counter=``; with none of them, ``cl100k_base``):
-
-- `ThriftNodePostprocessor`: a ``BaseNodePostprocessor`` keeping the nodes that fit in
-  ``max_tokens`` (the postprocessor's own field: the tokens the nodes' text may take, since the
-  response synthesizer formats them itself and owns the window), lowest ``score`` shed first,
-  an unscored node before every scored one.
-- `fit_nodes`: fit nodes alone, rendered in trust-tier envelopes (priced as rendered), or by
-  their text with ``render=False``.
-- `fit_chat_messages`: a ``ChatMessage`` history, pair-safe: an assistant message and the
-  ``tool`` messages answering its tool calls leave together (all of them), oldest first; system
-  and developer messages are never shed (``keep_system=True``); retrieved ``nodes`` share the
-  budget, rendered in envelopes (``shed_order=``, ``refill=`` on by default, ``nonce=``, ``tier=``).
-- `ThriftChatMemory`: a LlamaIndex chat memory (``BaseChatStoreMemory``, for agents and chat
-  engines taking ``memory=``) whose ``get()`` is `fit_chat_messages` of the stored chat.
-
-**What an item costs** (exact for the encoding): a node costs ``node.get_content(metadata_mode)``
-(``MetadataMode.LLM`` by default: the text a response synthesizer sends), or its rendered
-envelope when rendered. A chat message costs the count of one text (`message_text`)::
-
-    <role>[ <tool_call_id>]
-    <text blocks, thinking blocks' content, [<block_type>] for any other block, newline-joined>
-    <one JSON line per tool call: {"id", "name", "args"} for a ToolCallBlock, the entry itself for
-     additional_kwargs["tool_calls"]>
-
-A message's tool call ids come from its ``ToolCallBlock`` blocks and its
-``additional_kwargs["tool_calls"]`` entries (dicts or objects with an ``id``); a ``tool`` message
-answers ``additional_kwargs["tool_call_id"]``. Defaults for missing fields are those of
-`thrift_fp.adapters._core_documents`: order stands for age; scores outside [0, 1] are min-max
-rescaled over the call; an unscored node sheds first. Trace ids: ``messages[i]`` and node ids.
-Bad input is an error value naming index and field.
-"""
+"""The LlamaIndex adapter's entry points: fit nodes and chat messages, the node postprocessor."""
 
 from __future__ import annotations
 
@@ -48,10 +12,10 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, counted_rows, fit_rows_and_documents
-from thrift_fp.adapters._core_args import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
-from thrift_fp.adapters._core_documents import DocumentRow, kept_inputs
-from thrift_fp.adapters._core_report import fit_picture
-from thrift_fp.adapters._core_errors import (
+from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
+from thrift_fp.adapters._core import DocumentRow, kept_inputs
+from thrift_fp.adapters._core import fit_picture
+from thrift_fp.adapters._core import (
     AdapterError,
     AdapterFitError,
     DuplicateToolCall,
@@ -62,36 +26,13 @@ from thrift_fp.adapters._core_errors import (
     OverBudget,
     ToolResultWithoutCall,
 )
-from thrift_fp.adapters._core_values import json_text, leaves
+from thrift_fp.adapters._core import json_text, leaves
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
 from thrift_fp.tokens import TokenCount
 
-__all__ = [
-    "AGENT",
-    "RAG",
-    "AdapterError",
-    "AdapterFitError",
-    "DuplicateToolCall",
-    "FitFailed",
-    "FittedChat",
-    "FittedNodes",
-    "InvalidArgument",
-    "InvalidDocument",
-    "MalformedMessage",
-    "OverBudget",
-    "ThriftChatMemory",
-    "ThriftNodePostprocessor",
-    "TokenCounter",
-    "ToolResultWithoutCall",
-    "fit_chat_messages",
-    "fit_nodes",
-    "message_text",
-]
 
-# Defined beside its own imports; the memory's ``get`` imports `fit_chat_messages` from here.
-from thrift_fp.adapters._llamaindex_memory import ThriftChatMemory  # noqa: E402
 
 DEFAULT_ENCODING: Final = "cl100k_base"
 _CALLS: Final = 'additional_kwargs["tool_calls"]'

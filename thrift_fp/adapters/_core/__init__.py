@@ -1,0 +1,132 @@
+"""The one framework-neutral adapter core, the face every ecosystem module imports through.
+
+Private to `thrift_fp.adapters`: an adapter reads its ecosystem's objects into `Row` values and
+maps the kept positions back; everything between lives here, one concept a module:
+
+- ``_args``: the shared vocabulary (budget, counting choice) checked into values;
+- ``_models``: the model → encoding and chat-framing table;
+- ``_values``: reading JSON-like values and SDK objects safely;
+- ``_groups``: rows, and which of them leave together (tool pairs, turns);
+- ``_fit``: the fit of rows and documents, the promise that the count as sent is in budget;
+- ``_documents``: retrieved documents into records, with their defaults;
+- ``_errors``: the closed union of error values (`AdapterError`);
+- ``_report``: the HTML picture of a fit.
+"""
+
+from thrift_fp.adapters._core._args import (
+    Budgeting,
+    Checked,
+    CounterArg,
+    Counting,
+    TokenCounter,
+    checked_budget,
+    checked_counting,
+    registered,
+)
+from thrift_fp.adapters._core._documents import (
+    DEFAULT_TIER,
+    UNKNOWN_TIME,
+    DocumentRow,
+    content_id,
+    documents_to_records,
+    fit_order,
+    kept_inputs,
+    normalised_scores,
+    read_documents,
+)
+from thrift_fp.adapters._core._errors import (
+    AdapterError,
+    AdapterFitError,
+    CountFailed,
+    DuplicateToolCall,
+    FitFailed,
+    InvalidArgument,
+    InvalidDocument,
+    InvalidTool,
+    MalformedMessage,
+    OverBudget,
+    PricingFailed,
+    ToolCallWithoutResult,
+    ToolResultWithoutCall,
+    UnknownRole,
+)
+from thrift_fp.adapters._core._fit import (
+    AGE,
+    REQUEST_ID,
+    CoreCarry,
+    CoreFit,
+    PricedMessage,
+    Shedding,
+    StrippedThought,
+    checked_shedding,
+    counted_rows,
+    fit_rows,
+    fit_rows_and_documents,
+    working_set,
+)
+from thrift_fp.adapters._core._groups import GroupCarry, Pairing, Row, groups, newest_turn
+from thrift_fp.adapters._core._models import MODELS, ModelProfile, UnknownModel, resolve_model
+from thrift_fp.adapters._core._report import fit_picture
+from thrift_fp.adapters._core._values import MAX_DEPTH, MAX_INT_BITS, as_mapping, json_text, leaves, non_empty_str
+
+__all__ = [
+    "AGE",
+    "DEFAULT_TIER",
+    "MAX_DEPTH",
+    "MAX_INT_BITS",
+    "MODELS",
+    "REQUEST_ID",
+    "UNKNOWN_TIME",
+    "AdapterError",
+    "AdapterFitError",
+    "Budgeting",
+    "Checked",
+    "CoreCarry",
+    "CoreFit",
+    "CountFailed",
+    "CounterArg",
+    "Counting",
+    "DocumentRow",
+    "DuplicateToolCall",
+    "FitFailed",
+    "GroupCarry",
+    "InvalidArgument",
+    "InvalidDocument",
+    "InvalidTool",
+    "MalformedMessage",
+    "ModelProfile",
+    "OverBudget",
+    "Pairing",
+    "PricedMessage",
+    "PricingFailed",
+    "Row",
+    "Shedding",
+    "StrippedThought",
+    "TokenCounter",
+    "ToolCallWithoutResult",
+    "ToolResultWithoutCall",
+    "UnknownModel",
+    "UnknownRole",
+    "as_mapping",
+    "checked_budget",
+    "checked_counting",
+    "checked_shedding",
+    "content_id",
+    "counted_rows",
+    "documents_to_records",
+    "fit_order",
+    "fit_picture",
+    "fit_rows",
+    "fit_rows_and_documents",
+    "groups",
+    "json_text",
+    "kept_inputs",
+    "leaves",
+    "newest_turn",
+    "non_empty_str",
+    "normalised_scores",
+    "read_documents",
+    "registered",
+    "resolve_model",
+    "working_set",
+]
