@@ -13,6 +13,7 @@ from thrift_fp.serve._backend import Backend, SqliteBackend
 from thrift_fp.serve._errors import InvalidSetting
 from thrift_fp.serve._run import run_server
 from thrift_fp.serve._settings import serve_settings
+from thrift_fp.serve._shared_http import SharedSessions
 from thrift_fp.sources import PathNotFound
 
 _URL_SCHEMES = ("postgresql://", "postgres://")
@@ -73,7 +74,30 @@ def serve_command(
     backend = open_backend(db, embedded)
     if isinstance(backend, Failure):
         return Failure(backend.failure())
+    shared = shared_sessions(backend.unwrap()) if http is not None else Success(None)
+    if isinstance(shared, Failure):
+        return Failure(shared.failure())
     served: Result[None, ThriftFpError] = run_server(
-        backend.unwrap(), settings.unwrap(), http=http, allow_remote=allow_remote
+        backend.unwrap(), settings.unwrap(), http=http, allow_remote=allow_remote, shared=shared.unwrap()
     )
     return served
+
+
+def shared_sessions(backend: Backend) -> Result[SharedSessions | None, ThriftFpError]:
+    """The sessions kept in ``backend``'s database when it is PostgreSQL (its ledger tables
+    created on first use), so every HTTP server of that database serves every session; ``None``
+    for an index file (one process, sessions in its memory).
+
+    >>> shared_sessions(SqliteBackend(Path("docs.db")))
+    <Success: None>
+    """
+    if isinstance(backend, SqliteBackend):
+        return Success(None)
+    # psycopg loads only for a database.
+    from thrift_fp.serve._ledger_postgres import open_postgres_sessions  # noqa: PLC0415
+    from thrift_fp.serve._postgres import PostgresBackend  # noqa: PLC0415
+
+    if not isinstance(backend, PostgresBackend):
+        return Success(None)
+    opened: Result[SharedSessions | None, ThriftFpError] = open_postgres_sessions(backend.database)
+    return opened

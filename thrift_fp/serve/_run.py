@@ -10,13 +10,20 @@ from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._errors import InvalidSetting
 from thrift_fp.serve._server import announce, build_server, serve_http, serve_stdio
 from thrift_fp.serve._settings import ServeSettings
+from thrift_fp.serve._shared_http import SharedSessions
 
 
 def run_server(
-    backend: Backend, settings: ServeSettings, *, http: str | None = None, allow_remote: bool = False
+    backend: Backend,
+    settings: ServeSettings,
+    *,
+    http: str | None = None,
+    allow_remote: bool = False,
+    shared: SharedSessions | None = None,
 ) -> Result[None, InvalidSetting]:
     """Serve ``backend`` until the client (stdio) or an interrupt (HTTP) ends it; a bad
-    ``http`` address is refused before anything starts.
+    ``http`` address is refused before anything starts. Over HTTP, ``shared`` sessions (kept
+    in the database) let several servers serve each session; stdio has one client per process.
 
     >>> import pathlib
     >>> from thrift_fp.serve import SqliteBackend, serve_settings
@@ -31,6 +38,6 @@ def run_server(
     if isinstance(address, Failure):
         return Failure(address.failure())
     host, port = address.unwrap()
-    server = build_server(backend, settings)
-    anyio.run(serve_http, server, host, port, announce)
+    server = build_server(backend, settings, sessions=shared)
+    anyio.run(serve_http, server, host, port, announce, shared)
     return Success(None)

@@ -9,6 +9,7 @@ call's scope here, which aborts the lifecycle's signal; the worker's retrieval t
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import logging
@@ -31,12 +32,14 @@ from thrift_fp.serve._arguments import SearchRequest, read_request, search_reque
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._frames import TamedLines, tamed_asgi
 from thrift_fp.serve._errors import NoSession, ServeError, SourceFailed, UnknownTool
-from thrift_fp.serve._ledger import CallRecord, record_call
+from thrift_fp.serve._ledger import CallRecord, SessionLedger, record_call
 from thrift_fp.serve._outcome import ToolAnswer
 from thrift_fp.serve._read import answer_read
 from thrift_fp.serve._receipts import receipts_json
 from thrift_fp.serve._search import answer_search
-from thrift_fp.serve._sessions import Session, Sessions
+from thrift_fp.serve._shared_http import SharedSessions, shared_sessions_asgi
+from thrift_fp.serve._session_store import Replay, SessionHandle, SessionStore
+from thrift_fp.serve._sessions import Sessions
 from thrift_fp.serve._settings import ServeSettings
 from thrift_fp.serve._tools import RECEIPTS_URI, TOOL_NAMES, receipts_resource, tool_list
 
@@ -74,9 +77,9 @@ def _answer_result(answer: ToolAnswer) -> types.CallToolResult:
     )
 
 
-def build_server(backend: Backend, settings: ServeSettings, *, sessions: Sessions | None = None) -> Server[Any]:
+def build_server(backend: Backend, settings: ServeSettings, *, sessions: SessionStore | None = None) -> Server[Any]:
     """The MCP server over ``backend`` under ``settings`` (serve it with `serve_stdio` or
-    `serve_http`).
+    `serve_http`); ``sessions`` keeps the ledgers (in this process unless given).
 
     >>> import pathlib
     >>> from thrift_fp.serve import SqliteBackend, serve_settings
@@ -86,7 +89,7 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
     """
     from thrift_fp import __version__  # noqa: PLC0415 - the package's own constant
 
-    registry = sessions if sessions is not None else Sessions()
+    registry: SessionStore = sessions if sessions is not None else Sessions()
     tools = tool_list(settings, backend.describe())
 
     async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -98,7 +101,9 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
             return _error_result(NoSession())
         if params.name not in TOOL_NAMES:
             return _error_result(UnknownTool(params.name, TOOL_NAMES))
-        return await _call(registry.session(key), params.name, params.arguments, backend, settings)
+        return await _call(
+            registry.session(key), params.name, params.arguments, backend, settings, request_key(ctx.request_id, params)
+        )
 
     async def list_resources(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=[receipts_resource()])
@@ -129,8 +134,39 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
     )
 
 
+def request_key(request_id: object, params: types.CallToolRequestParams) -> str | None:
+    """What recognises a request sent again: its JSON-RPC id (unique within a session, by the
+    protocol) with a digest of the call, so an id a client wrongly reuses is a new call.
+
+    >>> request_key(7, types.CallToolRequestParams(name="search", arguments={"question": "q"}))
+    '7:bb2627af7d9071523839'
+    """
+    if request_id is None:
+        return None
+    call = json.dumps([params.name, params.arguments], sort_keys=True, ensure_ascii=False, default=str)
+    return f"{request_id}:{hashlib.sha256(call.encode('utf-8', 'surrogatepass')).hexdigest()[:20]}"
+
+
+def _as_tool_result(step: tuple[SessionLedger, Result[ToolAnswer, ServeError]]) -> tuple[SessionLedger, types.CallToolResult]:
+    ledger, done = step
+    return ledger, (_error_result(done.failure()) if isinstance(done, Failure) else _answer_result(done.unwrap()))
+
+
+def _replay(request: str | None) -> Replay[types.CallToolResult] | None:
+    if request is None:
+        return None
+    return Replay(
+        request, lambda result: result.model_dump_json(by_alias=True, exclude_none=True), types.CallToolResult.model_validate_json
+    )
+
+
 async def _call(
-    session: Session, name: str, arguments: dict[str, Any] | None, backend: Backend, settings: ServeSettings
+    session: SessionHandle,
+    name: str,
+    arguments: dict[str, Any] | None,
+    backend: Backend,
+    settings: ServeSettings,
+    request: str | None = None,
 ) -> types.CallToolResult:
     controller = CancellationController()
     parsed = search_request(arguments, settings) if name == "search" else read_request(arguments, settings)
@@ -142,12 +178,19 @@ async def _call(
         )
         return _error_result(refused)
 
-    request = parsed.unwrap()
+    asked = parsed.unwrap()
 
-    def work() -> Result[ToolAnswer, ServeError]:
-        if isinstance(request, SearchRequest):
-            return session.step(lambda ledger: answer_search(ledger, request, backend, settings, controller.signal))
-        return session.step(lambda ledger: answer_read(ledger, request, backend, settings, controller.signal))
+    def work() -> types.CallToolResult:
+        # Over a shared store the answer is kept with the call, so a retried request gets it back.
+        if isinstance(asked, SearchRequest):
+            searched = asked
+            return session.step(
+                lambda ledger: _as_tool_result(answer_search(ledger, searched, backend, settings, controller.signal)),
+                _replay(request),
+            )
+        return session.step(
+            lambda ledger: _as_tool_result(answer_read(ledger, asked, backend, settings, controller.signal)), _replay(request)
+        )
 
     try:
         done = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
@@ -158,9 +201,7 @@ async def _call(
     except Exception as exc:  # noqa: BLE001 - the one boundary: a bug must not end the session
         _log.exception("tool %s failed", name)
         return _error_result(SourceFailed(name, f"internal error ({type(exc).__name__}); the server keeps serving"))
-    if isinstance(done, Failure):
-        return _error_result(done.failure())
-    return _answer_result(done.unwrap())
+    return done
 
 
 async def serve_stdio(server: Server[Any]) -> None:
@@ -173,13 +214,23 @@ async def serve_stdio(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(server: Server[Any], host: str, port: int, ready: Callable[[str], None] | None = None) -> None:
+async def serve_http(
+    server: Server[Any],
+    host: str,
+    port: int,
+    ready: Callable[[str], None] | None = None,
+    shared: SharedSessions | None = None,
+) -> None:
     """Serve streamable HTTP at ``http://HOST:PORT/mcp`` (port 0: a free one) until interrupted;
     ``ready(url)`` is called once the socket listens. On a loopback host the SDK's DNS-rebinding
-    protection is on (only loopback Host and Origin headers are accepted)."""
+    protection is on (only loopback Host and Origin headers are accepted). With ``shared``
+    sessions (kept in a database), any server sharing it serves any session (`shared_sessions_asgi`)."""
     import uvicorn  # noqa: PLC0415
 
-    app = tamed_asgi(server.streamable_http_app(host=host))
+    if shared is None:
+        app = tamed_asgi(server.streamable_http_app(host=host))
+    else:
+        app = tamed_asgi(shared_sessions_asgi(server.streamable_http_app(host=host, stateless_http=True), shared))
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Final, TypeVar
 
 from thrift_fp.serve._ledger import SessionLedger
+from thrift_fp.serve._session_store import Replay
 
 DEFAULT_CAPACITY: Final = 10_000
 _Answer = TypeVar("_Answer")
@@ -27,8 +28,12 @@ class Session:
         self.lock = threading.Lock()
         self.ledger = SessionLedger()
 
-    def step(self, call: Callable[[SessionLedger], tuple[SessionLedger, _Answer]]) -> _Answer:
+    def step(
+        self, call: Callable[[SessionLedger], tuple[SessionLedger, _Answer]], replay: Replay[_Answer] | None = None
+    ) -> _Answer:
         """Run ``call`` on the current ledger and keep the ledger it hands back (thread-safe).
+        ``replay`` is for stores shared by several servers: one server's own session never sees
+        a request again after the process that answered it is gone.
 
         >>> session = Session()
         >>> session.step(lambda ledger: (ledger, ledger.tokens_used))
