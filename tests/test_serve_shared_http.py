@@ -151,6 +151,7 @@ def test_workers_share_a_session_and_one_killed_loses_nothing(workers: Workers) 
     # The same request sent again to the other worker (a retry): its kept answer, no second charge.
     assert _search(second, session, 2, "shedding lowest score first") == again
     workers.kill(0)
+    done: dict[str, Any] = {}
     for number, question in enumerate(("envelopes nonce", "quotas calls"), start=3):
         done = _search(second, session, number, question)
         assert done["isError"] is False
