@@ -28,7 +28,7 @@ def test_only_the_cli_imports_the_cli_libraries() -> None:
 
 
 # Imported inside the function that needs them, never at module level (so that --help and --version stay fast).
-LAZY_IN_SOURCES = {"pathspec", "markdown_it", "selectolax", "charset_normalizer", "snowballstemmer"}
+LAZY_IN_SOURCES = {"pathspec", "markdown_it", "selectolax", "charset_normalizer", "chardet", "snowballstemmer"}
 # The dense ranking's runtime (the `dense` extra), imported on first use inside sources/dense/.
 LAZY_IN_DENSE = {"numpy", "onnxruntime", "tokenizers"}
 
