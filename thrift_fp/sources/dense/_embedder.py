@@ -23,6 +23,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import PathArg, as_path
 from thrift_fp.sources.dense._errors import DenseError, DenseModelInvalid, DenseUnavailable, EmbeddingFailed
+from thrift_fp.sources.dense._private import private_onnxruntime
 
 # What the runtime needs; the model package is looked for separately (it has no code to import).
 RUNTIME_MODULES: Final = ("numpy", "onnxruntime", "tokenizers")
@@ -165,8 +166,7 @@ def load_onnx_embedder(
 
 
 def _session(path: Path, data: bytes, threads: int) -> Result[object, DenseError]:
-    import onnxruntime
-
+    onnxruntime = private_onnxruntime()  # before any session: no telemetry store, no queued events
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = max(threads, 0)
     options.log_severity_level = 3  # warnings about unused initialisers are not the user's business
@@ -223,6 +223,21 @@ def default_embedder() -> Result[Embedder, DenseError]:
     >>> result.unwrap().model_id if result.map(bool).value_or(False) else result.failure().message
     'all-MiniLM-L6-v2-int8/128'
     """
+    return _minilm(DEFAULT_MAX_LENGTH)
+
+
+@cache
+def embedder_for(route: str) -> Result[Embedder, DenseError]:
+    """The shipped model a route names, loaded once per process: ``minilm-N`` reads N word pieces.
+
+    >>> result = embedder_for("minilm-32")
+    >>> result.unwrap().model_id if result.map(bool).value_or(False) else result.failure().message
+    'all-MiniLM-L6-v2-int8/32'
+    """
+    return _minilm(int(route.removeprefix("minilm-")))
+
+
+def _minilm(length: int) -> Result[Embedder, DenseError]:
     missing = missing_runtime()
     if missing is not None:
         return Failure(DenseUnavailable(missing))
@@ -230,7 +245,8 @@ def default_embedder() -> Result[Embedder, DenseError]:
     if spec is None or spec.origin is None:
         return Failure(DenseUnavailable(DEFAULT_MODEL_PACKAGE))
     loaded: Result[OnnxEmbedder, DenseError] = load_onnx_embedder(
-        Path(spec.origin).with_name("model.onnx"), VOCABULARY, model_id=DEFAULT_MODEL_ID, sha256=DEFAULT_MODEL_SHA256
+        Path(spec.origin).with_name("model.onnx"), VOCABULARY, model_id=f"all-MiniLM-L6-v2-int8/{length}",
+        max_length=length, sha256=DEFAULT_MODEL_SHA256,
     )
     return loaded.map(lambda embedder: embedder)
 
