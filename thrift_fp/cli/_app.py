@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first
 
     from thrift_fp._errors import ThriftFpError
     from thrift_fp.cli._errors import CliError
+    from thrift_fp.cli._paths import Corpus
     from thrift_fp.sources import Assembled, IndexReport, SkippedFile
     from thrift_fp.thrift import ThriftOptions
 
@@ -48,6 +49,7 @@ _ANNOTATION_HOMES: Final = {
     "Table": "rich.table",
     "ThriftFpError": "thrift_fp._errors",
     "CliError": "thrift_fp.cli._errors",
+    "Corpus": "thrift_fp.cli._paths",
     "Assembled": "thrift_fp.sources",
     "IndexReport": "thrift_fp.sources",
     "SkippedFile": "thrift_fp.sources",
@@ -150,7 +152,10 @@ def _main(
 
 # Below this many files to read, a progress bar is more flicker than help.
 _PROGRESS_MIN_FILES = 20
-_INDEX_DB_HELP = "The index file to create or update, or a postgresql:// URL."
+_INDEX_DB_HELP = (
+    "The index file to create or update, or a postgresql:// URL (default: the nearest thrift-fp.db"
+    " in this folder or one above, else ./thrift-fp.db)."
+)
 _NO_MATCH: Final = "no passage matched; the context is empty (exit status 0)"
 
 
@@ -227,7 +232,9 @@ def _index_command(
         # Described in the docstring: typer's argument listing would add a Python type (<list[Path]>).
         typer.Argument(metavar="PATH", hidden=True),
     ],
-    db: Annotated[str, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=_INDEX_DB_HELP)] = "thrift-fp.db",
+    db: Annotated[
+        str | None, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=_INDEX_DB_HELP)
+    ] = None,
     tier: Annotated[
         Tier, typer.Option(metavar="TIER", help=f"Trust tier of these documents: {', '.join(TIER_CHOICES)}.")
     ] = "first-party",
@@ -255,9 +262,14 @@ def _index_command(
     """
     from returns.result import Failure  # noqa: PLC0415 - the library loads on use
 
+    from thrift_fp.cli._paths import chosen_corpus  # noqa: PLC0415
     from thrift_fp.cli._postgres import is_database_url  # noqa: PLC0415
     from thrift_fp.sources import DEFAULT_INCLUDE, IndexProblems, index_paths  # noqa: PLC0415
 
+    corpus = chosen_corpus(db, creating=True)
+    db = corpus.database
+    if corpus.chosen != "given":
+        typer.echo(f"thrift-fp: indexing into {corpus.describe()}", err=True)
     bar = _ProgressBar()
     included, excluded = tuple(include) if include else DEFAULT_INCLUDE, tuple(exclude or ())
     if is_database_url(db):
@@ -376,8 +388,8 @@ def _index_json(report: IndexReport) -> dict[str, object]:
 
 
 _DB_HELP = (
-    "Index to search (default: the embedded corpus, indexed once into the user cache folder;"
-    " THRIFT_FP_CACHE_DIR overrides the folder), or a postgresql:// URL."
+    "Index to search, or a postgresql:// URL (default: the nearest thrift-fp.db in this folder or"
+    " one above, else the embedded corpus, indexed once into the user cache folder)."
 )
 # The default is written out: --window's own default is None (meaning "not given", for --budget).
 _WINDOW_HELP = f"Context window in tokens (35% is reserved for the answer).  [default: {DEFAULT_WINDOW}]"
@@ -423,6 +435,7 @@ def _ask_command(
     from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
 
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
+    from thrift_fp.cli._paths import chosen_corpus  # noqa: PLC0415
     from thrift_fp.cli._postgres import ask_postgres, is_database_url, postgres_ranking  # noqa: PLC0415
     from thrift_fp.sources import PathNotFound, assemble, search_ranking  # noqa: PLC0415
 
@@ -433,6 +446,8 @@ def _ask_command(
     _check_encoding(encoding)
     done: Result[Assembled, CliError]
     database: Path | None = None  # the index file searched (None: a PostgreSQL URL)
+    corpus = chosen_corpus(db)
+    db = corpus.database if corpus.chosen != "embedded" else None
     if db is not None and is_database_url(db):
         done = ask_postgres(
             db, asked, context_window=window_tokens, options=options,
@@ -452,7 +467,7 @@ def _ask_command(
         _write_report(report, done.unwrap())
     matched = bool(done.unwrap().decisions)
     if as_json:
-        shown = _ask_json(done.unwrap(), encoding)
+        shown = _ask_json(done.unwrap(), encoding) | {"corpus": _corpus_json(corpus)}
         if database is not None:
             # Hybrid where the [dense] extra is installed and the index holds its vectors.
             ranking = search_ranking(database, dense=True)
@@ -460,11 +475,19 @@ def _ask_command(
         elif db is not None:
             shown |= postgres_ranking(db)
         typer.echo(json.dumps(shown, indent=2))
-    elif matched:
+    else:
+        typer.echo(f"thrift-fp: answered from {corpus.describe()}", err=True)
+    if matched and not as_json:
         typer.echo(done.unwrap().text)
         Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
     if not matched:
         typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
+
+
+def _corpus_json(corpus: Corpus) -> dict[str, str]:
+    # A PostgreSQL URL is not repeated: it may hold a password.
+    shown = "postgresql" if "://" in corpus.database else corpus.database
+    return {"database": shown, "chosen": corpus.chosen}
 
 
 def _write_report(path: Path, done: Assembled) -> None:
@@ -605,9 +628,13 @@ def _serve_command(
         raise typer.Exit(1) from None
     from returns.result import Failure  # noqa: PLC0415
 
+    from thrift_fp.cli._paths import chosen_corpus  # noqa: PLC0415
+
     _check_encoding(encoding)
+    corpus = chosen_corpus(db)
+    typer.echo(f"thrift-fp: serving {corpus.describe()}", err=True)
     served = serve_command(
-        db, _embedded, http=http, allow_remote=allow_remote, default_budget=budget, max_budget=max_budget,
+        corpus.database if corpus.chosen != "embedded" else None, _embedded, http=http, allow_remote=allow_remote, default_budget=budget, max_budget=max_budget,
         max_calls=max_calls, max_session_tokens=max_session_tokens, max_results=max_results, encoding=encoding,
         tiers=_tiers(tier),
     )

@@ -1,12 +1,19 @@
-"""Where the command keeps its files: the per-user cache, and reading FILE or ``-``."""
+"""Where the command keeps its files: the default index, the per-user cache, reading FILE or ``-``.
+
+One rule for ``index``, ``ask`` and ``serve`` without ``--db`` (and without
+``THRIFT_FP_DATABASE_URL``): the index is the nearest ``thrift-fp.db`` in the current folder or
+a folder above it, as git finds its repository. ``index`` creates ``./thrift-fp.db`` when there
+is none; ``ask`` and ``serve`` then answer from the embedded corpus, and say so.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 import platformdirs
 from returns.result import Failure, Result, Success
@@ -14,6 +21,86 @@ from returns.result import Failure, Result, Success
 from thrift_fp.sources import PathNotFound, SourceError, UnreadableFile, embedded_corpus
 
 CACHE_ENV: Final = "THRIFT_FP_CACHE_DIR"
+DEFAULT_INDEX: Final = "thrift-fp.db"
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """The index a command uses, and why that one: ``given`` (``--db`` or
+    ``THRIFT_FP_DATABASE_URL``), ``nearest`` (a ``thrift-fp.db`` here or above), ``new`` (the
+    ``./thrift-fp.db`` an index run creates) or ``embedded`` (the corpus shipped with the package).
+    """
+
+    database: str
+    chosen: Literal["given", "nearest", "new", "embedded"]
+
+    def describe(self) -> str:
+        """How ``ask`` names where it answered from (a URL is not shown: it may hold a password).
+
+        >>> Corpus("/home/ann/docs/thrift-fp.db", "nearest").describe()
+        '/home/ann/docs/thrift-fp.db (the nearest thrift-fp.db)'
+        >>> Corpus("postgresql://ann:secret@db/kb", "given").describe()
+        'the PostgreSQL database given'
+        """
+        if self.chosen == "embedded":
+            return (f"the embedded corpus (no {DEFAULT_INDEX} here or in a folder above;"
+                    " `thrift-fp index DOCS` makes one)")
+        if "://" in self.database:
+            return "the PostgreSQL database given"
+        return {"given": self.database, "nearest": f"{self.database} (the nearest {DEFAULT_INDEX})",
+                "new": f"{self.database} (a new {DEFAULT_INDEX})"}[self.chosen]
+
+
+def nearest_index(start: Path | None = None) -> Path | None:
+    """The nearest ``thrift-fp.db`` in ``start`` (the current folder) or a folder above it.
+
+    Only a regular file owned by this user counts, as git trusts only repositories its user
+    owns: a ``thrift-fp.db`` another user left in ``/tmp`` never answers this user's questions.
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp()).resolve()
+    >>> (root / "docs" / "api").mkdir(parents=True)
+    >>> nearest_index(root / "docs" / "api") is None
+    True
+    >>> (root / "thrift-fp.db").touch()
+    >>> nearest_index(root / "docs" / "api") == root / "thrift-fp.db"
+    True
+    """
+    try:
+        here = (start if start is not None else Path.cwd()).resolve()
+    except OSError:  # the current folder was removed
+        return None
+    for folder in (here, *here.parents):
+        candidate = folder / DEFAULT_INDEX
+        try:
+            status = candidate.stat()
+        except OSError:
+            continue
+        if candidate.is_file() and _owned_by_this_user(status.st_uid):
+            return candidate
+    return None
+
+
+def _owned_by_this_user(uid: int) -> bool:
+    getuid = getattr(os, "getuid", None)  # Windows has no POSIX owners
+    return getuid is None or uid == getuid()
+
+
+def chosen_corpus(db: str | None, *, creating: bool = False) -> Corpus:
+    """Where a command's index is: ``db`` when given, else the nearest ``thrift-fp.db``, else a
+    new ``./thrift-fp.db`` for an index run (``creating``) or the embedded corpus.
+
+    >>> chosen_corpus("docs.db")
+    Corpus(database='docs.db', chosen='given')
+    """
+    if db is not None:
+        return Corpus(db, "given")
+    found = nearest_index()
+    if found is not None:
+        return Corpus(str(found), "nearest")
+    if creating:
+        return Corpus(DEFAULT_INDEX, "new")
+    return Corpus(str(embedded_database()), "embedded")
 
 
 def cache_dir() -> Path:
