@@ -43,4 +43,4 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # A real PostgreSQL server for the PostgreSQL source's tests (see tests/_postgres_cluster.py).
-pytest_plugins = ["tests._postgres_cluster"]
+pytest_plugins = ["tests._postgres_cluster", "tests._pgvector_cluster"]

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import _pgvector_cluster as pgvector
 from tests._postgres_cluster import HOW_TO_RUN, REQUIRE_ENV, URL_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +24,10 @@ def _pytest(*args: str, env: dict[str, str], cwd: Path = ROOT) -> subprocess.Com
 
 
 def _without_postgres() -> dict[str, str]:
-    return {name: value for name, value in os.environ.items() if name not in (URL_ENV, REQUIRE_ENV)}
+    return {
+        name: value for name, value in os.environ.items()
+        if name not in (URL_ENV, REQUIRE_ENV, pgvector.URL_ENV, pgvector.REQUIRE_ENV)
+    }
 
 
 def test_without_a_url_the_postgresql_tests_skip_with_one_line_saying_how_to_run_them() -> None:
@@ -38,6 +42,34 @@ def test_without_a_url_the_postgresql_tests_skip_with_one_line_saying_how_to_run
 def test_required_postgresql_without_a_url_is_a_usage_error() -> None:
     done = _pytest("tests/test_sources_postgres_cli.py", env=_without_postgres() | {REQUIRE_ENV: "1"})
     assert done.returncode == 4 and f"{REQUIRE_ENV} is set but {URL_ENV} is not" in done.stderr, done.stderr
+
+
+def test_without_a_pgvector_url_the_pgvector_tests_skip_with_one_line_saying_how_to_run_them() -> None:
+    done = _pytest("properties/test_pgvector_props.py", env=_without_postgres())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"\b1 skipped\b", done.stdout.strip().splitlines()[-1]), done.stdout
+    lines = [line for line in done.stdout.splitlines() if pgvector.HOW_TO_RUN in line]
+    assert len(lines) == 1 and re.fullmatch(rf"1 {re.escape(pgvector.HOW_TO_RUN)}", lines[0]), done.stdout
+
+
+def test_required_pgvector_without_a_url_is_a_usage_error() -> None:
+    done = _pytest("properties/test_pgvector_props.py", env=_without_postgres() | {pgvector.REQUIRE_ENV: "1"})
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert f"{pgvector.REQUIRE_ENV} is set but {pgvector.URL_ENV} is not" in done.stderr, done.stderr
+
+
+def test_required_pgvector_turns_any_skip_of_a_pgvector_test_into_a_failure(tmp_path: Path) -> None:
+    (tmp_path / "test_skips.py").write_text(
+        "import pytest\n\n"
+        "def test_skipped_for_another_reason(pgvector_base_url: str) -> None:\n"
+        "    pytest.skip('no vector extension')\n"
+    )
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    base = _without_postgres() | {"PYTHONPATH": str(ROOT), pgvector.URL_ENV: "postgresql://u@/db?host=/nonexistent"}
+    args = ("-p", "tests._pgvector_cluster", "-c", str(tmp_path / "pytest.ini"), "-rfs", str(tmp_path))
+    strict = _pytest(*args, env=base | {pgvector.REQUIRE_ENV: "1"}, cwd=tmp_path)
+    assert strict.returncode == 1 and "1 failed" in strict.stdout, strict.stdout
+    assert "this pgvector test was skipped" in strict.stdout and "no vector extension" in strict.stdout
 
 
 def test_required_postgresql_turns_any_skip_of_a_postgresql_test_into_a_failure(tmp_path: Path) -> None:
