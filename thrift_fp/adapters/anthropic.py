@@ -85,7 +85,7 @@ from thrift_fp.adapters._core import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core import as_mapping, json_text, leaves, non_empty_str
+from thrift_fp.adapters._core import Unread, as_mapping, entries, json_text, leaves, non_empty_str, unreadable
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
@@ -355,7 +355,12 @@ def _request(
     tool_texts = _tool_texts(tools)
     if isinstance(tool_texts, Failure):
         return Failure(tool_texts.failure())
-    read = [as_mapping(message) for message in messages]
+    read: list[Mapping[str, object] | None] = []
+    for index, message in enumerate(messages):
+        try:
+            read.append(_plain(message))
+        except Unread as unread:
+            return Failure(unreadable(unread, index, message))
     boundary = _turn_start(read)
     bills: list[_Bill] = []
     for index, (message, raw) in enumerate(zip(read, messages, strict=True)):
@@ -387,7 +392,10 @@ def _system_texts(system: object) -> Result[list[str], AdapterError]:
         return Failure(InvalidArgument("system", system, "expected a str, a list of text blocks or None"))
     texts: list[str] = []
     for at, raw in enumerate(system):
-        block = as_mapping(raw)
+        try:
+            block = _plain_block(raw, "")
+        except Unread as unread:
+            return Failure(unreadable(unread, at, raw, "system"))
         if block is None or block.get("type") != "text" or not isinstance(block.get("text"), str):
             return Failure(InvalidArgument(f"system[{at}]", raw, "expected a text block"))
         texts.append(str(block["text"]))
@@ -397,7 +405,10 @@ def _system_texts(system: object) -> Result[list[str], AdapterError]:
 def _tool_texts(tools: Sequence[object]) -> Result[list[str], AdapterError]:
     texts: list[str] = []
     for index, raw in enumerate(tools):
-        tool = as_mapping(raw)
+        try:
+            tool = _plain_block(raw, "")
+        except Unread as unread:
+            return Failure(unreadable(unread, index, raw, "tools"))
         if tool is None or not non_empty_str(tool.get("name")):
             return Failure(InvalidTool(index, "name", raw, "expected a tool with a non-empty str name"))
         problem = leaves(tool)
@@ -406,6 +417,40 @@ def _tool_texts(tools: Sequence[object]) -> Result[list[str], AdapterError]:
             return Failure(InvalidTool(index, "(tool)", shown(raw), problem if isinstance(problem, str) else "not JSON"))
         texts.append(text)
     return Success(texts)
+
+
+def _plain(raw: object) -> dict[str, object] | None:
+    """A message read once through the guards (`thrift_fp.adapters._core._reads`) into plain
+    dicts and lists, its content blocks too (``None`` where one is not a mapping), so that every
+    later read is of the copy; a read that raises raises `Unread` naming its field."""
+    given = as_mapping(raw)
+    if given is None:
+        return None
+    message = _fields(given, "")
+    content = message.get("content")
+    if isinstance(content, Sequence) and not isinstance(content, str | bytes):
+        message["content"] = [_plain_block(block, f"content[{at}]") for at, block in enumerate(content)]
+    return message
+
+
+def _plain_block(raw: object, field: str) -> dict[str, object] | None:
+    """A content block (or a system block, a tool) read through the guards, with the blocks of a
+    tool result's content and an image's source."""
+    given = as_mapping(raw, field)
+    if given is None:
+        return None
+    block = _fields(given, field)
+    inner = block.get("content")
+    if block.get("type") == "tool_result" and isinstance(inner, Sequence) and not isinstance(inner, str | bytes):
+        block["content"] = [_plain_block(item, f"{field}.content[{at}]") for at, item in enumerate(inner)]
+    source = block.get("source")
+    if isinstance(source, Mapping):
+        block["source"] = _fields(source, f"{field}.source")
+    return block
+
+
+def _fields(mapping: Mapping[str, object], field: str) -> dict[str, object]:
+    return dict(entries(mapping, field))
 
 
 def _blocks(content: object) -> list[Mapping[str, object] | None] | None:

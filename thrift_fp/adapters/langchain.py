@@ -43,8 +43,8 @@ naming the message index and field; a budget too small for what cannot be shed i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from langchain_core.callbacks import Callbacks
@@ -79,7 +79,7 @@ from thrift_fp.adapters._core import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core import json_text, leaves
+from thrift_fp.adapters._core import Unread, attr, entries, got, json_text, leaves, unreadable
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
@@ -180,8 +180,11 @@ def _content(content: object, index: int) -> str | AdapterError:
         if isinstance(block, str):
             parts.append(block)
         elif isinstance(block, dict):
-            kind = block.get("type")
-            text = block.get("text") if kind == "text" else block.get("reasoning") if kind == "reasoning" else None
+            kind = got(block, "type", f"content[{at}].type")
+            text = (
+                got(block, "text", f"content[{at}].text") if kind == "text"
+                else got(block, "reasoning", f"content[{at}].reasoning") if kind == "reasoning" else None
+            )
             if isinstance(text, str):
                 parts.append(text)
             else:
@@ -196,18 +199,25 @@ def _calls(message: AIMessage, index: int) -> tuple[tuple[tuple[str, str], ...],
     """The ids this message issues (with their fields) and one JSON line per call (its text)."""
     ids: dict[str, str] = {}
     lines = []
-    for field, calls in ((_CALLS, message.tool_calls), ("invalid_tool_calls", message.invalid_tool_calls)):
+    for field in (_CALLS, "invalid_tool_calls"):
+        calls = attr(message, field, field)
+        if not isinstance(calls, list | tuple):
+            return MalformedMessage(index, field, calls, "expected a list of tool calls")
         for at, call in enumerate(calls):
-            ident = call.get("id")
+            path = f"{field}[{at}]"
+            if not isinstance(call, Mapping):
+                return MalformedMessage(index, path, call, "expected a tool call dict")
+            ident = got(call, "id", f"{path}.id")
             if ident == "":
-                return MalformedMessage(index, f"{field}[{at}].id", ident, "expected a non-empty str or None")
+                return MalformedMessage(index, f"{path}.id", ident, "expected a non-empty str or None")
             if isinstance(ident, str):
-                ids.setdefault(ident, f"{field}[{at}].id")
-            shown = {"id": ident, "name": call.get("name"), "args": call.get("args")}
+                ids.setdefault(ident, f"{path}.id")
+            args = got(call, "args", f"{path}.args")
+            shown = {"id": ident, "name": got(call, "name", f"{path}.name"), "args": args}
             problem = leaves(shown)
             line = json_text(shown, sort_keys=False) if not isinstance(problem, str) else None
             if line is None:
-                return MalformedMessage(index, f"{field}[{at}].args", call.get("args"), problem if isinstance(problem, str) else "not JSON")
+                return MalformedMessage(index, f"{path}.args", args, problem if isinstance(problem, str) else "not JSON")
             lines.append(line)
     return tuple((field, ident) for ident, field in ids.items()), lines
 
@@ -218,8 +228,10 @@ def _as_message(raw: object, index: int) -> BaseMessage | AdapterError:
         return raw
     if not isinstance(raw, str | dict | tuple | list):
         return MalformedMessage(index, "(message)", raw, "expected a BaseMessage, a dict, a (role, content) tuple or a str")
+    # A dict is read once through the guards (a value whose read raises is named by its key).
+    given = dict(entries(raw, "")) if isinstance(raw, dict) else raw
     try:
-        return convert_to_messages([raw])[0]
+        return convert_to_messages([given])[0]
     except Exception as exc:  # noqa: BLE001 - LangChain's own conversion raises on a bad message-like
         return MalformedMessage(index, "(message)", raw, f"not a message LangChain can read ({type(exc).__name__})")
 
@@ -230,8 +242,9 @@ def _role(message: BaseMessage, index: int) -> str | AdapterError:
         if isinstance(message, kind):
             return name
     if isinstance(message, ChatMessage):
-        return message.role
-    return UnknownRole(index, message.type, _KNOWN)
+        role = attr(message, "role", "role")
+        return role if isinstance(role, str) else MalformedMessage(index, "role", role, "expected a str")
+    return UnknownRole(index, attr(message, "type", "type"), _KNOWN)
 
 
 def _texts(messages: object, keep_system: bool) -> Result[list[tuple[str, Row]], AdapterError]:
@@ -240,32 +253,44 @@ def _texts(messages: object, keep_system: bool) -> Result[list[tuple[str, Row]],
         return Failure(InvalidArgument("messages", messages, "expected a list of messages"))
     out: list[tuple[str, Row]] = []
     for index, raw in enumerate(messages):
-        message = _as_message(raw, index)
-        if not isinstance(message, BaseMessage):
-            return Failure(message)
-        known = _ROLE_OF.get(type(message))
-        role = known if known is not None else _role(message, index)
-        if not isinstance(role, str):
-            return Failure(role)
-        content = message.content
-        text = content if type(content) is str else _content(content, index)
-        if not isinstance(text, str):
-            return Failure(text)
-        name = message.name
-        header = role if name is None else f"{role} {name}"
-        if isinstance(message, ToolMessage):
-            answers = message.tool_call_id
-            if not answers:
-                return Failure(MalformedMessage(index, _ANSWER, answers, "expected a non-empty str"))
-            out.append((f"{header} {answers}\n{text}", Row(0, (), ((_ANSWER, answers),), role=role)))
-        elif isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
-            issued = _calls(message, index)
-            if not isinstance(issued, tuple):
-                return Failure(issued)
-            out.append(("\n".join((header, text, *issued[1])), Row(0, issued[0], role=role)))
-        else:
-            out.append((f"{header}\n{text}", Row(0, pinned=keep_system and role == "system", role=role)))
+        try:
+            item = _text_row(raw, index, keep_system)
+        except Unread as unread:
+            return Failure(unreadable(unread, index, raw))
+        if not isinstance(item, tuple):
+            return Failure(item)
+        out.append(item)
     return Success(out)
+
+
+def _text_row(raw: object, index: int, keep_system: bool) -> tuple[str, Row] | AdapterError:
+    """One message's text and row (tokens still 0); every read of it guarded (`Unread`)."""
+    message = _as_message(raw, index)
+    if not isinstance(message, BaseMessage):
+        return message
+    known = _ROLE_OF.get(type(message))
+    role = known if known is not None else _role(message, index)
+    if not isinstance(role, str):
+        return role
+    content = attr(message, "content", "content")
+    text = content if type(content) is str else _content(content, index)
+    if not isinstance(text, str):
+        return text
+    name = attr(message, "name", "name")
+    if name is not None and not isinstance(name, str):
+        return MalformedMessage(index, "name", name, "expected a str or None")
+    header = role if name is None else f"{role} {name}"
+    if isinstance(message, ToolMessage):
+        answers = attr(message, _ANSWER, _ANSWER)
+        if not isinstance(answers, str) or not answers:
+            return MalformedMessage(index, _ANSWER, answers, "expected a non-empty str")
+        return f"{header} {answers}\n{text}", Row(0, (), ((_ANSWER, answers),), role=role)
+    if isinstance(message, AIMessage) and (attr(message, _CALLS, _CALLS) or attr(message, "invalid_tool_calls", "invalid_tool_calls")):
+        issued = _calls(message, index)
+        if not isinstance(issued, tuple):
+            return issued
+        return "\n".join((header, text, *issued[1])), Row(0, issued[0], role=role)
+    return f"{header}\n{text}", Row(0, pinned=keep_system and role == "system", role=role)
 
 
 def _rows(messages: object, keep_system: bool, counting: Counting) -> Result[list[Row], AdapterError]:
@@ -290,14 +315,31 @@ def _documents(documents: object, score_key: object, source_key: object) -> Resu
             return Failure(InvalidArgument(name, key, "expected a str"))
     if isinstance(documents, str | bytes | dict) or not isinstance(documents, Sequence):
         return Failure(InvalidArgument("documents", documents, "expected a list of Documents"))
+    assert isinstance(score_key, str) and isinstance(source_key, str)  # checked above
     rows: list[DocumentRow] = []
     for index, document in enumerate(documents):
         if not isinstance(document, Document):
             return Failure(InvalidDocument(index, "(document)", f"expected a langchain_core Document, got {type(document).__name__}"))
-        source = document.metadata.get(source_key)
-        rows.append(DocumentRow(document.page_content, document.id, document.metadata.get(score_key),
-                                source if isinstance(source, str) and source else None))
+        try:
+            row = _document_row(document, score_key, source_key)
+        except Unread as unread:
+            return Failure(unreadable(unread, index, document, "documents"))
+        if isinstance(row, InvalidDocument):
+            return Failure(replace(row, index=index))
+        rows.append(row)
     return Success(rows)
+
+
+def _document_row(document: Document, score_key: str, source_key: str) -> DocumentRow | InvalidDocument:
+    """One document's row, every read of it guarded (`Unread`)."""
+    metadata = attr(document, "metadata", "metadata")
+    if not isinstance(metadata, Mapping):
+        return InvalidDocument(0, "metadata", f"expected a mapping, got {type(metadata).__name__}")
+    source = got(metadata, source_key, f"metadata[{source_key!r}]")
+    score = got(metadata, score_key, f"metadata[{score_key!r}]")
+    return DocumentRow(attr(document, "page_content", "page_content"), attr(document, "id", "id"), score,
+                       source if isinstance(source, str) and source else None)
+
 
 
 

@@ -71,7 +71,7 @@ from thrift_fp.adapters._core import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core import as_mapping, json_text, leaves, non_empty_str
+from thrift_fp.adapters._core import Unread, as_mapping, entries, json_text, leaves, non_empty_str, unreadable
 from thrift_fp.adapters._core import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
@@ -362,7 +362,10 @@ def _bills(
         else:
             quick = None
         if quick is None:
-            bill = _bill(index, message, profile, image_tokens)
+            try:
+                bill = _bill(index, message, profile, image_tokens)
+            except Unread as unread:
+                return Failure(unreadable(unread, index, message))
             if isinstance(bill, Failure):
                 return Failure(bill.failure())
             made = bill.unwrap()
@@ -430,9 +433,11 @@ def _plain_bill(message: dict[Any, Any], per_message: int) -> _Bill | None:
 def _bill(
     index: int, raw: object, profile: ModelProfile, image_tokens: ImagePricer | None
 ) -> Result[_Bill, AdapterError]:
-    message = as_mapping(raw)
-    if message is None:
+    given = as_mapping(raw)
+    if given is None:
         return Failure(MalformedMessage(index, "(message)", raw, "expected a mapping or an SDK message object"))
+    # Read once, key by key (a read that raises is named by its key); a plain dict from here on.
+    message = dict(entries(given, ""))
     role = message.get("role")
     if role not in ROLES:
         if role is None:
@@ -444,7 +449,7 @@ def _bill(
     estimated = False
     calls: tuple[tuple[str, str], ...] = ()
     answers: tuple[tuple[str, str], ...] = ()
-    for key, value in message.items():
+    for key, value in list(message.items()):
         if key == "role" or value is None:
             continue
         if key == "content":
@@ -554,8 +559,9 @@ def _content(
     texts: list[str] = []
     fixed = 0
     estimated = False
-    for at, part in enumerate(content):
+    for at, given in enumerate(content):
         field = f"content[{at}]"
+        part = dict(entries(given, field)) if isinstance(given, Mapping) else given
         if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
             return Failure(MalformedMessage(index, field, part, "expected a content part with a str 'type'"))
         kind = part["type"]
@@ -584,7 +590,8 @@ def _image(
     index: int, field: str, part: Mapping[str, Any], profile: ModelProfile, image_tokens: ImagePricer | None
 ) -> Result[tuple[int, bool], AdapterError]:
     """An image part's tokens, and whether they are the default (estimated) price."""
-    image = part.get("image_url")
+    given = part.get("image_url")
+    image = dict(entries(given, f"{field}.image_url")) if isinstance(given, Mapping) else given
     if not isinstance(image, Mapping) or not non_empty_str(image.get("url")):
         return Failure(MalformedMessage(index, f"{field}.image_url", image, "expected an object with a str 'url'"))
     detail = image.get("detail", "auto")
@@ -608,14 +615,16 @@ def _tool_calls(index: int, role: str, value: object) -> Result[tuple[tuple[str,
     if not isinstance(value, list | tuple):
         return Failure(MalformedMessage(index, "tool_calls", value, "expected a list of tool calls"))
     ids: list[tuple[str, str]] = []
-    for at, call in enumerate(value):
+    for at, given in enumerate(value):
         field = f"tool_calls[{at}]"
-        if not isinstance(call, Mapping):
-            return Failure(MalformedMessage(index, field, call, "expected a tool call object"))
+        if not isinstance(given, Mapping):
+            return Failure(MalformedMessage(index, field, given, "expected a tool call object"))
+        call = dict(entries(given, field))
         if not non_empty_str(call.get("id")):
             return Failure(MalformedMessage(index, f"{field}.id", call.get("id"), "expected a non-empty str"))
         kind = call.get("type", "function")
-        body = call.get(kind) if isinstance(kind, str) else None
+        inner = call.get(kind) if isinstance(kind, str) else None
+        body = dict(entries(inner, f"{field}.{kind}")) if isinstance(inner, Mapping) else inner
         if kind not in ("function", "custom") or not isinstance(body, Mapping) or not non_empty_str(body.get("name")):
             return Failure(MalformedMessage(index, f"{field}.{kind}", body, "expected a function (or custom) call with a str 'name'"))
         ids.append((f"{field}.id", call["id"]))
@@ -629,7 +638,10 @@ def _tool_tokens(tools: Sequence[object], profile: ModelProfile, counting: Count
     texts: list[str] = []
     fixed = profile.func_end
     for index, tool in enumerate(tools):
-        read = _tool(index, tool, profile)
+        try:
+            read = _tool(index, tool, profile)
+        except Unread as unread:
+            return Failure(unreadable(unread, index, tool, "tools"))
         if isinstance(read, Failure):
             return Failure(read.failure())
         tool_texts, tool_fixed = read.unwrap()
@@ -641,27 +653,32 @@ def _tool_tokens(tools: Sequence[object], profile: ModelProfile, counting: Count
     return Success(fixed + sum(counted.unwrap()))
 
 
-def _tool(index: int, tool: object, profile: ModelProfile) -> Result[tuple[list[str], int], AdapterError]:
+def _tool(index: int, given: object, profile: ModelProfile) -> Result[tuple[list[str], int], AdapterError]:
+    tool = dict(entries(given, "")) if isinstance(given, Mapping) else given
     if not isinstance(tool, Mapping) or tool.get("type", "function") != "function":
-        return Failure(InvalidTool(index, "type", tool, "expected a function tool"))
-    function = tool.get("function")
+        return Failure(InvalidTool(index, "type", given, "expected a function tool"))
+    inner = tool.get("function")
+    function = dict(entries(inner, "function")) if isinstance(inner, Mapping) else inner
     if not isinstance(function, Mapping) or not non_empty_str(function.get("name")):
         return Failure(InvalidTool(index, "function.name", function, "expected a function with a non-empty str name"))
     description = function.get("description") or ""
     parameters = function.get("parameters") or {}
     if not isinstance(description, str):
         return Failure(InvalidTool(index, "function.description", description, "expected a str"))
-    properties = parameters.get("properties") or {} if isinstance(parameters, Mapping) else None
+    schema_of = dict(entries(parameters, "function.parameters")) if isinstance(parameters, Mapping) else None
+    found = schema_of.get("properties") or {} if schema_of is not None else None
+    properties = dict(entries(found, "function.parameters.properties")) if isinstance(found, Mapping) else found
     if not isinstance(properties, Mapping):
         return Failure(InvalidTool(index, "function.parameters", parameters, "expected a JSON schema object"))
     texts = [f"{function['name']}:{_strip_period(description)}"]
     fixed = profile.func_init + (profile.prop_init if properties else 0)
-    for key, schema in properties.items():
+    for key, given_schema in properties.items():
         if not isinstance(key, str):
             return Failure(InvalidTool(index, "function.parameters.properties", shown(key), "expected str property names"))
         field = f"function.parameters.properties.{key}"
-        if not isinstance(schema, Mapping):
-            return Failure(InvalidTool(index, field, schema, "expected a schema object"))
+        if not isinstance(given_schema, Mapping):
+            return Failure(InvalidTool(index, field, given_schema, "expected a schema object"))
+        schema = dict(entries(given_schema, field))
         problem = leaves(schema)
         if isinstance(problem, str):
             return Failure(InvalidTool(index, field, schema, problem))

@@ -5,6 +5,7 @@ maps the kept positions back; everything between lives here, one concept a modul
 
 - ``_args``: the shared vocabulary (budget, counting choice) checked into values;
 - ``_models``: the model → encoding and chat-framing table;
+- ``_reads``: guarded reads of a caller's objects (a read that raises becomes a value);
 - ``_values``: reading JSON-like values and SDK objects safely;
 - ``_groups``: rows, and which of them leave together (tool pairs, turns);
 - ``_fit``: the fit of rows and documents, the promise that the count as sent is in budget;
@@ -49,6 +50,7 @@ from thrift_fp.adapters._core._errors import (
     ToolCallWithoutResult,
     ToolResultWithoutCall,
     UnknownRole,
+    UnreadableField,
 )
 from thrift_fp.adapters._core._fit import (
     AGE,
@@ -66,6 +68,7 @@ from thrift_fp.adapters._core._fit import (
 )
 from thrift_fp.adapters._core._groups import GroupCarry, Pairing, Row, groups, newest_turn
 from thrift_fp.adapters._core._models import MODELS, ModelProfile, UnknownModel, resolve_model
+from thrift_fp.adapters._core._reads import Unread, attr, called, entries, got, unreadable
 from thrift_fp.adapters._core._report import fit_picture
 from thrift_fp.adapters._core._values import MAX_DEPTH, MAX_INT_BITS, as_mapping, json_text, leaves, non_empty_str
 
@@ -107,7 +110,12 @@ __all__ = [
     "ToolResultWithoutCall",
     "UnknownModel",
     "UnknownRole",
+    "Unread",
+    "UnreadableField",
     "as_mapping",
+    "attr",
+    "called",
+    "entries",
     "checked_budget",
     "checked_counting",
     "checked_shedding",
@@ -118,6 +126,7 @@ __all__ = [
     "fit_picture",
     "fit_rows",
     "fit_rows_and_documents",
+    "got",
     "groups",
     "json_text",
     "kept_inputs",
@@ -128,5 +137,6 @@ __all__ = [
     "read_documents",
     "registered",
     "resolve_model",
+    "unreadable",
     "working_set",
 ]

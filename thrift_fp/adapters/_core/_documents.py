@@ -30,7 +30,8 @@ from typing import Final, TypeVar
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
-from thrift_fp.adapters._core._errors import InvalidDocument
+from thrift_fp.adapters._core._errors import InvalidDocument, UnreadableField
+from thrift_fp.adapters._core._reads import Unread, entries, unreadable
 from thrift_fp.records import Retrievable, TrustTier, parse_retrievable
 
 DEFAULT_TIER: Final[TrustTier] = "third-party-private"
@@ -96,7 +97,9 @@ def normalised_scores(scores: Sequence[float | None]) -> tuple[float | None, ...
     )
 
 
-def read_documents(documents: object, collection: str = "documents") -> Result[tuple[DocumentRow | Retrievable, ...], InvalidDocument]:
+def read_documents(
+    documents: object, collection: str = "documents"
+) -> Result[tuple[DocumentRow | Retrievable, ...], InvalidDocument | UnreadableField]:
     """``documents`` (mappings with ``content`` and optional ``id``, ``score``, ``source``,
     ``trust_tier``, ... or `Retrievable` records) as rows, each element checked.
 
@@ -114,9 +117,11 @@ def read_documents(documents: object, collection: str = "documents") -> Result[t
         if isinstance(document, Retrievable):
             rows.append(document)
         elif isinstance(document, Mapping):
-            rows.append(DocumentRow(
-                document.get("content"), document.get("id"), document.get("score"), document.get("source"), document
-            ))
+            try:
+                fields = dict(entries(document, ""))
+            except Unread as unread:
+                return Failure(unreadable(unread, index, document, collection))
+            rows.append(DocumentRow(fields.get("content"), fields.get("id"), fields.get("score"), fields.get("source"), fields))
         else:
             return Failure(InvalidDocument(
                 index, "(document)", f"expected a mapping or a Retrievable, got {shown(document)}", collection

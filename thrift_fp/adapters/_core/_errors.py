@@ -10,6 +10,7 @@ through the bounded renderer: a 5,000-digit int or a list nested 5,000 deep neve
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import ClassVar
 
 from thrift_fp.adapters._core._models import UnknownModel
@@ -34,6 +35,25 @@ class MalformedMessage(ThriftFpError):
     reason: str
 
     message_template: ClassVar[str] = "messages[{index}].{field}: {reason}, got {value!r}"
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableField(ThriftFpError):
+    """Reading a caller's object raised (a property, a descriptor, a mapping's ``get``): its list,
+    position and field, its type, and what was raised (``cause`` is the exception itself).
+
+    >>> UnreadableField(1, "content", "Lazy", "RuntimeError: storage offline").message
+    'messages[1].content (a Lazy): reading it raised RuntimeError: storage offline'
+    """
+
+    index: int
+    field: str
+    type_name: str
+    raised: str
+    cause: BaseException | None = dataclass_field(default=None, compare=False, repr=False)
+    collection: str = "messages"
+
+    message_template: ClassVar[str] = "{collection}[{index}].{field} (a {type_name!t}): reading it raised {raised}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +236,7 @@ class FitFailed(ThriftFpError):
 AdapterError = (
     OverBudget
     | MalformedMessage
+    | UnreadableField
     | UnknownRole
     | ToolResultWithoutCall
     | ToolCallWithoutResult

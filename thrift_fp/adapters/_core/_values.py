@@ -13,6 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Final
 
+from thrift_fp.adapters._core._reads import Unread
+
 MAX_DEPTH: Final = 100
 """Deepest nesting read in a message field (JSON-like data is never that deep in practice)."""
 
@@ -87,10 +89,10 @@ def json_text(value: object, sort_keys: bool = True) -> str | None:
         return None
 
 
-def as_mapping(value: object) -> Mapping[str, object] | None:
+def as_mapping(value: object, field: str = "") -> Mapping[str, object] | None:
     """A message as a mapping: a mapping as it is, a pydantic model (an SDK object such as
     OpenAI's ``ChatCompletionMessage`` or an Anthropic content block) by ``model_dump`` without
-    its ``None`` fields, else ``None``.
+    its ``None`` fields, else ``None``; a dump that raises raises `Unread` (the reader names it).
 
     >>> as_mapping({"role": "user"}), as_mapping(3)
     ({'role': 'user'}, None)
@@ -102,8 +104,8 @@ def as_mapping(value: object) -> Mapping[str, object] | None:
         return None
     try:
         dumped = dump(value, exclude_none=True, mode="python")
-    except Exception:  # noqa: BLE001 - a broken model is reported as not a message
-        return None
+    except Exception as exc:  # noqa: BLE001 - a model whose dump raises: named, never lost
+        raise Unread(f"{field}.model_dump()" if field else "model_dump()", exc) from exc
     return dumped if isinstance(dumped, Mapping) else None
 
 

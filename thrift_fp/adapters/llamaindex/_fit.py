@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -26,7 +26,7 @@ from thrift_fp.adapters._core import (
     OverBudget,
     ToolResultWithoutCall,
 )
-from thrift_fp.adapters._core import json_text, leaves
+from thrift_fp.adapters._core import Unread, attr, called, entries, got, json_text, leaves, unreadable
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
@@ -89,12 +89,13 @@ def _extra_call(entry: object, index: int, at: int) -> tuple[str | None, str] | 
     """An ``additional_kwargs["tool_calls"]`` entry's id and JSON line."""
     field = f"{_CALLS}[{at}]"
     if isinstance(entry, dict):
-        ident, shown = entry.get("id"), entry
+        ident, shown = got(entry, "id", f"{field}.id"), dict(entries(entry, field))
     else:
-        dump = getattr(entry, "model_dump", None)
+        dump = getattr(type(entry), "model_dump", None)
         if not callable(dump):
             return MalformedMessage(index, field, entry, "expected a dict or a pydantic model")
-        ident, shown = getattr(entry, "id", None), dump()
+        ident = attr(entry, "id", f"{field}.id") if _has(entry, "id") else None
+        shown = called(lambda: dump(entry), f"{field}.model_dump()")
     if ident is not None and (not isinstance(ident, str) or not ident):
         return MalformedMessage(index, f"{field}.id", ident, "expected a non-empty str or None")
     problem = leaves(shown)
@@ -104,29 +105,55 @@ def _extra_call(entry: object, index: int, at: int) -> tuple[str | None, str] | 
     return ident, line
 
 
+def _has(obj: object, name: str) -> bool:
+    """Whether ``obj`` has an attribute ``name`` at all (looked up on its class and instance
+    dict without calling a property, which `attr` then reads, guarded)."""
+    return hasattr(type(obj), name) or name in getattr(obj, "__dict__", {})
+
+
 def _row(message: ChatMessage, index: int, keep_system: bool) -> tuple[str, Row] | AdapterError:
-    """One message's text and row (tokens still 0)."""
-    role = message.role
-    parts = []
+    """One message's text and row (tokens still 0); every read of it guarded (`Unread`)."""
+    role = attr(message, "role", "role")
+    if not isinstance(role, MessageRole):
+        return MalformedMessage(index, "role", role, "expected a MessageRole")
+    blocks = attr(message, "blocks", "blocks")
+    if not isinstance(blocks, list | tuple):
+        return MalformedMessage(index, "blocks", blocks, "expected a list of blocks")
+    parts: list[str] = []
     lines = []
     ids: dict[str, str] = {}
-    for at, block in enumerate(message.blocks):
+    for at, block in enumerate(blocks):
+        field = f"blocks[{at}]"
         if isinstance(block, TextBlock):
-            parts.append(block.text)
+            text = attr(block, "text", f"{field}.text")
+            if not isinstance(text, str):
+                return MalformedMessage(index, f"{field}.text", text, "expected a str")
+            parts.append(text)
         elif isinstance(block, ThinkingBlock):
-            parts.append(block.content or "")
+            thought = attr(block, "content", f"{field}.content")
+            if thought is not None and not isinstance(thought, str):
+                return MalformedMessage(index, f"{field}.content", thought, "expected a str or None")
+            parts.append(thought or "")
         elif isinstance(block, ToolCallBlock):
-            if block.tool_call_id is not None:
-                ids.setdefault(block.tool_call_id, f"blocks[{at}].tool_call_id")
-            shown = {"id": block.tool_call_id, "name": block.tool_name, "args": block.tool_kwargs}
+            ident = attr(block, "tool_call_id", f"{field}.tool_call_id")
+            if ident is not None and (not isinstance(ident, str) or not ident):
+                return MalformedMessage(index, f"{field}.tool_call_id", ident, "expected a non-empty str or None")
+            if ident is not None:
+                ids.setdefault(ident, f"{field}.tool_call_id")
+            arguments = attr(block, "tool_kwargs", f"{field}.tool_kwargs")
+            shown = {"id": ident, "name": attr(block, "tool_name", f"{field}.tool_name"), "args": arguments}
             problem = leaves(shown)
             line = json_text(shown, sort_keys=False) if not isinstance(problem, str) else None
             if line is None:
-                return MalformedMessage(index, f"blocks[{at}].tool_kwargs", block.tool_kwargs, problem if isinstance(problem, str) else "not JSON")
+                return MalformedMessage(index, f"{field}.tool_kwargs", arguments, problem if isinstance(problem, str) else "not JSON")
             lines.append(line)
         else:
-            parts.append(f"[{block.block_type}]")
-    extra = message.additional_kwargs.get("tool_calls")
+            parts.append(f"[{attr(block, 'block_type', f'{field}.block_type')}]")
+    extras = attr(message, "additional_kwargs", "additional_kwargs")
+    if not isinstance(extras, Mapping):
+        return MalformedMessage(index, "additional_kwargs", extras, "expected a dict")
+    kwargs = dict(entries(extras, "additional_kwargs"))
+    extra = kwargs.get("tool_calls")
     if extra is not None:
         if not isinstance(extra, list):
             return MalformedMessage(index, _CALLS, extra, "expected a list")
@@ -137,14 +164,14 @@ def _row(message: ChatMessage, index: int, keep_system: bool) -> tuple[str, Row]
             if read[0] is not None:
                 ids.setdefault(read[0], f"{_CALLS}[{at}].id")
             lines.append(read[1])
-    others = {key: value for key, value in message.additional_kwargs.items() if key not in ("tool_calls", "tool_call_id")}
+    others = {key: value for key, value in kwargs.items() if key not in ("tool_calls", "tool_call_id")}
     problem = leaves(others)
     if isinstance(problem, str):
         return MalformedMessage(index, "additional_kwargs", others, problem)
     header = role.value
     answers: tuple[tuple[str, str], ...] = ()
     if role is MessageRole.TOOL:
-        answered = message.additional_kwargs.get("tool_call_id")
+        answered = kwargs.get("tool_call_id")
         if not isinstance(answered, str) or not answered:
             return MalformedMessage(index, _ANSWER, answered, "expected a non-empty str on a tool message")
         header = f"{header} {answered}"
@@ -162,7 +189,10 @@ def _texts(messages: object, keep_system: bool) -> Result[list[tuple[str, Row]],
     for index, message in enumerate(messages):
         if not isinstance(message, ChatMessage):
             return Failure(MalformedMessage(index, "(message)", message, "expected a llama_index ChatMessage"))
-        row = _row(message, index, keep_system)
+        try:
+            row = _row(message, index, keep_system)
+        except Unread as unread:
+            return Failure(unreadable(unread, index, message))
         if not isinstance(row, tuple):
             return Failure(row)
         out.append(row)
@@ -194,13 +224,24 @@ def _nodes(nodes: object, metadata_mode: object, source_key: object) -> Result[l
         if not isinstance(scored, NodeWithScore):
             return Failure(InvalidDocument(index, "(node)", f"expected a llama_index NodeWithScore, got {type(scored).__name__}", "nodes"))
         try:
-            text = scored.node.get_content(metadata_mode=metadata_mode)
-        except Exception as exc:  # noqa: BLE001 - a user node class's get_content may raise; name it
-            return Failure(InvalidDocument(index, "node.get_content", f"raised {type(exc).__name__}", "nodes"))
-        source = scored.node.metadata.get(source_key) if isinstance(source_key, str) else None
-        rows.append(DocumentRow(text, scored.node.node_id or None, scored.score,
-                                source if isinstance(source, str) and source else None))
+            row = _node_row(scored, metadata_mode, source_key)
+        except Unread as unread:
+            return Failure(unreadable(unread, index, scored, "nodes"))
+        rows.append(row)
     return Success(rows)
+
+
+def _node_row(scored: NodeWithScore, metadata_mode: MetadataMode, source_key: object) -> DocumentRow:
+    """One node's row, every read of it guarded (`Unread`), its ``get_content`` call too."""
+    node = attr(scored, "node", "node")
+    get_content = attr(node, "get_content", "node.get_content")
+    if not callable(get_content):
+        raise Unread("node.get_content", TypeError("get_content is not callable"))
+    text = called(lambda: get_content(metadata_mode=metadata_mode), "node.get_content()")
+    metadata = attr(node, "metadata", "node.metadata")
+    source = got(metadata, source_key, f"node.metadata[{source_key!r}]") if isinstance(source_key, str) and isinstance(metadata, Mapping) else None
+    ident = attr(node, "node_id", "node.node_id")
+    return DocumentRow(text, ident or None, attr(scored, "score", "score"), source if isinstance(source, str) and source else None)
 
 
 

@@ -25,6 +25,7 @@ from thrift_fp.adapters._core import (
     OverBudget,
     PricingFailed,
     ToolResultWithoutCall,
+    UnreadableField,
 )
 from thrift_fp.adapters._core import UnknownModel
 from thrift_fp.adapters.pydantic_ai._price import DEFAULT_ENCODING, REPLY_PRIMING, Step, TextCounts, price, price_step, read_step
@@ -196,7 +197,7 @@ def _carried_fit(
     ready = counting.unwrap()
     previous = memo.step
     read = read_step(items, pricer, previous)
-    if isinstance(read, Misread | Mispriced):
+    if isinstance(read, Misread | Mispriced | UnreadableField):
         return Failure(_read_error(read))
     taken, reads, found = read
     priced = price_step(reads, found, previous, ready, memo)
@@ -298,7 +299,9 @@ def _checked_inputs(messages: object, media_tokens: object) -> Result[tuple[Sequ
     return Success((items, media_tokens if callable(media_tokens) else None))
 
 
-def _read_error(read: Misread | Mispriced) -> AdapterError:
+def _read_error(read: Misread | Mispriced | UnreadableField) -> AdapterError:
+    if isinstance(read, UnreadableField):
+        return read
     if isinstance(read, Misread):
         return MalformedMessage(read.index, read.field, read.value, read.reason)
     return PricingFailed(read.index, read.field, read.reason, read.cause, callback="media_tokens")
@@ -317,7 +320,7 @@ def _read_all(
     reads: list[Read] = []
     for index, message in enumerate(items):
         read = read_message(index, message, pricer)
-        if isinstance(read, Misread | Mispriced):
+        if isinstance(read, Misread | Mispriced | UnreadableField):
             return Failure(_read_error(read))
         reads.append(read)
     source = instructions_source(reads)

@@ -25,7 +25,7 @@ from typing import Final, NamedTuple, TypeVar, cast, no_type_check
 from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core import Counting, checked_counting
-from thrift_fp.adapters._core import AdapterError
+from thrift_fp.adapters._core import AdapterError, UnreadableField
 from thrift_fp.adapters._core import CoreCarry
 from thrift_fp.adapters.pydantic_ai._plan import PlanCarry
 from thrift_fp.adapters.pydantic_ai._read import (
@@ -126,7 +126,7 @@ class TextCounts:
 
 def read_step(
     messages: Sequence[object], media_tokens: MediaPricer | None, previous: Step | None
-) -> tuple[Snapshot | None, tuple[Read, ...], Origins] | Misread | Mispriced:
+) -> tuple[Snapshot | None, tuple[Read, ...], Origins] | Misread | Mispriced | UnreadableField:
     """Every message read, reusing ``previous``'s reading of each message unchanged since (see
     `snapshot`; none when the media pricer changed); also where each reading came from.
 

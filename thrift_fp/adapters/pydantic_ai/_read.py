@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Final, cast
 
+from thrift_fp.adapters._core import UnreadableField, Unread, attr, called, unreadable
+
 from pydantic_ai.messages import (
     BaseToolCallPart,
     BaseToolReturnPart,
@@ -114,7 +116,9 @@ class Mispriced:
     cause: BaseException | None = None
 
 
-def read_message(index: int, message: object, media_tokens: MediaPricer | None) -> Read | Misread | Mispriced:
+def read_message(
+    index: int, message: object, media_tokens: MediaPricer | None
+) -> Read | Misread | Mispriced | UnreadableField:
     """Read message ``index`` (see the module docstring).
 
     >>> read = read_message(0, ModelRequest([SystemPromptPart("s"), UserPromptPart("hi")]), None)
@@ -125,10 +129,18 @@ def read_message(index: int, message: object, media_tokens: MediaPricer | None) 
     """
     if not isinstance(message, ModelRequest | ModelResponse):
         return Misread(index, "(message)", type(message).__name__, "expected a ModelRequest or ModelResponse")
-    parts: object = message.parts
+    try:
+        return _read(index, message, media_tokens)
+    except Unread as unread:
+        return unreadable(unread, index, message)
+
+
+def _read(index: int, message: ModelRequest | ModelResponse, media_tokens: MediaPricer | None) -> Read | Misread | Mispriced:
+    """`read_message` of a message, every read of it guarded (`Unread`)."""
+    parts: object = attr(message, "parts", "parts")
     if not isinstance(parts, Sequence) or isinstance(parts, str | bytes):
         return Misread(index, "parts", parts, "expected a list of parts")
-    instructions: object = message.instructions if isinstance(message, ModelRequest) else None
+    instructions: object = attr(message, "instructions", "instructions") if isinstance(message, ModelRequest) else None
     if instructions is not None and not isinstance(instructions, str):
         return Misread(index, "instructions", instructions, "expected a str or None")
     reader = _Reader(index, media_tokens)
@@ -224,11 +236,12 @@ class _Reader:
         self.field = ""
 
     def part(self, at: int, part: object) -> Misread | Mispriced | None:
-        self.field = f"parts[{at}]"
+        self.field = field = f"parts[{at}]"
         if isinstance(part, SystemPromptPart):
-            content = _text(part.content)
+            given = attr(part, "content", f"{field}.content")
+            content = _text(given)
             if content is None:
-                return self._misread(".content", part.content, "expected a str")
+                return self._misread(".content", given, "expected a str")
             self.system_texts.append(content)
             self.system_fixed += TOKENS_PER_PART
             self.system_parts.append(at)
@@ -236,48 +249,51 @@ class _Reader:
         self.fixed += TOKENS_PER_PART
         if isinstance(part, UserPromptPart):
             self.prompt = True
-            return self._user(part.content)
+            return self._user(attr(part, "content", f"{field}.content"))
         if isinstance(part, TextPart | ThinkingPart):
-            content = _text(part.content)
+            given = attr(part, "content", f"{field}.content")
+            content = _text(given)
             if content is None:
-                return self._misread(".content", part.content, "expected a str")
+                return self._misread(".content", given, "expected a str")
             self.texts.append(content)
             return None
         if isinstance(part, BaseToolCallPart):
-            failed = self._ids(part.tool_name, part.tool_call_id)
+            call_id = attr(part, "tool_call_id", f"{field}.tool_call_id")
+            failed = self._ids(attr(part, "tool_name", f"{field}.tool_name"), call_id)
             if failed is not None:
                 return failed
-            self._sent(part.args_as_json_str, part.args)
+            self._sent(part, "args_as_json_str", "args")
             if isinstance(part, ToolCallPart):
-                self.calls.append((f"{self.field}.tool_call_id", part.tool_call_id))
+                self.calls.append((f"{field}.tool_call_id", cast(str, call_id)))
             return None
         if isinstance(part, BaseToolReturnPart):
-            failed = self._ids(part.tool_name, part.tool_call_id)
+            call_id = attr(part, "tool_call_id", f"{field}.tool_call_id")
+            failed = self._ids(attr(part, "tool_name", f"{field}.tool_name"), call_id)
             if failed is not None:
                 return failed
-            self._sent(part.model_response_str, part.content)
+            self._sent(part, "model_response_str", "content")
             if isinstance(part, ToolReturnPart):
-                self.answers.append((f"{self.field}.tool_call_id", part.tool_call_id))
+                self.answers.append((f"{field}.tool_call_id", cast(str, call_id)))
                 self.answering += 1
             return None
         if isinstance(part, RetryPromptPart):
-            name: object = part.tool_name
-            failed = self._ids("" if name is None else name, part.tool_call_id)
+            name = attr(part, "tool_name", f"{field}.tool_name")
+            call_id = attr(part, "tool_call_id", f"{field}.tool_call_id")
+            failed = self._ids("" if name is None else name, call_id)
             if failed is not None:
                 return failed
-            self._sent(part.model_response, part.content)
+            self._sent(part, "model_response", "content")
             if name is not None:
-                self.answers.append((f"{self.field}.tool_call_id", part.tool_call_id))
+                self.answers.append((f"{field}.tool_call_id", cast(str, call_id)))
             self.answering += 1
             return None
         if isinstance(part, _FEEDBACK):
-            feedback = cast("RetryFeedbackPart", part)
-            self._sent(feedback.model_response, feedback.content)
+            self._sent(part, "model_response", "content")
             self.answering += 1
             return None
         if isinstance(part, FilePart):
-            return self._media(".content", part.content)
-        self.fixed += _bytes_of(part)
+            return self._media(".content", attr(part, "content", f"{field}.content"))
+        self.fixed += called(lambda: _bytes_of(part), field)
         self.estimated = True
         return None
 
@@ -292,17 +308,20 @@ class _Reader:
         self.texts += (name, call_id)
         return None
 
-    def _sent(self, render: Callable[[], str], value: object) -> None:
+    def _sent(self, part: object, render: str, value: str) -> None:
         # Pydantic AI's own rendering is what the provider receives; a value it cannot render
-        # (nesting past its serialiser's depth) is priced by bytes instead, never raised.
+        # (nesting past its serialiser's depth) is priced by bytes instead, never raised. The
+        # part's own fields are read guarded: one that raises is named.
+        given = attr(part, value, f"{self.field}.{value}")
+        method = attr(part, render, f"{self.field}.{render}")
         try:
-            text = render()
+            text = method() if callable(method) else None
         except Exception:  # noqa: BLE001 - any failure of the framework's renderer prices by bytes
             text = None
         if isinstance(text, str):
             self.texts.append(text)
         else:
-            self.fixed += _bytes_of(value)
+            self.fixed += called(lambda: _bytes_of(given), f"{self.field}.{value}")
             self.estimated = True
 
     def _user(self, content: object) -> Misread | Mispriced | None:
@@ -315,9 +334,10 @@ class _Reader:
             if isinstance(item, str):
                 self.texts.append(item)
             elif isinstance(item, TextContent):
-                text = _text(item.content)
+                given = attr(item, "content", f"{self.field}.content[{at}].content")
+                text = _text(given)
                 if text is None:
-                    return self._misread(f".content[{at}].content", item.content, "expected a str")
+                    return self._misread(f".content[{at}].content", given, "expected a str")
                 self.texts.append(text)
             elif isinstance(item, CachePoint):
                 continue
