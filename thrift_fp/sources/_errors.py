@@ -147,6 +147,18 @@ class MissingParser(ThriftFpError):
 
 
 @dataclass(frozen=True, slots=True)
+class LinkNotFollowed(ThriftFpError):
+    """A symbolic link an index run did not follow: its target is outside every folder being
+    indexed (a link must not carry a run out of its roots), or a walk already took it."""
+
+    path: str
+    target: str
+    reason: str
+
+    message_template: ClassVar[str] = "skipped {path}: a symbolic link to {target}, {reason}"
+
+
+@dataclass(frozen=True, slots=True)
 class BinaryFile(ThriftFpError):
     """A file that holds binary data, not text (it has a NUL byte and no UTF-16/32 mark)."""
 
@@ -235,6 +247,7 @@ SourceError = (
     | InvalidTrustTier
     | PathNotFound
     | UnreadableFile
+    | LinkNotFollowed
     | InvalidJsonlRecord
     | CorruptDatabase
     | DatabaseMissing

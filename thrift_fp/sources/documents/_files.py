@@ -81,3 +81,24 @@ def free_label(labels: Mapping[str, str], item: FoundFile) -> str:
     # Two folders with the same name would give the same label; the later file keeps its full path.
     owner = labels.get(item.label)
     return item.label if owner is None or owner == str(item.path) else str(item.path)
+
+
+def read_selected(path: Path) -> bytes:
+    """The bytes of a selected file, refusing (``OSError``) a file replaced by a symbolic link
+    since the selection: the selection followed every link it took to its real path, so a link
+    met now was not vetted against the roots.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.md").write_text("alpha")
+    >>> read_selected(folder / "a.md")
+    b'alpha'
+    >>> (folder / "b.md").symlink_to(folder / "a.md")
+    >>> read_selected(folder / "b.md")
+    Traceback (most recent call last):
+    OSError: [Errno 40] Too many levels of symbolic links: ...
+    """
+    # O_NOFOLLOW guards the last component, the one a swap between selection and read replaces.
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(descriptor, "rb") as opened:
+        return opened.read()

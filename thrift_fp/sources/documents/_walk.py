@@ -8,6 +8,11 @@ verdict wins; an ignored folder is not entered). Hidden files and folders (a nam
 with ``.``) are never entered. A file named directly is always taken, whatever the globs.
 Entries that cannot be read as files (broken symbolic links, FIFOs, sockets, names that are
 not UTF-8) are reported per file, never silently passed over, and never opened.
+
+A run never leaves its roots: a symbolic link whose target is outside every root is listed
+(`LinkNotFollowed`) and not read; one inside is followed once, after the plain trees are walked,
+so a file keeps the label of its own place and a link to anything already taken (a loop back
+to a parent included) is listed instead of read again. Files are keyed by their real path.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any, Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, EachTuple, as_paths, as_strings, first_not_path
-from thrift_fp.sources._errors import InvalidArgument, PathNotFound, SkippedFile, UnreadableFile
+from thrift_fp.sources._errors import InvalidArgument, LinkNotFollowed, PathNotFound, SkippedFile, UnreadableFile
 
 DEFAULT_INCLUDE: Final = ("*.md", "*.markdown", "*.txt", "*.text", "*.rst", "*.html", "*.htm", "*.jsonl")
 
@@ -120,51 +125,121 @@ def select_checked(
 ) -> Result[Selection, PathNotFound]:
     """`select_files` on arguments `checked_selection` produced.
 
+    The plain trees of the roots are walked first; symbolic links met on the way are followed
+    afterwards, so a file reachable without a link keeps its own label, and a link only adds
+    what nothing else reaches (see `_follow`).
+
     >>> select_checked((Path("/no/such/folder"),), None, None, True).failure().message
     'no such file or folder: /no/such/folder'
     """
-    found: dict[Path, FoundFile] = {}
-    skipped: list[SkippedFile] = []
     for given in named:
         if not os.path.lexists(given):
             return Failure(PathNotFound(str(given)))
-        root = given.resolve()
+    walk = _Walk(tuple(given.resolve() for given in named), wanted, unwanted, gitignore)
+    for root in walk.roots:
         if root.is_dir():
-            _walk(root, wanted, unwanted, gitignore, found, skipped)
+            walk.tree(root, root, "", {})
         else:
-            _take(root, root.name, found, skipped)
-    return Success(Selection(tuple(found.values()), tuple(skipped)))
+            walk.take(root, root.name)
+    while walk.links:
+        walk.follow(walk.links.pop(0))
+    return Success(Selection(tuple(walk.found.values()), tuple(walk.skipped)))
 
 
-def _walk(root: Path, wanted: Any, unwanted: Any, gitignore: bool, found: dict[Path, FoundFile],
-          skipped: list[SkippedFile]) -> None:
-    # Any: pathspec's classes stay unimported until a run needs them.
-    import pathspec
+@dataclass(frozen=True, slots=True)
+class _Link:
+    # A symbolic link met in a walk: where it is, the label prefix and .gitignore specs of the
+    # root it was met under, and its path relative to that root.
+    path: Path
+    root: Path
+    relative: str
+    ignores: dict[str, Any]
 
-    ignores: dict[str, Any] = {}
-    for directory, folders, names in os.walk(root):
-        relative_dir = os.path.relpath(directory, root)
-        prefix = _matchable("" if relative_dir == "." else relative_dir.replace(os.sep, "/") + "/")
-        if gitignore and ".gitignore" in names:
-            try:
-                lines = Path(directory, ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-                ignores[prefix] = pathspec.GitIgnoreSpec.from_lines(lines)
-            except OSError as exc:
-                skipped.append(SkippedFile(str(Path(directory, ".gitignore")),
-                                           UnreadableFile(str(Path(directory, ".gitignore")), exc.strerror or str(exc))))
-        folders[:] = sorted(
-            name for name in folders
-            if not name.startswith(".")
-            and not unwanted.match_file(f"{prefix}{_matchable(name)}/")
-            and not _ignored(ignores, f"{prefix}{_matchable(name)}/")
-        )
-        for name in sorted(names):
-            relative = f"{prefix}{_matchable(name)}"
-            if name.startswith(".") or not wanted.match_file(relative) or unwanted.match_file(relative):
-                continue
-            if _ignored(ignores, relative):
-                continue
-            _take(Path(directory, name), f"{root.name}/{relative}", found, skipped)
+
+class _Walk:
+    """One selection's explicit state: what was taken (by real path), what was skipped, which
+    real folders were walked, and the links still to follow."""
+
+    def __init__(self, roots: tuple[Path, ...], wanted: Any, unwanted: Any, gitignore: bool) -> None:
+        self.roots, self.wanted, self.unwanted, self.gitignore = roots, wanted, unwanted, gitignore
+        self.found: dict[Path, FoundFile] = {}
+        self.skipped: list[SkippedFile] = []
+        self.walked: dict[Path, str] = {}  # real folder -> the label it was walked under
+        self.links: list[_Link] = []
+
+    def tree(self, root: Path, top: Path, prefix: str, ignores: dict[str, Any]) -> None:
+        """Walk the real folder ``top`` (``prefix``: its path relative to ``root``, "" or ending
+        in "/"), taking the files the patterns select and queueing the links they select."""
+        # Any: pathspec's classes stay unimported until a run needs them.
+        import pathspec
+
+        def unreadable(error: OSError) -> None:
+            # os.walk would otherwise pass over a folder it cannot list without a word.
+            where = str(error.filename or top)
+            self.skipped.append(SkippedFile(where, UnreadableFile(where, error.strerror or str(error), error)))
+
+        for directory, folders, names in os.walk(top, onerror=unreadable):
+            relative_dir = os.path.relpath(directory, top)
+            here = _matchable(prefix + ("" if relative_dir == "." else relative_dir.replace(os.sep, "/") + "/"))
+            self.walked.setdefault(Path(directory), f"{root.name}/{here}")
+            if self.gitignore and ".gitignore" in names:
+                try:
+                    lines = Path(directory, ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+                    ignores[here] = pathspec.GitIgnoreSpec.from_lines(lines)
+                except OSError as exc:
+                    where = str(Path(directory, ".gitignore"))
+                    self.skipped.append(SkippedFile(where, UnreadableFile(where, exc.strerror or str(exc))))
+            kept = []
+            for name in sorted(folders):
+                relative = f"{here}{_matchable(name)}/"
+                if (name.startswith(".") or self.unwanted.match_file(relative) or _ignored(ignores, relative)
+                        or Path(directory, name) in self.walked):
+                    continue
+                if os.path.islink(Path(directory, name)):
+                    self.links.append(_Link(Path(directory, name), root, relative[:-1], ignores))
+                else:
+                    kept.append(name)
+            folders[:] = kept
+            for name in sorted(names):
+                relative = f"{here}{_matchable(name)}"
+                if (name.startswith(".") or not self.wanted.match_file(relative)
+                        or self.unwanted.match_file(relative) or _ignored(ignores, relative)):
+                    continue
+                if os.path.islink(Path(directory, name)):
+                    self.links.append(_Link(Path(directory, name), root, relative, ignores))
+                else:
+                    self.take(Path(directory, name), f"{root.name}/{relative}")
+
+    def follow(self, link: _Link) -> None:
+        """Follow one link at most once: its target is read only inside the roots and only when
+        no walk has taken it yet (a link to a folder above it is such a folder: no loop)."""
+        shown = _shown(link.path)
+        target = Path(os.path.realpath(link.path))
+        if not os.path.exists(target):
+            self.take(link.path, f"{link.root.name}/{link.relative}")  # reported as a broken link
+            return
+        if not any(target == root or target.is_relative_to(root) for root in self.roots):
+            self.skipped.append(SkippedFile(shown, LinkNotFollowed(
+                shown, _shown(target), "outside the folders being indexed (name its folder too to index it)")))
+            return
+        label = f"{link.root.name}/{link.relative}"
+        folder = os.path.isdir(target)
+        earlier = self.walked.get(target) if folder else (
+            found.label if (found := self.found.get(target)) is not None else None)
+        if earlier is not None:
+            self.skipped.append(SkippedFile(shown, LinkNotFollowed(
+                shown, _shown(target), f"already indexed as {earlier}")))
+        elif folder:
+            self.tree(link.root, target, f"{link.relative}/", link.ignores)
+        else:
+            self.take(target, label)
+
+    def take(self, path: Path, label: str) -> None:
+        _take(path, label, self.found, self.skipped)
+
+
+def _shown(path: Path) -> str:
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _matchable(name: str) -> str:
@@ -188,7 +263,7 @@ def _ignored(ignores: dict[str, Any], relative: str) -> bool:
 
 
 def _take(path: Path, label: str, found: dict[Path, FoundFile], skipped: list[SkippedFile]) -> None:
-    shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+    shown = _shown(path)
     try:
         # Paths and labels are SQLite text (UTF-8); other names decode to lone surrogates.
         str(path).encode("utf-8")

@@ -14,7 +14,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.documents._documents import DocumentPassage, file_passages, kind_of
 from thrift_fp.sources._errors import SourceError, UnreadableFile
-from thrift_fp.sources.documents._files import StoredFile, free_label, gone, storable_ns
+from thrift_fp.sources.documents._files import StoredFile, free_label, gone, read_selected, storable_ns
 from thrift_fp.sources.documents._sections import HEADING_SEPARATOR
 from thrift_fp.sources.documents._walk import FoundFile
 
@@ -52,7 +52,7 @@ def read_document(
     """
     try:
         stat = item.path.stat()
-        data = item.path.read_bytes()
+        data = read_selected(item.path)
     except OSError as exc:
         return Failure(UnreadableFile(str(item.path), str(exc), exc))
     kind = kind_of(item.path)

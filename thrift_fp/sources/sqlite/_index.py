@@ -53,7 +53,7 @@ from thrift_fp.sources.dense._embedder import Embedder
 from thrift_fp.sources.dense._hybrid import DenseChoice
 from thrift_fp.sources.dense._contract import index_embedder
 from thrift_fp.sources.dense._sqlite import forget_vectors_model, stored_model, sync_vectors
-from thrift_fp.sources.documents._files import StoredFile, free_label, gone, storable_ns
+from thrift_fp.sources.documents._files import StoredFile, free_label, gone, read_selected, storable_ns
 from thrift_fp.sources.ranking._analyze import analyze_fields, default_analyzer
 from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, FoundFile, checked_selection, select_checked
 from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, read_settings
@@ -350,7 +350,7 @@ class _Run:
     ) -> bool | SkippedFile:
         """True when chunked, False when only its stamps changed, or why it was skipped."""
         try:
-            data = item.path.read_bytes()
+            data = read_selected(item.path)
         except OSError as exc:
             return SkippedFile(str(item.path), UnreadableFile(str(item.path), exc.strerror or str(exc), exc))
         sha = hashlib.sha256(data).hexdigest()
