@@ -36,7 +36,7 @@ LEDGER_SCHEMA_VERSION: Final = 1
 # Conflicts need another call of the same session to commit first, so each retry means the
 # session made progress; this bound only stops a bug from looping forever.
 MAX_ATTEMPTS: Final = 64
-DEFAULT_CACHED_SESSIONS: Final = 10_000
+DEFAULT_CACHED_SESSIONS: Final = 1024
 
 # Its own tables and version, apart from the passages' schema: `thrift-fp index` never needs
 # them, and `serve` creates them on first use (which takes CREATE on the schema).
