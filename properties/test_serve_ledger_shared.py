@@ -74,13 +74,26 @@ _calls = st.tuples(st.text(max_size=8), st.lists(st.integers(0, 9), max_size=4, 
     calls=st.lists(_calls, max_size=6),
     hostile=st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0xDFFF), max_size=6),
     rank=st.floats(allow_nan=False),
+    extra=st.sampled_from(["none", "appended", "one appended differs", "the result differs"]),
 )
-def test_a_change_through_its_json_rebuilds_the_ledger(calls: list[Call], hostile: str, rank: float) -> None:
+def test_a_change_through_its_json_rebuilds_the_ledger(calls: list[Call], hostile: str, rank: float, extra: str) -> None:
+    # The receipt's hits are written once when they are the change's own (or its result is its
+    # sources): the round trip holds with and without that sharing.
     settings = serve_settings(max_calls=5, max_session_tokens=900).unwrap()
     ledger = SessionLedger()
     for question, contents, asked in calls:
         after, _ = run_call((question + hostile, contents, asked), settings)(ledger)
-        after = replace(after, retrieval=replace(after.retrieval, sources=(*after.retrieval.sources, _hit(99, hostile, rank))))
+        odd = _hit(99, hostile, rank)
+        receipt = after.calls[-1].receipt
+        if extra == "appended":
+            after = replace(after, retrieval=replace(after.retrieval, sources=(*after.retrieval.sources, odd)))
+        elif extra == "one appended differs" and receipt is not None and receipt.sources:
+            # The state appends other hits than the receipt names, as many.
+            sources = after.retrieval.sources
+            after = replace(after, retrieval=replace(after.retrieval, sources=(*sources[:-1], odd)))
+        elif extra == "the result differs" and receipt is not None and receipt.result:
+            call = replace(after.calls[-1], receipt=replace(receipt, result=(odd, *receipt.result[1:])))
+            after = replace(after, calls=(*after.calls[:-1], call))
         change = ledger_change(ledger, after)
         assert change_from_json(change_to_json(change)) == change
         assert apply_change(ledger, change_from_json(change_to_json(change))) == after

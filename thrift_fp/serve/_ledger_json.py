@@ -14,7 +14,7 @@ import json
 from dataclasses import fields
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from thrift_fp.retrieval import Receipt
 from thrift_fp.serve._ledger import CallRecord, Delivery
@@ -35,7 +35,7 @@ def change_to_json(change: LedgerChange) -> str:
     """
     return json.dumps(
         {
-            "calls": [_call(call) for call in change.calls],
+            "calls": [_call(call, change.sources) for call in change.calls],
             "delivered": [[content, delivery.passage_id, delivery.answer] for content, delivery in change.delivered],
             "seen": list(change.seen),
             "sources": [_hit(hit) for hit in change.sources],
@@ -52,11 +52,12 @@ def change_from_json(text: str) -> LedgerChange:
     """The change ``text`` holds; `DamagedChange` when it is not one."""
     try:
         raw = json.loads(text)
+        sources = tuple(_read_hit(hit) for hit in raw["sources"])
         return LedgerChange(
-            calls=tuple(_read_call(call) for call in raw["calls"]),
+            calls=tuple(_read_call(call, sources) for call in raw["calls"]),
             delivered=tuple((str(content), Delivery(str(passage), int(answer))) for content, passage, answer in raw["delivered"]),
             seen=tuple(str(key) for key in raw["seen"]),
-            sources=tuple(_read_hit(hit) for hit in raw["sources"]),
+            sources=sources,
             query_count=int(raw["query_count"]),
             tokens=int(raw["tokens"]),
         )
@@ -104,27 +105,46 @@ def _typed(annotation: str, value: object) -> object:
     return value
 
 
-def _call(call: CallRecord) -> dict[str, object]:
+# A receipt's hits are most often the change's own (a search appends what it retrieved): written
+# once and named, the row is a third of the size.
+_SAME_AS_CHANGE: Final = "=change"
+_SAME_AS_SOURCES: Final = "=sources"
+
+
+def _hits(hits: tuple[Hit, ...], same: tuple[Hit, ...], marker: str) -> object:
+    return marker if hits == same else [_hit(hit) for hit in hits]
+
+
+def _read_hits(raw: object, same: tuple[Hit, ...], marker: str) -> tuple[Hit, ...]:
+    if raw == marker:
+        return same
+    if not isinstance(raw, list):
+        raise TypeError(f"{raw!r} is not a list of hits")
+    return tuple(_read_hit(hit) for hit in raw)
+
+
+def _call(call: CallRecord, appended: tuple[Hit, ...]) -> dict[str, object]:
     receipt = call.receipt
     return {
         "number": call.number, "tool": call.tool, "query": call.query, "outcome": call.outcome,
         "sent": list(call.sent), "repeated": list(call.repeated), "tokens": call.tokens, "key": call.key,
         "receipt": None if receipt is None else {
             "definition_id": receipt.definition_id, "sequence": receipt.sequence, "key": receipt.key,
-            "query": receipt.query, "result": [_hit(hit) for hit in receipt.result],
-            "sources": [_hit(hit) for hit in receipt.sources], "started_at": receipt.started_at.isoformat(),
+            "query": receipt.query, "result": _hits(receipt.result, receipt.sources, _SAME_AS_SOURCES),
+            "sources": _hits(receipt.sources, appended, _SAME_AS_CHANGE), "started_at": receipt.started_at.isoformat(),
             "finished_at": receipt.finished_at.isoformat(), "extensions": dict(receipt.extensions),
         },
     }
 
 
-def _read_call(raw: dict[str, Any]) -> CallRecord:
+def _read_call(raw: dict[str, Any], appended: tuple[Hit, ...]) -> CallRecord:
     stored = raw["receipt"]
     receipt: Receipt[str, Hit, tuple[Hit, ...]] | None = None
     if stored is not None:
+        sources = _read_hits(stored["sources"], appended, _SAME_AS_CHANGE)
         receipt = Receipt(
             str(stored["definition_id"]), int(stored["sequence"]), str(stored["key"]), str(stored["query"]),
-            tuple(_read_hit(hit) for hit in stored["result"]), tuple(_read_hit(hit) for hit in stored["sources"]),
+            _read_hits(stored["result"], sources, _SAME_AS_SOURCES), sources,
             datetime.fromisoformat(stored["started_at"]), datetime.fromisoformat(stored["finished_at"]),
             MappingProxyType(dict(stored["extensions"])),
         )

@@ -112,7 +112,8 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
         key = session_key(ctx)
         if params.uri != RECEIPTS_URI or key is None:
             raise MCPError(types.INVALID_PARAMS, f"no resource {params.uri!r} here; read {RECEIPTS_URI} in a session")
-        ledger = registry.session(key).ledger
+        # A shared store reads the database: off the event loop.
+        ledger = await anyio.to_thread.run_sync(lambda: registry.session(key).ledger)
         text = json.dumps(receipts_json(ledger, settings), ensure_ascii=False)
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=RECEIPTS_URI, mime_type="application/json", text=text)]
@@ -173,9 +174,9 @@ async def _call(
     if isinstance(parsed, Failure):
         refused = parsed.failure()
         # Refused arguments are in the receipts too (bounded: they may be hostile), costing nothing.
-        session.step(
+        await anyio.to_thread.run_sync(lambda: session.step(
             lambda ledger: (record_call(ledger, CallRecord(ledger.next_call, name, shown(arguments), refused.message)), None)
-        )
+        ))
         return _error_result(refused)
 
     asked = parsed.unwrap()
