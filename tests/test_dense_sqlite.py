@@ -137,10 +137,11 @@ def test_a_lexical_only_run_that_changes_passages_leaves_ranking_lexical_until_e
     assert search_ranking(tmp_path / "i.db", dense=embedder).unwrap().kind == "hybrid"
 
 
-def test_an_embedder_that_fails_leaves_the_previous_index_as_it_was(tmp_path: Path) -> None:
-    docs = _docs(tmp_path)
-    index_paths(tmp_path / "i.db", [docs], dense=CountingEmbedder()).unwrap()
-    before = (tmp_path / "i.db").read_bytes()
+def test_an_embedder_that_fails_keeps_the_passages_and_the_vectors_and_the_next_run_finishes(tmp_path: Path) -> None:
+    # Issue 35: embedding is the long part of a run; a failure or an interruption must not throw
+    # away the passages or the vectors already made (before, the whole run was rolled back).
+    docs, embedder = _docs(tmp_path), CountingEmbedder()
+    index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
 
     class Broken(CountingEmbedder):
         def embed(self, texts: object) -> list[bytes]:
@@ -150,7 +151,21 @@ def test_an_embedder_that_fails_leaves_the_previous_index_as_it_was(tmp_path: Pa
     failed = index_paths(tmp_path / "i.db", [docs], dense=Broken()).failure()
     assert isinstance(failed, EmbeddingFailed)
     assert failed.message == "embedding with 'letters' failed: it raised MemoryError: no room"
-    assert (tmp_path / "i.db").read_bytes() == before
+    assert search_index(tmp_path / "i.db", "something new", dense=embedder).unwrap()[0].path.endswith("tokens.md")
+    ranking = search_ranking(tmp_path / "i.db", dense=embedder).unwrap()
+    held = sum(1 for _ in (docs).rglob("*.md"))
+    assert ranking.kind == "lexical" and ranking.incomplete is not None
+    embedded, total = ranking.incomplete
+    assert embedded == total - 1 and total >= held  # every vector but the new passage's is kept
+    assert ranking.as_json()["vectors"] == {"embedded": embedded, "total": total, "complete": False}
+    assert ranking.reason == (
+        f"the index's vectors are incomplete ({embedded} of {total} passages embedded): "
+        "run the index command again to finish them"
+    )
+    embedder.seen.clear()
+    assert index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap().embedded == 1
+    assert len(embedder.seen) == 1 and "Something new." in embedder.seen[0]
+    assert search_ranking(tmp_path / "i.db", dense=embedder).unwrap().kind == "hybrid"
 
 
 def test_without_the_extra_indexing_and_search_stay_lexical_and_say_why(

@@ -31,23 +31,32 @@ DenseChoice = Embedder | bool
 
 @dataclass(frozen=True, slots=True)
 class Ranking:
-    """What a search ranks with: ``kind``, the dense ``model`` (hybrid only), and ``reason`` (lexical only).
+    """What a search ranks with: ``kind``, the dense ``model`` (hybrid only), ``reason`` (lexical
+    only), and ``incomplete``: ``(embedded, total)`` while an embedding run of the index has not
+    finished (lexical meanwhile).
 
     >>> Ranking("lexical", None, "dense ranking is turned off").as_json()
     {'ranking': 'lexical', 'ranking_reason': 'dense ranking is turned off'}
     >>> Ranking("hybrid", "all-MiniLM-L6-v2-int8/128", None).as_json()
     {'ranking': 'hybrid', 'dense_model': 'all-MiniLM-L6-v2-int8/128'}
+    >>> Ranking("lexical", None, "the index's vectors are incomplete", (40, 100)).as_json()["vectors"]
+    {'embedded': 40, 'total': 100, 'complete': False}
     """
 
     kind: RankingKind
     model: str | None
     reason: str | None
+    incomplete: tuple[int, int] | None = None
 
-    def as_json(self) -> dict[str, str]:
+    def as_json(self) -> dict[str, object]:
         """The fields ``--json`` output carries about the ranking."""
         if self.kind == "hybrid":
             return {"ranking": "hybrid", "dense_model": str(self.model)}
-        return {"ranking": "lexical", "ranking_reason": str(self.reason)}
+        shown: dict[str, object] = {"ranking": "lexical", "ranking_reason": str(self.reason)}
+        if self.incomplete is not None:
+            embedded, total = self.incomplete
+            shown["vectors"] = {"embedded": embedded, "total": total, "complete": False}
+        return shown
 
 
 def fuse_scored(

@@ -3,14 +3,17 @@
 Vectors live in ``dense_vectors(key, vector)``: ``key`` as `vector_key` makes it, ``vector``
 a BLOB of float32 values. ``meta`` holds ``dense_model``, the model whose vectors cover every
 passage; a run that changes passages without embedding them removes it, so a search never
-fuses an incomplete set of vectors.
+fuses an incomplete set of vectors. An embedding run commits its vectors batch by batch and
+names its model ``dense_pending`` until it finishes: an interrupted run keeps what it made, the
+next one continues, and meanwhile search is lexical and says how far the vectors are.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
@@ -25,6 +28,9 @@ from thrift_fp.sources.ranking._score import Scored
 
 VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
 MODEL_KEY: Final = "dense_model"
+# An embedding run that started and has not finished: its model, and how many inputs it covers.
+PENDING_KEY: Final = "dense_pending"
+TOTAL_KEY: Final = "dense_total"
 
 
 def stored_model(connection: sqlite3.Connection) -> str | None:
@@ -48,8 +54,14 @@ def forget_vectors_model(connection: sqlite3.Connection) -> None:
 def sync_vectors(
     connection: sqlite3.Connection, embedder: Embedder, progress: Callable[[int, int], None] | None = None
 ) -> Result[int, DenseError]:
-    """Embed the passages whose vectors the index lacks, drop the vectors no passage needs,
-    and record the model; returns how many texts were embedded. Runs in the caller's transaction.
+    """Embed the passages whose vectors the index lacks, drop the vectors no passage needs, and
+    record the model; returns how many texts were embedded.
+
+    Each batch of vectors is committed as it is made (the connection must be in autocommit
+    mode, outside a transaction), so an interrupted run keeps them and the next run embeds only
+    the rest. Until the last batch, ``meta`` names the model as pending with the number of
+    inputs it covers (`vectors_progress`), and search stays lexical. ``progress(done, total)``
+    follows this run's inputs.
 
     >>> import struct
     >>> from thrift_fp.sources.sqlite._store import connect, create_schema
@@ -62,20 +74,66 @@ def sync_vectors(
     >>> sync_vectors(connection, Fixed()).unwrap(), stored_model(connection)
     (0, 'fixed')
     """
-    connection.execute(VECTORS)
-    stored = {str(key) for (key,) in connection.execute("SELECT key FROM dense_vectors")}
-    passages = (
-        (heading_of(str(metadata)), str(text))
-        for metadata, text in connection.execute("SELECT metadata, text FROM passages")
-    )
-    live, todo = missing_inputs(embedder.model_id, passages, stored)
-    embedded = embed_inputs(embedder, todo, progress)
+    with _transaction(connection):
+        connection.execute(VECTORS)
+        stored = {str(key) for (key,) in connection.execute("SELECT key FROM dense_vectors")}
+        passages = (
+            (heading_of(str(metadata)), str(text))
+            for metadata, text in connection.execute("SELECT metadata, text FROM passages")
+        )
+        live, todo = missing_inputs(embedder.model_id, passages, stored)
+        connection.executemany("DELETE FROM dense_vectors WHERE key = ?", [(key,) for key in stored - live])
+        if todo:
+            connection.execute("DELETE FROM meta WHERE key = ?", (MODEL_KEY,))
+            connection.executemany(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                [(PENDING_KEY, embedder.model_id), (TOTAL_KEY, str(len(live)))],
+            )
+    # Shortest first: a batch pads to its longest input, and the early batches report quickly.
+    ordered = dict(sorted(todo.items(), key=lambda item: len(item[1])))
+
+    def commit(batch: Sequence[tuple[str, bytes]]) -> None:
+        with _transaction(connection):  # one per batch: what is committed survives an interruption
+            connection.executemany("INSERT OR REPLACE INTO dense_vectors(key, vector) VALUES (?, ?)", batch)
+
+    embedded = embed_inputs(embedder, ordered, progress, commit)
     if isinstance(embedded, Failure):
         return Failure(embedded.failure())
-    connection.executemany("INSERT OR REPLACE INTO dense_vectors(key, vector) VALUES (?, ?)", embedded.unwrap())
-    connection.executemany("DELETE FROM dense_vectors WHERE key = ?", [(key,) for key in stored - live])
-    connection.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MODEL_KEY, embedder.model_id))
+    with _transaction(connection):
+        connection.execute("DELETE FROM meta WHERE key IN (?, ?)", (PENDING_KEY, TOTAL_KEY))
+        connection.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MODEL_KEY, embedder.model_id))
     return Success(len(todo))
+
+
+@contextmanager
+def _transaction(connection: sqlite3.Connection) -> Iterator[None]:
+    # The indexer's connections are in autocommit mode: each statement would be its own commit.
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
+def vectors_progress(connection: sqlite3.Connection, model_id: str) -> tuple[int, int] | None:
+    """``(embedded, total)`` when an embedding run with ``model_id`` started and has not finished, else ``None``.
+
+    >>> vectors_progress(sqlite3.connect(":memory:"), "m") is None
+    True
+    """
+    try:
+        meta = dict(connection.execute(
+            "SELECT key, value FROM meta WHERE key IN (?, ?)", (PENDING_KEY, TOTAL_KEY)
+        ).fetchall())
+        if meta.get(PENDING_KEY) != model_id:
+            return None
+        (embedded,) = connection.execute("SELECT count(*) FROM dense_vectors").fetchone()
+    except sqlite3.Error:
+        return None
+    total = int(str(meta.get(TOTAL_KEY, "0")))
+    return min(int(embedded), total), total
 
 
 def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Ranking, Embedder | None]:
@@ -91,6 +149,15 @@ def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Rank
         return Ranking("lexical", None, chosen.failure().message), None
     embedder = chosen.unwrap()
     model = stored_model(connection)
+    partial = vectors_progress(connection, embedder.model_id) if model != embedder.model_id else None
+    if partial is not None:
+        embedded, total = partial
+        return Ranking(
+            "lexical", None,
+            f"the index's vectors are incomplete ({embedded} of {total} passages embedded): "
+            "run the index command again to finish them",
+            partial,
+        ), None
     if model != embedder.model_id:
         held = "no complete set of vectors" if model is None else f"vectors of {model}"
         return Ranking(

@@ -79,9 +79,14 @@ def missing_inputs(model_id: str, passages: Iterable[tuple[str, str]], stored: s
 
 
 def embed_inputs(
-    embedder: Embedder, todo: dict[str, str], progress: Callable[[int, int], None] | None = None
+    embedder: Embedder,
+    todo: dict[str, str],
+    progress: Callable[[int, int], None] | None = None,
+    commit: Callable[[Sequence[tuple[str, bytes]]], None] | None = None,
 ) -> Result[tuple[tuple[str, bytes], ...], EmbeddingFailed]:
-    """``(key, vector)`` for every input of ``todo``, embedded in chunks; ``progress(done, total)`` after each.
+    """``(key, vector)`` for every input of ``todo``, embedded in chunks of `EMBED_CHUNK`;
+    ``commit(chunk)`` then ``progress(done, total)`` after each (``commit`` may raise: the
+    store's own error, for its caller).
 
     >>> import struct
     >>> class Length:
@@ -98,7 +103,10 @@ def embed_inputs(
         vectors = checked_embed(embedder, [todo[key] for key in chunk])
         if isinstance(vectors, Failure):
             return Failure(vectors.failure())
-        done.extend(zip(chunk, vectors.unwrap(), strict=True))
+        made = tuple(zip(chunk, vectors.unwrap(), strict=True))
+        if commit is not None:
+            commit(made)
+        done.extend(made)
         if progress is not None:
             try:
                 progress(len(done), len(keys))

@@ -60,6 +60,8 @@ from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, 
 from thrift_fp.tokens import get_encoding
 
 Progress = Callable[[int, int, str], None]
+# Passage inputs embedded so far by this run, and how many it has to embed.
+EmbedProgress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +95,7 @@ def index_paths(
     gitignore: bool = True,
     strict: bool = False,
     dense: DenseChoice = False,
+    embed_progress: EmbedProgress | None = None,
 ) -> Result[IndexReport, SourceError]:
     """Index files and folders into ``database``: inside folders, the files ``include`` picks
     (Markdown, reStructuredText, HTML, text and JSONL by default) less ``exclude`` and what
@@ -101,6 +104,11 @@ def index_paths(
     ``progress(done, total, path)`` is called after each file that had to be read. Files that
     cannot be indexed are listed in the report's ``skipped``; with ``strict=True`` any such
     file fails the run (``IndexProblems``) and the previous index stays as it was.
+
+    With ``dense``, the passages are committed first, then embedded in batches, each committed
+    as it is made (``embed_progress(done, total)`` after each): an interrupted or failed
+    embedding keeps the passages and the vectors made so far, search stays lexical (and says
+    how far the vectors are) until a later run embeds the rest.
 
     >>> import os, tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -147,13 +155,35 @@ def index_paths(
         return Failure(embedder.failure())
     settings = {"encoding": encoding, "max_tokens": str(max_tokens), "analyzer": default_analyzer()}
     # A strict run with problems goes through the files anyway, to report every problem at once.
-    untouched = None if strict and skipped else _nothing_to_do(
-        database, roots, found, settings, trust_tier, embedder.unwrap()
-    )
+    untouched = None if strict and skipped else _nothing_to_do(database, roots, found, settings, trust_tier)
     if untouched is not None:
-        return Success(dataclasses.replace(untouched, skipped=skipped))
-    run = _Run(database, roots, found, skipped, settings, trust_tier, progress, strict, embedder.unwrap())
-    return _in_temporary_copy(database, settings, run.update)
+        indexed: Result[IndexReport, SourceError] = Success(dataclasses.replace(untouched, skipped=skipped))
+    else:
+        run = _Run(database, roots, found, skipped, settings, trust_tier, progress, strict)
+        indexed = _in_temporary_copy(database, settings, run.update)
+    chosen = embedder.unwrap()
+    if chosen is None or isinstance(indexed, Failure):
+        return indexed
+    return _embed_missing(database, chosen, indexed.unwrap(), embed_progress)
+
+
+def _embed_missing(
+    database: Path, embedder: Embedder, report: IndexReport, progress: EmbedProgress | None
+) -> Result[IndexReport, SourceError]:
+    # In the index itself, batch by batch (sync_vectors): the passages are already committed.
+    try:
+        connection = connect(database)
+        try:
+            if stored_model(connection) == embedder.model_id:
+                return Success(report)  # every passage has its vector already
+            synced = sync_vectors(connection, embedder, progress)
+        finally:
+            connection.close()
+    except (OSError, sqlite3.Error) as exc:
+        return Failure(IndexWriteFailed(str(database), str(exc), exc))
+    if isinstance(synced, Failure):
+        return Failure(synced.failure())
+    return Success(dataclasses.replace(report, embedded=synced.unwrap()))
 
 
 def _nothing_to_do(
@@ -162,9 +192,9 @@ def _nothing_to_do(
     found: tuple[FoundFile, ...],
     settings: dict[str, str],
     trust_tier: str,
-    embedder: Embedder | None,
 ) -> IndexReport | None:
     # The common case, nothing changed, needs no copy of the index: answer from a read-only look.
+    # (Vectors are not its business: a run with an embedder embeds what is missing after it.)
     if not database.is_file():
         return None
     try:
@@ -173,8 +203,6 @@ def _nothing_to_do(
             stored_settings = read_settings(connection, database)
             if isinstance(stored_settings, Failure) or _mismatch(database, stored_settings.unwrap(), settings):
                 return None
-            if embedder is not None and stored_model(connection) != embedder.model_id:
-                return None  # the passages are there, their vectors are not
             stored = _stored_files(connection)
             (passages,) = connection.execute("SELECT count(*) FROM passages").fetchone()
         finally:
@@ -284,7 +312,6 @@ class _Run:
     trust_tier: str
     progress: Progress | None
     strict: bool
-    embedder: Embedder | None
 
     def update(self, connection: sqlite3.Connection) -> Result[IndexReport, SourceError]:
         stored = _stored_files(connection)
@@ -324,19 +351,13 @@ class _Run:
                     return reported
         if self.strict and skipped:
             return Failure(IndexProblems(str(self.database), tuple(skipped)))
-        embedded = 0
-        if self.embedder is not None:
-            synced = sync_vectors(connection, self.embedder)
-            if isinstance(synced, Failure):
-                return Failure(synced.failure())
-            embedded = synced.unwrap()
-        elif chunked or removed or skipped:
-            forget_vectors_model(connection)  # passages changed and were not embedded
+        if chunked or removed or skipped:
+            forget_vectors_model(connection)  # passages changed: embedded after this commit, if at all
         (passages,) = connection.execute("SELECT count(*) FROM passages").fetchone()
         return Success(
             IndexReport(
                 str(self.database), tuple(chunked), tuple(touched), tuple(unchanged), tuple(sorted(removed)),
-                passages, tuple(skipped), embedded,
+                passages, tuple(skipped),
             )
         )
 
