@@ -67,3 +67,40 @@ def test_a_run_embeds_exactly_the_inputs_the_index_lacked(before: dict[str, str]
         assert sorted(embedder.seen) == sorted(now - held)
         assert report.embedded == len(now - held)
         assert _vectors(database) == len(now)
+
+
+class _Interrupted(BaseException):
+    """Stands in for Ctrl-C (not an ``Exception``: it is not turned into an error value)."""
+
+
+@given(folders, st.integers(min_value=0, max_value=6))
+def test_an_interrupted_embedding_keeps_its_batches_and_the_next_run_embeds_only_the_rest(
+    files: dict[str, str], batches: int
+) -> None:
+    from unittest import mock
+
+    with tempfile.TemporaryDirectory() as folder, mock.patch("thrift_fp.sources.dense._vectors.EMBED_CHUNK", 1):
+        root, database = Path(folder) / "docs", Path(folder) / "i.db"
+        root.mkdir()
+        _write(root, files)
+        first = CountingEmbedder()
+        real = first.embed
+
+        def embed_then_stop(texts: list[str]) -> list[bytes]:
+            if len(first.seen) >= batches:
+                raise _Interrupted
+            return real(texts)
+
+        first.embed = embed_then_stop  # type: ignore[method-assign, assignment]  # the interruption under test
+        try:
+            outcome = index_paths(database, [root], dense=first, max_tokens=16).unwrap().embedded
+        except _Interrupted:
+            outcome = -1
+        inputs = _inputs(database)  # the passages are committed whatever happened to the vectors
+        kept = min(batches, len(inputs))
+        assert outcome == (len(inputs) if batches >= len(inputs) else -1)
+        assert _vectors(database) == kept
+        second = CountingEmbedder()
+        report = index_paths(database, [root], dense=second, max_tokens=16).unwrap()
+        assert sorted(first.seen + second.seen) == sorted(inputs)  # each input embedded once in all
+        assert report.embedded == len(inputs) - kept and _vectors(database) == len(inputs)
