@@ -104,9 +104,10 @@ def test_as_sent_the_count_is_within_budget_no_orphans_and_the_callers_own_or_an
     assert kept_positions == sorted(kept_positions)
     kept_history = [history[i] for i in kept_positions]
     assert orphans(kept_history, history) == 0
-    # The output's own count, recounted from the caller's objects and the rendered text, fits.
-    encode = get_encoding("cl100k_base").unwrap()
-    exact = count_messages(list(fitted.messages)).unwrap().tokens + (encode.count(fitted.text).unwrap() if fitted.text else 0)
+    # The documented prompt, recounted from the caller's objects and the documents message
+    # ("system", fitted.text), sent whenever documents were passed, fits.
+    prompt = [*fitted.messages, ("system", fitted.text)] if docs else list(fitted.messages)
+    exact = count_messages(prompt).unwrap().tokens
     assert exact == fitted.tokens.tokens <= budget
     assert all(any(kept is doc for doc in docs) for kept in fitted.documents)
     assert bool(fitted.documents) == bool(fitted.text)

@@ -94,8 +94,10 @@ def test_as_sent_the_count_is_within_budget_no_orphans_and_the_callers_own_or_an
     assert positions == sorted(positions)
     assert all(any(kept is node for node in nodes) for kept in fitted.nodes)
     encode = get_encoding("cl100k_base").unwrap()
-    exact = sum(encode.count(message_text(m).unwrap()).unwrap() for m in fitted.messages)
-    exact += encode.count(fitted.text).unwrap() if fitted.text else 0
+    # The documented prompt: the kept messages and, whenever nodes were passed, the documents
+    # message ChatMessage(role="system", content=fitted.text).
+    prompt = [*fitted.messages, ChatMessage(role="system", content=fitted.text)] if nodes else list(fitted.messages)
+    exact = sum(encode.count(message_text(m).unwrap()).unwrap() for m in prompt)
     assert exact == fitted.tokens.tokens <= budget
 
 

@@ -26,3 +26,14 @@ _PUBLIC = [
 @pytest.mark.parametrize(("module", "name", "value"), _PUBLIC, ids=[f"{m}.{n}" for m, n, _ in _PUBLIC])
 def test_public_names_have_a_doctest(module: str, name: str, value: object) -> None:
     assert ">>>" in (inspect.getdoc(value) or ""), f"{module}.{name} has no >>> example"
+
+
+def test_the_adapters_page_runs_and_every_recipe_it_shows_sending_fits() -> None:
+    # docs/adapters.md: each recipe builds the request it shows sending and counts it as the
+    # provider frames it, within the fit's budget (the count equals fitted.tokens).
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "adapters.md"
+    done = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert done.failed == 0 and done.attempted >= 20, done

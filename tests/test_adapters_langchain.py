@@ -93,7 +93,9 @@ def test_documents_share_the_budget_and_shed_before_messages() -> None:
     docs = [Document("weak " * 30, metadata={"relevance_score": 0.1}), Document("strong", metadata={"relevance_score": 0.9})]
     nonce = KeyedNonce(bytes(32))
     strong = fit_documents(docs[1:], 10**6, output_reserve=0, nonce=nonce).unwrap().tokens.tokens
-    window = count_messages(history).unwrap().tokens + strong
+    # The documents go as one more message ("system", fitted.text): its role line is charged too.
+    frame = count_messages([("system", "")]).unwrap().tokens
+    window = count_messages(history).unwrap().tokens + strong + frame
     fitted = fit_messages(history, window, output_reserve=0, documents=docs, nonce=nonce).unwrap()
     assert fitted.messages == tuple(history) and fitted.documents == (docs[1],)
     assert fitted.tokens.tokens == window and "strong" in fitted.text

@@ -125,6 +125,7 @@ _ROLE_OF: Final[dict[type, str]] = {kind: name for kind, name in _KINDS}
 # LangChain's tool pairing: one call may be answered by several results; an unanswered call is
 # an agent's state before its tools ran.
 _PAIRING: Final = Pairing(answer_once=False, require_answers=False)
+_DOCUMENTS_ROLES: Final = ("system", "user")
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,12 +347,15 @@ def _document_row(document: Document, score_key: str, source_key: str) -> Docume
 def _fit(
     messages: object, documents: object, context_window: object, output_reserve: object, reserve_fraction: object,
     model: object, encoding: object, token_counter: object, shedding: Result[Shedding, AdapterError], tier: object,
-    keep_system: bool, score_key: object, source_key: object,
+    keep_system: bool, score_key: object, source_key: object, documents_role: object = None,
 ) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
+    if documents_role is not None and documents_role not in _DOCUMENTS_ROLES:
+        return Failure(InvalidArgument("documents_role", documents_role, "expected system or user"))
     return fit_rows_and_documents(
         lambda ready: _rows(messages, keep_system, ready), lambda: _documents(documents, score_key, source_key),
         checked_budget(context_window, output_reserve, reserve_fraction),
         checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), shedding, _PAIRING, tier,
+        documents_role=None if documents_role is None else str(documents_role),
     )
 
 
@@ -372,8 +376,14 @@ def fit_messages(
     keep_system: bool = True,
     score_key: str = "relevance_score",
     source_key: str = "source",
+    documents_role: Checked[str] = "system",
 ) -> Result[FittedMessages, AdapterError]:
     """Fit ``messages`` (and ``documents``) into ``context_window``; the survivors are the same objects.
+
+    The kept documents come back rendered (``fitted.text``), to send as one more message of
+    ``documents_role`` (``system`` or ``user``): ``[*fitted.messages, ("system", fitted.text)]``.
+    That message's framing is charged in the fit, so the prompt counts ``fitted.tokens``, within
+    the budget (`count_messages`).
 
     >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
     >>> history = [
@@ -395,7 +405,7 @@ def fit_messages(
     """
     done = _fit(
         messages, documents, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
-        checked_shedding(shed_order, refill, nonce), tier, keep_system, score_key, source_key,
+        checked_shedding(shed_order, refill, nonce), tier, keep_system, score_key, source_key, documents_role,
     )
     if isinstance(done, Failure):
         return Failure(done.failure())

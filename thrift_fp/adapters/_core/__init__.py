@@ -64,6 +64,7 @@ from thrift_fp.adapters._core._fit import (
     counted_rows,
     fit_rows,
     fit_rows_and_documents,
+    one_text_frame,
     working_set,
 )
 from thrift_fp.adapters._core._groups import GroupCarry, Pairing, Row, groups, newest_turn
@@ -133,6 +134,7 @@ __all__ = [
     "leaves",
     "newest_turn",
     "non_empty_str",
+    "one_text_frame",
     "normalised_scores",
     "read_documents",
     "registered",

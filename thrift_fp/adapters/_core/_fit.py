@@ -228,6 +228,7 @@ def fit_rows(
     thoughts: Sequence[StrippedThought] = (),
     documents: Sequence[Retrievable] = (),
     documents_frame: int = 0,
+    documents_always: bool = False,
     shedding: Shedding = Shedding(),
     carry: CoreCarry | None = None,
     checkpoint: int | None = None,
@@ -236,7 +237,8 @@ def fit_rows(
     opening the newest turn is pinned (the newest turn is kept from its opening on, its oldest
     tool rounds going first when it alone is too big). ``documents_frame`` is what the
     message holding the rendered documents costs beyond their text (charged whenever documents
-    are passed; counted as sent only when one survives).
+    are passed; counted as sent only when one survives, or always with ``documents_always``:
+    the caller's recipe sends the documents message even when it is empty).
 
     ``carry`` (a previous fit's `CoreFit.carry`) lets this fit reuse what that one measured of
     the rows it shares (the very same `Row` objects, in order); ``checkpoint`` is where the next
@@ -290,10 +292,12 @@ def fit_rows(
     row_at = rows.__getitem__
     tokens = fixed_tokens + sum(map(_tokens, map(row_at, kept)))
     if rendered is not None and rendered.records:
-        tokens += documents_frame + rendered.tokens
+        tokens += rendered.tokens
     plain = tuple(record for record in kept_set.retrievables if isinstance(record, Retrievable)) if plain_costs else ()
     if plain:
-        tokens += documents_frame + sum(plain_costs[record.id] for record in plain)
+        tokens += sum(plain_costs[record.id] for record in plain)
+    if documents and (documents_always or plain or (rendered is not None and rendered.records)):
+        tokens += documents_frame
     budget = budgeting.budget.budget
     if tokens > budget:
         return Failure(OverBudget(tokens, budget))
@@ -320,6 +324,17 @@ def counted_rows(items: Sequence[tuple[str, Row]], counting: Counting) -> Result
     ])
 
 
+def one_text_frame(role: str, counting: Counting) -> int:
+    """What a message of ``role`` costs beyond its text where a message is counted as one text
+    (LangChain, LlamaIndex: ``<role>\n<text>``). The tokenizers split before the newline and
+    after it ahead of a letter or a tag, so the header's count adds to the text's exactly.
+
+    >>> one_text_frame("system", checked_counting(None, "o200k_base", None).unwrap())
+    2
+    """
+    return counting.count(f"{role}\n")
+
+
 def fit_rows_and_documents(
     read_rows: Callable[[Counting], Result[list[Row], AdapterError]],
     read_documents: Callable[[], Result[list[DocumentRow], AdapterError]],
@@ -329,10 +344,16 @@ def fit_rows_and_documents(
     pairing: Pairing,
     tier: object,
     collection: str = "documents",
+    documents_role: str | None = None,
 ) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
     """A chat and its retrieved documents fitted together, for the adapters whose framework hands
     both over (LangChain, LlamaIndex): the checked arguments, then the rows (read with the chosen
     counting), then the documents as records, each first failure returned as it is.
+
+    ``documents_role``: the rendered documents are sent as one more message of that role (the
+    documented recipe: ``[*fitted.messages, ("system", fitted.text)]``), so its framing, the
+    header line ``<role>\n`` of `one_text_frame`, is charged and counted whenever documents are
+    passed (the recipe sends the message even when every document was shed and it is empty).
 
     >>> from thrift_fp.adapters._core._args import checked_budget, checked_counting
     >>> done = fit_rows_and_documents(
@@ -359,6 +380,7 @@ def fit_rows_and_documents(
     records = documents_to_records(read.unwrap(), tier, collection)
     if isinstance(records, Failure):
         return Failure(records.failure())
+    frame = 0 if documents_role is None else one_text_frame(documents_role, ready)
     fitted = fit_rows(rows.unwrap(), 0, budget.unwrap(), ready, pairing, documents=records.unwrap(),
-                      shedding=shedding.unwrap())
+                      documents_frame=frame, documents_always=True, shedding=shedding.unwrap())
     return fitted.map(lambda done: (done, ready, records.unwrap()))

@@ -39,6 +39,7 @@ _CALLS: Final = 'additional_kwargs["tool_calls"]'
 _ANSWER: Final = 'additional_kwargs["tool_call_id"]'
 _PINNED: Final = frozenset({MessageRole.SYSTEM, MessageRole.DEVELOPER})
 _PAIRING: Final = Pairing(answer_once=False, require_answers=False)
+_DOCUMENTS_ROLES: Final = ("system", "user")
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,12 +249,15 @@ def _node_row(scored: NodeWithScore, metadata_mode: MetadataMode, source_key: ob
 def _fit(
     messages: object, nodes: object, context_window: object, output_reserve: object, reserve_fraction: object,
     model: object, encoding: object, token_counter: object, shedding: Result[Shedding, AdapterError], tier: object,
-    keep_system: bool, metadata_mode: object, source_key: object,
+    keep_system: bool, metadata_mode: object, source_key: object, documents_role: object = None,
 ) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
+    if documents_role is not None and documents_role not in _DOCUMENTS_ROLES:
+        return Failure(InvalidArgument("documents_role", documents_role, "expected system or user"))
     return fit_rows_and_documents(
         lambda ready: _rows(messages, keep_system, ready), lambda: _nodes(nodes, metadata_mode, source_key),
         checked_budget(context_window, output_reserve, reserve_fraction),
         checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), shedding, _PAIRING, tier, "nodes",
+        None if documents_role is None else str(documents_role),
     )
 
 
@@ -314,8 +318,14 @@ def fit_chat_messages(
     keep_system: bool = True,
     metadata_mode: MetadataMode = MetadataMode.LLM,
     source_key: str = "file_name",
+    documents_role: Checked[str] = "system",
 ) -> Result[FittedChat, AdapterError]:
     """Fit a chat history (and ``nodes``) into ``context_window``, oldest first, tool calls paired.
+
+    The kept nodes come back rendered (``fitted.text``), to send as one more message of
+    ``documents_role`` (``system`` or ``user``):
+    ``[*fitted.messages, ChatMessage(role="system", content=fitted.text)]``. That message's
+    framing is charged in the fit, so the prompt counts ``fitted.tokens``, within the budget.
 
     >>> from llama_index.core.llms import ChatMessage
     >>> from llama_index.core.base.llms.types import ToolCallBlock
@@ -333,7 +343,7 @@ def fit_chat_messages(
     """
     done = _fit(
         messages, nodes, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
-        checked_shedding(shed_order, refill, nonce), tier, keep_system, metadata_mode, source_key,
+        checked_shedding(shed_order, refill, nonce), tier, keep_system, metadata_mode, source_key, documents_role,
     )
     if isinstance(done, Failure):
         return Failure(done.failure())
