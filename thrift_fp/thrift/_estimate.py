@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Sequence
 from itertools import repeat
@@ -187,6 +186,8 @@ async def settle_async(raw: Sequence[object], keys: Sequence[str]) -> Result[tup
     >>> asyncio.run(settle_async((four(), 2), ("a", "b"))).unwrap()
     (4, 2)
     """
+    import asyncio  # noqa: PLC0415 - only an async fit needs it: a sync process skips its ~30 modules
+
     settled = await asyncio.gather(*(_awaited(value, key) for value, key in zip(raw, keys, strict=True)))
     for value in settled:
         if isinstance(value, EstimatorRaised):

@@ -14,6 +14,7 @@ import binascii
 import gzip
 import hashlib
 import importlib.resources
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -93,6 +94,9 @@ def verify_vocabulary(
     return Success(data)
 
 
+_RANK_LINES: Final = re.compile(rb"(?:[A-Za-z0-9+/=]+ [0-9]+\n)*")
+
+
 def parse_ranks(name: str, data: bytes) -> Result[dict[bytes, int], EncodingUnavailable]:
     """The ranks of verified ``.tiktoken`` bytes (``base64-token rank`` a line), read in memory.
 
@@ -102,9 +106,25 @@ def parse_ranks(name: str, data: bytes) -> Result[dict[bytes, int], EncodingUnav
 
     >>> parse_ranks("x", b"IQ== 0\\nIg== 1\\n").unwrap()
     {b'!': 0, b'"': 1}
+    >>> parse_ranks("x", b"IQ== 0\\r\\n\\nIg== 1").unwrap()  # other line ends: read line by line
+    {b'!': 0, b'"': 1}
+    >>> parse_ranks("x", b"IQ= 0\\n").failure().message
+    "encoding 'x' is unavailable offline: its vocabulary's line 1 is not a token and a rank"
     >>> parse_ranks("x", b"IQ==\\n").failure().message
     "encoding 'x' is unavailable offline: its vocabulary's line 1 is not a token and a rank"
     """
+    if _RANK_LINES.fullmatch(data):
+        # Every line is "token rank": one pass in C per column (the line-by-line reading
+        # below was a quarter of `ask`'s start-up). Strict base64 refuses what it would; it
+        # then names the line.
+        fields = data.split()
+        try:
+            return Success(dict(zip(
+                [binascii.a2b_base64(token, strict_mode=True) for token in fields[0::2]],
+                map(int, fields[1::2]), strict=True,
+            )))
+        except binascii.Error:
+            pass
     ranks: dict[bytes, int] = {}
     for number, line in enumerate(data.splitlines(), start=1):
         if not line:

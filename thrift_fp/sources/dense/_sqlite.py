@@ -20,8 +20,8 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.dense._contract import chosen_embedder, nearest_candidates, passages_matrix
-from thrift_fp.sources.dense._embedder import Embedder
-from thrift_fp.sources.dense._errors import DenseError
+from thrift_fp.sources.dense._embedder import Embedder, missing_runtime
+from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
 from thrift_fp.sources.dense._hybrid import DenseChoice, Ranking
 from thrift_fp.sources.dense._vectors import DenseMatrix, cached_matrix, embed_inputs, heading_of, missing_inputs
 from thrift_fp.sources.ranking._score import Scored
@@ -142,6 +142,13 @@ def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Rank
     >>> ranking_of(sqlite3.connect(":memory:"), False)[0].reason
     'dense ranking is turned off'
     """
+    if dense is True and stored_model(connection) is None:
+        # Checked before the default model loads: loading it costs most of an `ask` process,
+        # and an index without vectors ranks lexically whichever model is installed.
+        missing = missing_runtime()
+        return Ranking("lexical", None, DenseUnavailable(missing).message if missing is not None else (
+            "the index holds no complete set of vectors: index it again with the [dense] extra installed"
+        )), None
     chosen = chosen_embedder(dense)
     if chosen is None:
         return Ranking("lexical", None, "dense ranking is turned off"), None
