@@ -150,8 +150,9 @@ def _main(
     get_current_context().call_on_close(configure_logging(verbose))
 
 
-# Below this many files to read, a progress bar is more flicker than help.
+# Below this many files to read (passages to embed), a progress bar is more flicker than help.
 _PROGRESS_MIN_FILES = 20
+_PROGRESS_MIN_PASSAGES = 100
 _INDEX_DB_HELP = (
     "The index file to create or update, or a postgresql:// URL (default: the nearest thrift-fp.db"
     " in this folder or one above, else ./thrift-fp.db)."
@@ -194,30 +195,49 @@ def _check_encoding(encoding: str) -> None:
 
 
 class _ProgressBar:
-    """A rich progress bar on standard error, started only for long runs on a terminal."""
+    """Rich progress bars on standard error, for long runs on a terminal only (silent in a log, a
+    pipe, or with ``--json``): the files read, then the passages embedded, each with its rate
+    and the time left."""
 
-    def __init__(self) -> None:
+    def __init__(self, enabled: bool = True) -> None:
         # Progress and TaskID name the annotated attributes below, which beartype's claw checks.
         from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
         from rich.progress import Progress, TaskID  # noqa: PLC0415
 
         self.progress: Progress | None = None
-        self.task = TaskID(0)
+        self.tasks: dict[str, TaskID] = {}
         # Off a terminal (a log, a pipe) the transient bar would leave a bare newline behind.
         self.console = Console(stderr=True)
+        self.enabled = enabled and self.console.is_terminal
 
     def __call__(self, done: int, total: int, path: str) -> None:
-        if self.progress is None and total >= _PROGRESS_MIN_FILES and self.console.is_terminal:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415
+        self._update("indexing", "files", done, total, _PROGRESS_MIN_FILES, Path(path).name)
 
-            self.progress = Progress(
-                TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                console=self.console, transient=True,
-            )
-            self.progress.start()
-            self.task = self.progress.add_task("", total=total)
+    def embedding(self, done: int, total: int) -> None:
+        """The embedding phase: ``done`` of ``total`` passages this run embeds."""
+        self._update("embedding", "passages", done, total, _PROGRESS_MIN_PASSAGES, "")
+
+    def _update(self, phase: str, unit: str, done: int, total: int, least: int, description: str) -> None:
+        if phase not in self.tasks:
+            if not self.enabled or total < least:
+                return
+            if self.progress is None:
+                from rich.progress import (  # noqa: PLC0415
+                    BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn,
+                )
+
+                self.progress = Progress(
+                    TextColumn("{task.fields[phase]:9}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[unit]}, {task.fields[rate]}"), TimeRemainingColumn(),
+                    TextColumn("{task.description}"), console=self.console, transient=True,
+                )
+                self.progress.start()
+            self.tasks[phase] = self.progress.add_task(description, total=total, phase=phase, unit=unit, rate="")
         if self.progress is not None:
-            self.progress.update(self.task, completed=done, description=Path(path).name)
+            task = self.tasks[phase]
+            elapsed = self.progress.tasks[task].elapsed or 0.0
+            rate = f"{done / elapsed:,.0f}/s" if elapsed > 0 and done else "…"
+            self.progress.update(task, completed=done, description=description, rate=rate)
 
     def stop(self) -> None:
         if self.progress is not None:
@@ -270,7 +290,7 @@ def _index_command(
     db = corpus.database
     if corpus.chosen != "given":
         typer.echo(f"thrift-fp: indexing into {corpus.describe()}", err=True)
-    bar = _ProgressBar()
+    bar = _ProgressBar(enabled=not as_json)
     included, excluded = tuple(include) if include else DEFAULT_INCLUDE, tuple(exclude or ())
     if is_database_url(db):
         _index_postgres(db, paths, tier, max_tokens, encoding, bar, _Selection(included, excluded, gitignore, strict))
@@ -280,7 +300,12 @@ def _index_command(
             indexed = index_paths(
                 Path(db), paths, max_tokens=max_tokens, encoding=encoding, trust_tier=tier, progress=bar,
                 include=included, exclude=excluded, gitignore=gitignore, strict=strict, dense=True,
+                embed_progress=bar.embedding,
             )
+    except KeyboardInterrupt:
+        bar.stop()
+        typer.echo(f"thrift-fp: interrupted; {_kept_after_interrupt(Path(db))}", err=True)
+        raise typer.Exit(130) from None
     finally:
         bar.stop()
     if isinstance(indexed, Failure):
@@ -359,13 +384,31 @@ def _index_postgres(
     typer.echo(summary)
 
 
+def _kept_after_interrupt(database: Path) -> str:
+    # Ctrl-C while reading leaves the index as it was; while embedding, the passages and every
+    # committed batch of vectors stay (thrift_fp.sources.index_paths).
+    from returns.result import Success  # noqa: PLC0415 - the library loads on use
+
+    from thrift_fp.sources import search_ranking  # noqa: PLC0415
+
+    ranking = search_ranking(database, dense=True) if database.is_file() else None
+    if isinstance(ranking, Success) and ranking.unwrap().incomplete is not None:
+        embedded, total = ranking.unwrap().incomplete
+        return (
+            f"the passages and {embedded} of {total} vectors are kept; search is lexical until "
+            "the same command, run again, embeds the rest"
+        )
+    return "the index is as it was before this run"
+
+
 def _index_summary(report: IndexReport) -> str:
     files = len(report.chunked) + len(report.touched) + len(report.unchanged)
     skipped = f", {len(report.skipped)} skipped" if report.skipped else ""
+    embedded = f", {report.embedded} embedded" if report.embedded else ""
     return (
         f"indexed {plural(files, 'file')} into {report.database}: {len(report.chunked)} chunked, "
         f"{len(report.touched)} touched, {len(report.unchanged)} unchanged, {len(report.removed)} removed"
-        f"{skipped}; {plural(report.passages, 'passage')}"
+        f"{skipped}; {plural(report.passages, 'passage')}{embedded}"
     )
 
 
@@ -477,11 +520,24 @@ def _ask_command(
         typer.echo(json.dumps(shown, indent=2))
     else:
         typer.echo(f"thrift-fp: answered from {corpus.describe()}", err=True)
+        if database is not None:
+            _note_incomplete_vectors(database)
     if matched and not as_json:
         typer.echo(done.unwrap().text)
         Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
     if not matched:
         typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
+
+
+def _note_incomplete_vectors(database: Path) -> None:
+    # An index whose embedding run has not finished answers lexically meanwhile: say so.
+    from returns.result import Success  # noqa: PLC0415 - the library loads on use
+
+    from thrift_fp.sources import search_ranking  # noqa: PLC0415
+
+    ranking = search_ranking(database, dense=True)
+    if isinstance(ranking, Success) and ranking.unwrap().incomplete is not None:
+        typer.echo(f"thrift-fp: note: answered lexically: {ranking.unwrap().reason}", err=True)
 
 
 def _corpus_json(corpus: Corpus) -> dict[str, str]:

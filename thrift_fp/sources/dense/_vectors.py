@@ -19,8 +19,9 @@ from returns.result import Failure, Result, Success
 from thrift_fp.sources.dense._embedder import Embedder, checked_embed
 from thrift_fp.sources.dense._errors import EmbeddingFailed
 
-# Texts per call to the embedder: bounds memory, and lets a progress report move.
-EMBED_CHUNK: Final = 256
+# Texts per call to the embedder and per committed batch: bounds memory and what an interruption
+# loses (a few seconds of work), and lets a progress report move.
+EMBED_CHUNK: Final = 64
 # Indexes whose vectors stay loaded in one process (each is about 1.5 kB per passage).
 _CACHED: Final = 4
 
@@ -98,6 +99,9 @@ def embed_inputs(
     """
     keys = list(todo)
     done: list[tuple[str, bytes]] = []
+    # Reported before the first batch too: the slow part starts now.
+    if keys and (failed := _reported(embedder, progress, 0, len(keys))) is not None:
+        return Failure(failed)
     for start in range(0, len(keys), EMBED_CHUNK):
         chunk = keys[start:start + EMBED_CHUNK]
         vectors = checked_embed(embedder, [todo[key] for key in chunk])
@@ -107,12 +111,21 @@ def embed_inputs(
         if commit is not None:
             commit(made)
         done.extend(made)
-        if progress is not None:
-            try:
-                progress(len(done), len(keys))
-            except Exception as exc:  # noqa: BLE001 - the caller's progress callback; keep the cause
-                return Failure(EmbeddingFailed(embedder.model_id, f"the progress callback raised {exc!r}", exc))
+        if (failed := _reported(embedder, progress, len(done), len(keys))) is not None:
+            return Failure(failed)
     return Success(tuple(done))
+
+
+def _reported(
+    embedder: Embedder, progress: Callable[[int, int], None] | None, done: int, total: int
+) -> EmbeddingFailed | None:
+    if progress is None:
+        return None
+    try:
+        progress(done, total)
+    except Exception as exc:  # noqa: BLE001 - the caller's progress callback; keep the cause
+        return EmbeddingFailed(embedder.model_id, f"the progress callback raised {exc!r}", exc)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
