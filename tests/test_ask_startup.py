@@ -39,3 +39,27 @@ def test_a_lexical_index_is_answered_without_the_model_numpy_or_asyncio(tmp_path
     assert "no complete set of vectors" in shown["ranking"]["ranking_reason"] or "[dense] extra" in (
         shown["ranking"]["ranking_reason"]
     )
+
+
+def test_an_index_whose_vectors_are_being_made_still_says_how_far_they_are() -> None:
+    # The check that spares the model for a lexical index must not hide a run in progress.
+    import sqlite3
+
+    import pytest
+
+    from thrift_fp.sources.dense import default_embedder
+    from thrift_fp.sources.dense._sqlite import PENDING_KEY, TOTAL_KEY, VECTORS, ranking_of
+
+    model = default_embedder()
+    if not model.map(bool).value_or(False):
+        pytest.skip("needs the [dense] extra")
+    connection = sqlite3.connect(":memory:")
+    connection.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
+    connection.execute(VECTORS)
+    assert ranking_of(connection, True)[0].reason == (
+        "the index holds no complete set of vectors: index it again with the [dense] extra installed"
+    )
+    connection.executemany("INSERT INTO meta VALUES (?, ?)", [(PENDING_KEY, model.unwrap().model_id), (TOTAL_KEY, "3")])
+    connection.execute("INSERT INTO dense_vectors VALUES ('a', x'00')")
+    ranking, embedder = ranking_of(connection, True)
+    assert embedder is None and ranking.incomplete == (1, 3)

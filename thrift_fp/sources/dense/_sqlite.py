@@ -136,15 +136,24 @@ def vectors_progress(connection: sqlite3.Connection, model_id: str) -> tuple[int
     return min(int(embedded), total), total
 
 
+def _pending_model(connection: sqlite3.Connection) -> str | None:
+    try:
+        row = connection.execute("SELECT value FROM meta WHERE key = ?", (PENDING_KEY,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return None if row is None else str(row[0])
+
+
 def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Ranking, Embedder | None]:
     """What a search of this index ranks with, and the embedder for the question when hybrid.
 
     >>> ranking_of(sqlite3.connect(":memory:"), False)[0].reason
     'dense ranking is turned off'
     """
-    if dense is True and stored_model(connection) is None:
+    if dense is True and stored_model(connection) is None and _pending_model(connection) is None:
         # Checked before the default model loads: loading it costs most of an `ask` process,
-        # and an index without vectors ranks lexically whichever model is installed.
+        # and an index without vectors (nor a run embedding them) ranks lexically whichever
+        # model is installed.
         missing = missing_runtime()
         return Ranking("lexical", None, DenseUnavailable(missing).message if missing is not None else (
             "the index holds no complete set of vectors: index it again with the [dense] extra installed"
