@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -36,6 +37,8 @@ DEFAULT_MODEL_ID: Final = f"all-MiniLM-L6-v2-int8/{DEFAULT_MAX_LENGTH}"
 VOCABULARY: Final = Path(__file__).with_name("minilm_vocab.txt")
 # Texts per ONNX run: sorted by length first, so a batch pads to about its own length.
 _BATCH: Final = 32
+# Beyond a few cores, a batch of 32 per core is too little work to share out well.
+_MAX_WORKERS: Final = 4
 
 
 @runtime_checkable
@@ -81,27 +84,39 @@ class OnnxEmbedder:
     session: object
     tokenizer: object
     token_types: bool
+    # Batches run at once on the one session (onnxruntime releases the GIL while it runs):
+    # on small batches two one-thread runs use two cores better than one two-thread run.
+    workers: int = 1
 
     def embed(self, texts: Sequence[str]) -> tuple[bytes, ...]:
-        """One packed unit vector per text (see `Embedder`); an empty text embeds ``[CLS] [SEP]``."""
+        """One packed unit vector per text (see `Embedder`); an empty text embeds ``[CLS] [SEP]``.
+
+        Texts are batched by their length in word pieces, so a batch pads to about its own length.
+        """
         import numpy as np
 
-        order = sorted(range(len(texts)), key=lambda at: len(texts[at]))
+        encodings = self.tokenizer.encode_batch(list(texts))  # type: ignore[attr-defined]  # tokenizers.Tokenizer
+        order = sorted(range(len(texts)), key=lambda at: len(encodings[at].ids))
+        batches = [order[start:start + _BATCH] for start in range(0, len(order), _BATCH)]
+        if self.workers > 1 and len(batches) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(self.workers, len(batches)), thread_name_prefix="thrift-fp-embed") as pool:
+                pooled = list(pool.map(lambda batch: self._pooled([encodings[at] for at in batch]), batches))
+        else:
+            pooled = [self._pooled([encodings[at] for at in batch]) for batch in batches]
         vectors: list[bytes] = [b""] * len(texts)
-        for start in range(0, len(order), _BATCH):
-            batch = order[start:start + _BATCH]
-            pooled = self._pooled([texts[at] for at in batch])
-            for at, row in zip(batch, pooled, strict=True):
+        for batch, rows in zip(batches, pooled, strict=True):
+            for at, row in zip(batch, rows, strict=True):
                 vectors[at] = np.ascontiguousarray(row, dtype="<f4").tobytes()
         return tuple(vectors)
 
-    def _pooled(self, texts: list[str]) -> Any:  # numpy.ndarray [texts, dimensions]
+    def _pooled(self, encodings: list[Any]) -> Any:  # tokenizers.Encoding in, numpy.ndarray [texts, dimensions] out
         import numpy as np
 
-        encodings = self.tokenizer.encode_batch(texts)  # type: ignore[attr-defined]  # tokenizers.Tokenizer
         width = max(len(encoding.ids) for encoding in encodings)
-        ids = np.zeros((len(texts), width), dtype=np.int64)
-        mask = np.zeros((len(texts), width), dtype=np.int64)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
         for row, encoding in enumerate(encodings):
             ids[row, : len(encoding.ids)] = encoding.ids
             mask[row, : len(encoding.ids)] = 1
@@ -137,11 +152,13 @@ def load_onnx_embedder(
     max_length: int = DEFAULT_MAX_LENGTH,
     sha256: str | None = None,
     threads: int = 0,
+    workers: int = 1,
 ) -> Result[OnnxEmbedder, DenseError]:
     """Load an ONNX sentence encoder and its WordPiece ``vocabulary`` (one token a line, uncased).
 
     With ``sha256``, the model file must have exactly that digest. ``threads`` is onnxruntime's
-    intra-op thread count (0: its default, one per core). Any failure is a value.
+    intra-op thread count (0: its default, one per core); ``workers`` how many batches of one
+    ``embed`` call run at once. Any failure is a value.
 
     >>> import tempfile, pathlib
     >>> bogus = pathlib.Path(tempfile.mkdtemp()) / "model.onnx"
@@ -161,7 +178,7 @@ def load_onnx_embedder(
     if sha256 is not None and (digest := hashlib.sha256(data).hexdigest()) != sha256:
         return Failure(DenseModelInvalid(str(model_path), f"sha256 {digest} differs from the expected {sha256}"))
     return _session(model_path, data, threads).bind(
-        lambda session: _embedder(model_path, session, words, model_id, max_length)
+        lambda session: _embedder(model_path, session, words, model_id, max_length, max(workers, 1))
     )
 
 
@@ -180,7 +197,7 @@ def _session(path: Path, data: bytes, threads: int) -> Result[object, DenseError
 
 
 def _embedder(
-    path: Path, session: object, words: list[str], model_id: str, max_length: int
+    path: Path, session: object, words: list[str], model_id: str, max_length: int, workers: int
 ) -> Result[OnnxEmbedder, DenseError]:
     inputs = {node.name for node in session.get_inputs()}  # type: ignore[attr-defined]  # onnxruntime
     outputs = {node.name: node.shape for node in session.get_outputs()}  # type: ignore[attr-defined]
@@ -195,7 +212,9 @@ def _embedder(
     if not {"[CLS]", "[SEP]", "[UNK]", "[PAD]"} <= vocabulary.keys():
         return Failure(DenseModelInvalid(str(path), "its vocabulary lacks one of [CLS], [SEP], [UNK], [PAD]"))
     tokenizer = _wordpiece(vocabulary, max_length)
-    return Success(OnnxEmbedder(model_id, int(shape[-1]), max_length, session, tokenizer, "token_type_ids" in inputs))
+    return Success(OnnxEmbedder(
+        model_id, int(shape[-1]), max_length, session, tokenizer, "token_type_ids" in inputs, workers
+    ))
 
 
 def _wordpiece(vocabulary: dict[str, int], max_length: int) -> object:
@@ -246,9 +265,17 @@ def _minilm(length: int) -> Result[Embedder, DenseError]:
         return Failure(DenseUnavailable(DEFAULT_MODEL_PACKAGE))
     loaded: Result[OnnxEmbedder, DenseError] = load_onnx_embedder(
         Path(spec.origin).with_name("model.onnx"), VOCABULARY, model_id=f"all-MiniLM-L6-v2-int8/{length}",
-        max_length=length, sha256=DEFAULT_MODEL_SHA256,
+        max_length=length, sha256=DEFAULT_MODEL_SHA256, threads=1, workers=_cores(),
     )
     return loaded.map(lambda embedder: embedder)
+
+
+def _cores() -> int:
+    # One one-thread run per core this process may use (benchmarks/embed_speed.py).
+    try:
+        return max(1, min(len(os.sched_getaffinity(0)), _MAX_WORKERS))
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        return max(1, min(os.cpu_count() or 1, _MAX_WORKERS))
 
 
 def checked_embed(embedder: Embedder, texts: Sequence[str]) -> Result[tuple[bytes, ...], EmbeddingFailed]:
