@@ -52,6 +52,9 @@ class SlowBackend:
     def describe(self) -> str:
         return self.inner.describe()
 
+    def ranking(self) -> dict[str, object]:
+        return self.inner.ranking()
+
 
 def main(database: str, started: str) -> None:
     backend = SlowBackend(SqliteBackend(Path(database)), Path(started))

@@ -40,7 +40,10 @@ def test_a_question_that_matches_nothing_says_so_and_exits_0(lexical_db: Path, c
     db = lexical_db
     assert run(["ask", "--db", str(db), "zzqqxx", "wwvvyy"]) == 0
     out, err = capsys.readouterr()
-    assert out == "" and err == "thrift-fp: no passage matched; the context is empty (exit status 0)\n"
+    # Where it answered from, how it ranked (the index holds no vectors: lexically, and why), then the verdict.
+    answered, ranked, verdict = err.splitlines()
+    assert out == "" and answered == f"thrift-fp: answered from {db}" and ranked.startswith("thrift-fp: ranked lexically (")
+    assert verdict == "thrift-fp: no passage matched; the context is empty (exit status 0)"
     assert run(["ask", "--db", str(db), "zzqqxx", "--json"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["decisions"] == [] and "no passage matched" in err

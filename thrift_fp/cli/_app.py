@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first
     from thrift_fp._errors import ThriftFpError
     from thrift_fp.cli._errors import CliError
     from thrift_fp.cli._paths import Corpus
-    from thrift_fp.sources import Assembled, IndexReport, SkippedFile
+    from thrift_fp.sources import Assembled, IndexReport, Ranking, SkippedFile
     from thrift_fp.thrift import ThriftOptions
 
 # Names the helpers' annotations use, imported on first use: beartype (under the test suite)
@@ -52,6 +52,7 @@ _ANNOTATION_HOMES: Final = {
     "Corpus": "thrift_fp.cli._paths",
     "Assembled": "thrift_fp.sources",
     "IndexReport": "thrift_fp.sources",
+    "Ranking": "thrift_fp.sources",
     "SkippedFile": "thrift_fp.sources",
     "ThriftOptions": "thrift_fp.thrift",
 }
@@ -465,6 +466,10 @@ def _ask_command(
         Path | None,
         typer.Option(metavar="FILE", help="Also write the fit as one self-contained HTML page (no network)."),
     ] = None,
+    lexical: Annotated[
+        bool,
+        typer.Option("--lexical", help="Rank lexically even where the index holds vectors (default: hybrid there)."),
+    ] = False,
 ) -> None:
     """Retrieve, fit and render: print the context, and what was kept and shed.
 
@@ -479,8 +484,8 @@ def _ask_command(
 
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
     from thrift_fp.cli._paths import chosen_corpus  # noqa: PLC0415
-    from thrift_fp.cli._postgres import ask_postgres, is_database_url, postgres_ranking  # noqa: PLC0415
-    from thrift_fp.sources import PathNotFound, assemble, search_ranking  # noqa: PLC0415
+    from thrift_fp.cli._postgres import ask_postgres, is_database_url  # noqa: PLC0415
+    from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
 
     asked = ([" ".join(words)] if words else []) + list(queries or ())
     if not asked:
@@ -494,7 +499,7 @@ def _ask_command(
     if db is not None and is_database_url(db):
         done = ask_postgres(
             db, asked, context_window=window_tokens, options=options,
-            max_results=max_results, max_queries=max_queries, tiers=_tiers(tier),
+            max_results=max_results, max_queries=max_queries, tiers=_tiers(tier), dense=not lexical,
         )
     else:
         database = Path(db) if db is not None else _embedded()
@@ -502,7 +507,7 @@ def _ask_command(
             _fail(PathNotFound(db))
         done = assemble(
             asked, database=database, context_window=window_tokens, options=options,
-            max_results=max_results, max_queries=max_queries, tiers=_tiers(tier), dense=True,
+            max_results=max_results, max_queries=max_queries, tiers=_tiers(tier), dense=not lexical,
         )
     if isinstance(done, Failure):
         _fail(done.failure())
@@ -510,18 +515,12 @@ def _ask_command(
         _write_report(report, done.unwrap())
     matched = bool(done.unwrap().decisions)
     if as_json:
-        shown = _ask_json(done.unwrap(), encoding) | {"corpus": _corpus_json(corpus)}
-        if database is not None:
-            # Hybrid where the [dense] extra is installed and the index holds its vectors.
-            ranking = search_ranking(database, dense=True)
-            shown |= ranking.unwrap().as_json() if not isinstance(ranking, Failure) else {}
-        elif db is not None:
-            shown |= postgres_ranking(db)
+        # The ranking the answer ran with: hybrid where the index holds the model's vectors.
+        shown = _ask_json(done.unwrap(), encoding) | {"corpus": _corpus_json(corpus)} | done.unwrap().ranking.as_json()
         typer.echo(json.dumps(shown, indent=2))
     else:
         typer.echo(f"thrift-fp: answered from {corpus.describe()}", err=True)
-        if database is not None:
-            _note_incomplete_vectors(database)
+        typer.echo(f"thrift-fp: {_ranking_line(done.unwrap().ranking)}", err=True)
     if matched and not as_json:
         typer.echo(done.unwrap().text)
         Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
@@ -529,15 +528,19 @@ def _ask_command(
         typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
 
 
-def _note_incomplete_vectors(database: Path) -> None:
-    # An index whose embedding run has not finished answers lexically meanwhile: say so.
-    from returns.result import Success  # noqa: PLC0415 - the library loads on use
+def _ranking_line(ranking: Ranking) -> str:
+    """How ``ask`` names the ranking it ran on standard error.
 
-    from thrift_fp.sources import search_ranking  # noqa: PLC0415
-
-    ranking = search_ranking(database, dense=True)
-    if isinstance(ranking, Success) and ranking.unwrap().incomplete is not None:
-        typer.echo(f"thrift-fp: note: answered lexically: {ranking.unwrap().reason}", err=True)
+    >>> from thrift_fp.sources import Ranking
+    >>> _ranking_line(Ranking("lexical", None, "dense ranking is turned off"))
+    'ranked lexically (dense ranking is turned off)'
+    """
+    if ranking.kind == "hybrid":
+        return f"ranked hybrid (lexical fused with {ranking.model})"
+    if ranking.incomplete is not None:
+        # An index whose embedding run has not finished answers lexically meanwhile.
+        return f"note: answered lexically: {ranking.reason}"
+    return f"ranked lexically ({ranking.reason})"
 
 
 def _corpus_json(corpus: Corpus) -> dict[str, str]:
@@ -675,6 +678,10 @@ def _serve_command(
     tier: Annotated[
         list[TierOption] | None, typer.Option(help="Serve only these trust tiers (repeatable).  [default: all]")
     ] = None,
+    lexical: Annotated[
+        bool,
+        typer.Option("--lexical", help="Rank lexically even where the index holds vectors (default: hybrid there)."),
+    ] = False,
 ) -> None:
     """Serve `search` and `read` over MCP: budgeted, enveloped answers, a quota and de-duplication per session."""
     try:
@@ -692,7 +699,7 @@ def _serve_command(
     served = serve_command(
         corpus.database if corpus.chosen != "embedded" else None, _embedded, http=http, allow_remote=allow_remote, default_budget=budget, max_budget=max_budget,
         max_calls=max_calls, max_session_tokens=max_session_tokens, max_results=max_results, encoding=encoding,
-        tiers=_tiers(tier),
+        tiers=_tiers(tier), lexical=lexical,
     )
     if isinstance(served, Failure):
         _fail(served.failure())

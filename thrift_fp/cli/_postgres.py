@@ -24,7 +24,7 @@ from thrift_fp.thrift import ThriftOptions
 
 DATABASE_URL_ENV: Final = "THRIFT_FP_DATABASE_URL"
 
-__all__ = ["DATABASE_URL_ENV", "ask_postgres", "index_postgres", "is_database_url", "postgres_ranking"]
+__all__ = ["DATABASE_URL_ENV", "ask_postgres", "index_postgres", "is_database_url"]
 
 
 def index_postgres(
@@ -82,8 +82,10 @@ def ask_postgres(
     max_results: int,
     max_queries: int,
     tiers: Sequence[str],
+    dense: bool = True,
 ) -> Result[Assembled, PostgresAssembleError]:
-    """Retrieve, fit and render from the database at ``url``, as ``ask`` does from an index file.
+    """Retrieve, fit and render from the database at ``url``, as ``ask`` does from an index file
+    (hybrid where the collection holds vectors of the installed model, unless ``dense`` is off).
 
     >>> ask_postgres("postgresql://ann:pw@/docs?host=/nonexistent", ["x"], context_window=4096,
     ...              options=ThriftOptions(), max_results=8, max_queries=4, tiers=["first-party"]).failure().message
@@ -99,24 +101,6 @@ def ask_postgres(
     with opened.unwrap() as database:
         done = source.assemble(
             list(query), database=database, context_window=context_window, options=options,
-            max_results=max_results, max_queries=max_queries, tiers=tiers, dense=True,
+            max_results=max_results, max_queries=max_queries, tiers=tiers, dense=dense,
         )
     return done
-
-
-def postgres_ranking(url: str) -> dict[str, str]:
-    """The ranking fields of ``ask --json`` for the database at ``url`` (empty when it cannot be read).
-
-    >>> postgres_ranking("postgresql://ann:pw@/docs?host=/nonexistent")
-    {}
-    """
-    try:
-        from thrift_fp.sources import postgres as source  # noqa: PLC0415 - only for a postgresql:// URL
-    except ImportError:
-        return {}
-    opened = source.open_database(url, pool_size=1)
-    if isinstance(opened, Failure):
-        return {}
-    with opened.unwrap() as database:
-        ranking = source.search_ranking(database, dense=True)
-    return ranking.unwrap().as_json() if isinstance(ranking, Success) else {}

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from thrift_fp.serve._surroundings import sqlite_surroundings
-from thrift_fp.sources import FtsDefinition, Hit, fts5_definition
+from thrift_fp.sources import FtsDefinition, Hit, fts5_definition, search_ranking
 
 
 @runtime_checkable
@@ -28,10 +28,16 @@ class Backend(Protocol):
         """What the server reads, for its instructions and logs."""
         ...
 
+    def ranking(self) -> dict[str, object]:
+        """Which ranking a search runs now, and why (`thrift_fp.sources.Ranking.as_json`)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class SqliteBackend:
-    """An FTS5 index file (``thrift-fp index``), searched by `fts5_definition`.
+    """An FTS5 index file (``thrift-fp index``), searched by `fts5_definition`: hybrid where
+    the index holds vectors of the installed model, as ``ask`` and `assemble` rank, unless
+    ``dense`` is off (``serve --lexical``).
 
     >>> backend = SqliteBackend(Path("docs.db"))
     >>> backend.definition(("first-party",), 8, 4).id, backend.describe()
@@ -39,10 +45,21 @@ class SqliteBackend:
     """
 
     database: Path
+    dense: bool = True
 
     def definition(self, tiers: tuple[str, ...], max_results: int, max_calls: int) -> FtsDefinition:
         """The FTS5 search over ``tiers``."""
-        return fts5_definition(self.database, max_results=max_results, max_queries=max_calls, tiers=tiers)
+        return fts5_definition(
+            self.database, max_results=max_results, max_queries=max_calls, tiers=tiers, dense=self.dense
+        )
+
+    def ranking(self) -> dict[str, object]:
+        """The ranking `search_ranking` names for the index (none when it cannot be read).
+
+        >>> SqliteBackend(Path("docs.db"), dense=False).ranking()
+        {}
+        """
+        return search_ranking(self.database, self.dense).map(lambda ranking: ranking.as_json()).value_or({})
 
     def surroundings(self, hit: Hit) -> tuple[tuple[int, Hit], ...]:
         """The passages around ``hit`` in its file (`sqlite_surroundings`)."""

@@ -19,14 +19,15 @@ from thrift_fp.sources import PathNotFound
 _URL_SCHEMES = ("postgresql://", "postgres://")
 
 
-def open_backend(db: str | None, embedded: Callable[[], Path]) -> Result[Backend, ThriftFpError]:
+def open_backend(db: str | None, embedded: Callable[[], Path], dense: bool = True) -> Result[Backend, ThriftFpError]:
     """The source ``--db`` names: a ``postgresql://`` URL, an index file, or (``None``) the
-    embedded corpus's index, which ``embedded()`` builds or finds.
+    embedded corpus's index, which ``embedded()`` builds or finds; ranked hybrid where it holds
+    vectors of the installed model unless ``dense`` is off.
 
     >>> open_backend("/nonexistent/docs.db", lambda: Path("x")).failure().message
     'no such file or folder: /nonexistent/docs.db'
     >>> open_backend(None, lambda: Path("cache/embedded.db")).unwrap()
-    SqliteBackend(database=PosixPath('cache/embedded.db'))
+    SqliteBackend(database=PosixPath('cache/embedded.db'), dense=True)
     """
     if db is not None and db.lower().startswith(_URL_SCHEMES):
         try:
@@ -35,13 +36,13 @@ def open_backend(db: str | None, embedded: Callable[[], Path]) -> Result[Backend
         except ImportError as exc:
             # The URL is not shown: it may hold a password.
             return Failure(InvalidSetting("db", "postgresql://…", f"needs the postgres extra ({exc}): pip install 'thrift_fp[postgres]'"))
-        opened: Result[Backend, ThriftFpError] = open_postgres_backend(db)
+        opened: Result[Backend, ThriftFpError] = open_postgres_backend(db, dense=dense)
         return opened
     if db is None:
-        return Success(SqliteBackend(embedded()))
+        return Success(SqliteBackend(embedded(), dense))
     if not Path(db).exists():
         return Failure(PathNotFound(db))
-    return Success(SqliteBackend(Path(db)))
+    return Success(SqliteBackend(Path(db), dense))
 
 
 def serve_command(
@@ -57,6 +58,7 @@ def serve_command(
     max_results: int,
     encoding: str,
     tiers: Iterable[str],
+    lexical: bool = False,
 ) -> Result[None, ThriftFpError]:
     """Check the settings, open the source, serve until the client or an interrupt ends it.
 
@@ -71,7 +73,7 @@ def serve_command(
     )
     if isinstance(settings, Failure):
         return Failure(settings.failure())
-    backend = open_backend(db, embedded)
+    backend = open_backend(db, embedded, dense=not lexical)
     if isinstance(backend, Failure):
         return Failure(backend.failure())
     shared = shared_sessions(backend.unwrap()) if http is not None else Success(None)

@@ -18,6 +18,7 @@ from thrift_fp.sources.postgres import (
     PostgresError,
     open_database,
     postgres_definition,
+    search_ranking,
 )
 
 
@@ -36,12 +37,19 @@ class PostgresBackend:
 
     database: PostgresDatabase
     collection: str = DEFAULT_COLLECTION
+    dense: bool = True
 
     def definition(self, tiers: tuple[str, ...], max_results: int, max_calls: int) -> FtsDefinition:
-        """The full-text search over ``tiers``."""
+        """The full-text search over ``tiers`` (hybrid where the collection holds vectors, unless ``dense`` is off)."""
         return postgres_definition(
-            self.database, collection=self.collection, max_results=max_results, max_queries=max_calls, tiers=tiers
+            self.database, collection=self.collection, max_results=max_results, max_queries=max_calls, tiers=tiers,
+            dense=self.dense,
         )
+
+    def ranking(self) -> dict[str, object]:
+        """The ranking `search_ranking` names for the collection (none when it cannot be read)."""
+        ranked = search_ranking(self.database, collection=self.collection, dense=self.dense)
+        return ranked.map(lambda ranking: ranking.as_json()).value_or({})
 
     def surroundings(self, hit: Hit) -> tuple[tuple[int, Hit], ...]:
         """The passages within `SPAN` of ``hit`` in its file (none when the database cannot say)."""
@@ -57,7 +65,7 @@ class PostgresBackend:
         return f"collection {self.collection!r} in {self.database.url}"
 
 
-def open_postgres_backend(url: str, *, pool_size: int = 8) -> Result[PostgresBackend, PostgresError]:
+def open_postgres_backend(url: str, *, pool_size: int = 8, dense: bool = True) -> Result[PostgresBackend, PostgresError]:
     """Open the database at ``url`` (its pool shared by the server's worker threads).
 
     >>> open_postgres_backend("postgresql://ann:pw@/docs?host=/nonexistent").failure().message
@@ -66,4 +74,4 @@ def open_postgres_backend(url: str, *, pool_size: int = 8) -> Result[PostgresBac
     opened = open_database(url, pool_size=pool_size)
     if isinstance(opened, Failure):
         return Failure(opened.failure())
-    return Success(PostgresBackend(opened.unwrap()))
+    return Success(PostgresBackend(opened.unwrap(), dense=dense))

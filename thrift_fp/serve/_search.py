@@ -99,6 +99,7 @@ def answer_search(
         "budget": budget,
         "tokens": tokens,
         "encoding": settings.encoding,
+        **backend.ranking(),
         "passages": _passages(done, records.unwrap(), by_id, settings.encoding),
         "repeated": [
             {"id": hit.passage_id, "sent_as": delivery.passage_id, "answer": delivery.answer} for hit, delivery in repeated

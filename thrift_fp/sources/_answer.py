@@ -33,6 +33,7 @@ from thrift_fp.retrieval import (
 from thrift_fp.sources._contract import FtsDefinition, Hit, hit_to_retrievable
 from thrift_fp.sources._errors import NoQuery, SourceError
 from thrift_fp.sources._tiers import checked_tiers
+from thrift_fp.sources.dense._hybrid import Ranking
 from thrift_fp.sources.ranking._duplicates import collapse
 from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
 
@@ -74,7 +75,8 @@ class Assembled:
     budget, ``fixed`` (the directive and block tags in ``tokens``, so that ``tokens == fixed +`` the
     kept decisions' ``rendered``) and the fitted ``working_set``: everything kept (system prompt,
     instructions, messages, memories, tools, the kept records), so what the fit dropped from the
-    caller's own items shows directly.
+    caller's own items shows directly. ``ranking`` says how the passages were ranked (hybrid,
+    or lexical and why: `Ranking`).
 
     ``text`` renders every kept record (``working_set.retrievables``, the caller's and the
     retrieved ones alike); the rest of the working set is the caller's to lay out.
@@ -89,6 +91,7 @@ class Assembled:
     budget: int
     fixed: int
     working_set: WorkingSet
+    ranking: Ranking
 
     def _repr_html_(self) -> str:
         """The fit as one self-contained HTML page (`thrift_fp.render.fit_report_html`), shown inline
@@ -118,12 +121,14 @@ def answer(
     nonce: NonceMode,
     spool: SpoolPolicy | None,
     working_set: WorkingSet,
+    ranking: Ranking,
 ) -> Result[Assembled, AssembleError | E]:
     """Answer ``query`` (one ``str``, or one question per item) with the definition
     ``search(tiers)`` builds: retrieve each under the lifecycle, merge, fit, render.
 
     ``read_error(cause)`` is the source's error value carried by the exception its ``execute``
     raised (``None`` for any other cause), so a failed read reports that value, not the wrapper.
+    ``ranking`` is the ranking the definition's search runs, carried into the answer.
 
     >>> import tempfile, pathlib
     >>> from thrift_fp.render import RandomNonce
@@ -135,7 +140,7 @@ def answer(
     ...     "how does shedding work", lambda tiers: fts5_definition(root / "i.db", tiers=tiers),
     ...     lambda cause: None, tiers=("first-party",), context_window=4096, options=ThriftOptions(),
     ...     state=RetrievalState(), context=OperationContext(None), nonce=RandomNonce(), spool=None,
-    ...     working_set=WorkingSet(),
+    ...     working_set=WorkingSet(), ranking=Ranking("lexical", None, "dense ranking is turned off"),
     ... ).unwrap()
     >>> [(d.record.id, d.kept) for d in done.decisions]
     [('a.md#1', True)]
@@ -162,7 +167,7 @@ def answer(
     fitted: Result[FitRendered, AssembleError | E] = fit_and_render(
         combined, context_window, None, options, nonce=nonce, fields=ANSWER_FIELDS
     )
-    return fitted.bind(lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding))
+    return fitted.bind(lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding, ranking))
 
 
 def _retrieve(
@@ -227,6 +232,7 @@ def _assembled(
     receipts: tuple[FtsReceipt, ...],
     state: RetrievalState[Hit],
     encoding: str,
+    ranking: Ranking,
 ) -> Result[Assembled, AssembleError]:
     kept_ids = {getattr(item, "id", None) for item in done.working_set.retrievables}
     removed = {
@@ -248,6 +254,6 @@ def _assembled(
     return Success(
         Assembled(
             done.text, done.tokens, receipts, done.trace, tuple(ordered), state, done.budget, done.fixed,
-            done.working_set,
+            done.working_set, ranking,
         )
     )

@@ -8,6 +8,7 @@ imports the other: both import this.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Final
 
 from returns.result import Failure, Result, Success
 
@@ -16,6 +17,9 @@ from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
 from thrift_fp.sources.dense._hybrid import DenseChoice
 from thrift_fp.sources.dense._vectors import DenseMatrix, dense_matrix, heading_of, vector_key
 from thrift_fp.sources.ranking._score import Scored
+
+# Why a search under the default ranks lexically although the extra is installed.
+NO_VECTORS: Final = "the {store} holds no complete set of vectors: index it again with the [dense] extra installed"
 
 
 def chosen_embedder(dense: DenseChoice) -> Result[Embedder, DenseError] | None:

@@ -24,6 +24,12 @@ RankingKind = Literal["lexical", "hybrid"]
 # evaluation set, while the lexical top is the costly part of a query (docs/dense.md).
 DENSE_POOL: Final = 50
 LEXICAL_POOL: Final = 0
+# The fused score the best passage must reach for a hybrid search to answer at all: the dense
+# side always finds a nearest passage, so without it a question about nothing in the corpus
+# ("zzqxv flurbogrant") gets the least unrelated passages. Chosen on tuning questions only
+# (benchmarks/no_match_floor.py --choose: the tune halves and offtopic.tune.txt), never on the
+# held-out off-topic set or the fresh sets (BENCHMARKS.md, "No passage matched").
+MATCH_FLOOR: Final = 0.0
 # The ``dense`` argument of index and search functions: an embedder, True for the default
 # model where the extra is installed, False for lexical ranking only.
 DenseChoice = Embedder | bool
@@ -66,10 +72,12 @@ def fuse_scored(
     *,
     shares: Mapping[int, float],
     cosines: Mapping[int, float],
+    floor: float = MATCH_FLOOR,
 ) -> tuple[Scored, ...]:
     """The ``limit`` best of both lists by `fuse_scores`, one per content (a passage and its twin
     are one candidate, shown as the lexical ranking's passage when it has one), sources before
-    repeats (`spread_sources`: a source's later passages score less).
+    repeats (`spread_sources`: a source's later passages score less); none when the best fused
+    score is below ``floor`` (no passage matched).
 
     ``lexical`` holds lexical shares as scores, ``dense`` cosines; ``shares`` gives the exact
     lexical share of the dense list's passages (by row key), ``cosines`` the cosine of the
@@ -85,6 +93,8 @@ def fuse_scored(
     ...                      Scored(3, "b#1", "h3", 0.7, 1.0)], [], 3, shares={}, cosines={1: 0.9, 2: 0.8, 3: 0.7})
     >>> [(s.passage_id, round(s.score, 3)) for s in twice]
     [('a#1', 0.9), ('b#1', 0.7), ('a#2', 0.56)]
+    >>> fuse_scored(lexical, dense, 3, shares={3: 0.5, 4: 0.0}, cosines={1: 0.2, 2: 0.8}, floor=0.75)
+    ()
     """
     shown: dict[str, Scored] = {}
     lexical_of: dict[str, float] = {}
@@ -98,6 +108,8 @@ def fuse_scored(
         lexical_of[scored.content_hash] = max(lexical_of.get(scored.content_hash, 0.0), shares.get(scored.key, 0.0))
         cosine_of[scored.content_hash] = max(cosine_of.get(scored.content_hash, 0.0), scored.score)
     fused = fuse_scores(Evidence(key, lexical_of[key], cosine_of[key]) for key in shown)
+    if not fused or fused[0].score < floor:
+        return ()
     spread = spread_sources(fused, lambda f: f.score, lambda f: passage_source(shown[f.key].passage_id))
     return tuple(
         Scored(shown[f.key].key, shown[f.key].passage_id, f.key, score, score) for f, score in spread[: max(limit, 0)]

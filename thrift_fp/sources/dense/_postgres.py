@@ -17,7 +17,8 @@ from typing import Final
 import psycopg
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources.dense._contract import chosen_embedder, nearest_candidates, passages_matrix
+from thrift_fp.sources.dense._contract import NO_VECTORS, chosen_embedder, nearest_candidates, passages_matrix
+from thrift_fp.sources.dense._embedder import missing_runtime
 from thrift_fp.sources.dense._embedder import Embedder
 from thrift_fp.sources.dense._errors import DenseError
 from thrift_fp.sources.dense._hybrid import DenseChoice, Ranking
@@ -111,6 +112,9 @@ def ranking_of(
 ) -> tuple[Ranking, Embedder | None, str | None]:
     """What a search of ``collection`` ranks with, the embedder for the question and the vectors'
     generation when hybrid."""
+    if dense is True and stored_model(connection, collection) is None and missing_runtime() is None:
+        # Nothing to fuse: said without loading the model, as the SQLite source does.
+        return Ranking("lexical", None, NO_VECTORS.format(store="collection")), None, None
     chosen = chosen_embedder(dense)
     if chosen is None:
         return Ranking("lexical", None, "dense ranking is turned off"), None, None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from returns.result import Result
+from returns.result import Failure, Result
 
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.retrieval import OperationContext, RetrievalState
@@ -127,7 +127,7 @@ def postgres_definition(
     tiers: CheckedStringsArg = ALL_TIERS,
     id: str = DEFAULT_DEFINITION_ID,
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
-    dense: DenseChoice = False,
+    dense: DenseChoice = True,
 ) -> FtsDefinition:
     """A retrieval over ``collection``: ``max_results`` passages per query (one per distinct
     content, best ``ts_rank_cd`` first), at most ``max_queries`` accepted queries per request;
@@ -186,7 +186,7 @@ def assemble(
     spool: SpoolPolicy | None = None,
     working_set: WorkingSet = WorkingSet(),
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
-    dense: DenseChoice = False,
+    dense: DenseChoice = True,
 ) -> Result[Assembled, PostgresAssembleError]:
     """Answer ``query`` (or several) from ``collection``, as the SQLite ``assemble`` does from its
     index: retrieve under the lifecycle, merge, fit into ``context_window``, render.
@@ -200,6 +200,9 @@ def assemble(
     >>> "Shedding drops the lowest score first." in done.text, done.tokens <= done.budget
     (True, True)
     """
+    ranking = search_ranking(database, collection=collection, dense=dense)
+    if isinstance(ranking, Failure):
+        return Failure(ranking.failure())
     return answer(
         query,
         lambda allowed: postgres_definition(
@@ -209,5 +212,5 @@ def assemble(
         lambda cause: cause.error if isinstance(cause, PostgresSearchFailed) else None,
         tiers=tiers,  # checked element by element (one str is one tier) by answer
         context_window=context_window, options=options, state=state, context=context, nonce=nonce,
-        spool=spool, working_set=working_set,
+        spool=spool, working_set=working_set, ranking=ranking.unwrap(),
     )

@@ -30,7 +30,7 @@ from thrift_fp.sources._postgres_errors import (
 )
 from thrift_fp.sources._errors import MissingParser
 from thrift_fp.sources._tiers import checked_tiers
-from thrift_fp.sources.dense._hybrid import DENSE_POOL, LEXICAL_POOL, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.dense._hybrid import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_scored
 from thrift_fp.sources.dense._postgres import dense_candidates, ranking_of
 from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
 from thrift_fp.sources.postgres._store import PostgresDatabase, query_error
@@ -108,12 +108,14 @@ def search_index(
     collection: str = DEFAULT_COLLECTION,
     limit: int = 8,
     tiers: CheckedStringsArg = ALL_TIERS,
-    dense: DenseChoice = False,
+    dense: DenseChoice = True,
+    match_floor: float = MATCH_FLOOR,
 ) -> Result[tuple[Hit, ...], PostgresSourceError]:
     """The ``limit`` best passages of ``collection`` for free-text ``query``, one per distinct content.
 
     ``dense`` as in the SQLite source: where the collection holds the model's vectors, the
-    lexical ranking is fused with the passages nearest the question (see `search_ranking`).
+    lexical ranking is fused with the passages nearest the question (see `search_ranking`), and
+    ``match_floor`` is the floor under which a hybrid search answers nothing.
 
     Any text is a valid query; text without a searchable word finds nothing. A collection that
     was never indexed is `CollectionMissing`.
@@ -160,7 +162,8 @@ def search_index(
                     return Failure(near.failure())
                 nearest, cosines = near.unwrap()
                 ranked = fuse_scored(
-                    lexical, nearest, limit, shares=share_of([s.key for s in nearest]), cosines=cosines
+                    lexical, nearest, limit, shares=share_of([s.key for s in nearest]), cosines=cosines,
+                floor=match_floor,
                 )
             rows = connection.execute(_ROWS, {"collection": collection, "keys": [s.key for s in ranked]}).fetchall()
     except PoolTimeout as exc:
@@ -172,7 +175,7 @@ def search_index(
 
 
 def search_ranking(
-    database: PostgresDatabase, *, collection: str = DEFAULT_COLLECTION, dense: DenseChoice = False
+    database: PostgresDatabase, *, collection: str = DEFAULT_COLLECTION, dense: DenseChoice = True
 ) -> Result[Ranking, PostgresSourceError]:
     """Which ranking `search_index` runs on ``collection`` with ``dense``: hybrid, or lexical and why."""
     try:

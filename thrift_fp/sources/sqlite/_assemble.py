@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from returns.result import Result
+from returns.result import Failure, Result
 
 from thrift_fp._args import CheckedStringsArg, PathArg
 from thrift_fp.render import NonceMode, RandomNonce
@@ -24,6 +24,7 @@ from thrift_fp.sources._answer import (
 from thrift_fp.sources._contract import ALL_TIERS, Hit
 from thrift_fp.sources.dense._hybrid import DenseChoice
 from thrift_fp.sources.sqlite._definition import SearchFailed, fts5_definition
+from thrift_fp.sources.sqlite._search import search_ranking
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 
 __all__ = ["AssembleError", "Assembled", "Decision", "FtsReceipt", "SpoolPolicy", "assemble"]
@@ -46,7 +47,7 @@ def assemble(
     spool: SpoolPolicy | None = None,
     working_set: WorkingSet = WorkingSet(),
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
-    dense: DenseChoice = False,
+    dense: DenseChoice = True,
 ) -> Result[Assembled, AssembleError]:
     """Answer ``query`` (or several) from the index: retrieve each under the lifecycle, merge the
     hits (one per distinct content), fit them into ``context_window`` with ``working_set``'s other
@@ -59,8 +60,9 @@ def assemble(
     item (each a ``str``, at least one), and each is one retrieval against the quota.
 
     ``state`` threads the request across calls: its quota and seen keys apply here;
-    ``dense=True`` ranks hybrid where the index holds the ``[dense]`` extra's vectors (see
-    `search_index`).
+    ``dense`` as for `search_index`: by default hybrid where the index holds the vectors of the
+    ``[dense]`` extra's installed model, lexical otherwise; ``dense=False`` asks for lexical.
+    The answer's ``ranking`` says which ran, and why.
     ``authorize(query, context)`` may raise to refuse a query (see `fts5_definition`). A failure
     hands back no state, so the caller's ``state`` stays current; to see the state a failed
     read leaves (its key reserved), run `fts5_definition` with ``run_retrieval`` directly.
@@ -77,6 +79,8 @@ def assemble(
     ([('a.md#1', True)], 1)
     >>> [record.id for record in done.working_set.retrievables]   # the fitted working set
     ['a.md#1']
+    >>> assemble("shedding", database=root / "i.db", dense=False).unwrap().ranking.as_json()
+    {'ranking': 'lexical', 'ranking_reason': 'dense ranking is turned off'}
     >>> assemble("shedding", database=root / "i.db", state=done.state, max_queries=1).failure().message
     'retrieval \\'fts5-search\\': query budget exhausted (1 of 1 used); refused query "shedding"'
     >>> assemble("shedding", database=root / "i.db", tiers=["internal"]).failure().message
@@ -84,6 +88,9 @@ def assemble(
     >>> assemble([], database=root / "i.db").failure().message
     'no query to answer: the collection of queries is empty'
     """
+    ranking = search_ranking(database, dense)
+    if isinstance(ranking, Failure):
+        return Failure(ranking.failure())
     return answer(
         query,
         lambda allowed: fts5_definition(
@@ -93,5 +100,5 @@ def assemble(
         lambda cause: cause.error if isinstance(cause, SearchFailed) else None,
         tiers=tiers,  # checked element by element (one str is one tier) by answer
         context_window=context_window, options=options, state=state, context=context, nonce=nonce,
-        spool=spool, working_set=working_set,
+        spool=spool, working_set=working_set, ranking=ranking.unwrap(),
     )

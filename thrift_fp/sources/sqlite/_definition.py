@@ -32,11 +32,12 @@ def fts5_definition(
     tiers: CheckedStringsArg = ALL_TIERS,
     id: str = DEFAULT_DEFINITION_ID,
     authorize: Callable[[str, OperationContext[object]], None] | None = None,
-    dense: DenseChoice = False,
+    dense: DenseChoice = True,
 ) -> FtsDefinition:
     """A retrieval over the index at ``database``: ``max_results`` passages per query (one per
     distinct content, best bm25 first), at most ``max_queries`` accepted queries per request;
-    ``dense`` as for `search_index` (hybrid ranking where the index holds the model's vectors).
+    ``dense`` as for `search_index` (by default hybrid where the index holds the vectors of an
+    installed model, lexical otherwise; ``False`` for lexical).
 
     Run it with ``run_retrieval`` so the quota, duplicate, authorization and receipt rules apply;
     ``authorize(query, context)`` may raise to refuse a query (its key stays free).

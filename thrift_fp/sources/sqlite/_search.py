@@ -31,7 +31,7 @@ from thrift_fp.sources.ranking._score import (
     term_idfs,
     top_passages,
 )
-from thrift_fp.sources.dense._hybrid import DENSE_POOL, LEXICAL_POOL, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.dense._hybrid import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_scored
 from thrift_fp.sources.dense._sqlite import dense_candidates, ranking_of
 from thrift_fp.sources.sqlite._store import open_index
 
@@ -60,13 +60,17 @@ def search_index(
     *,
     limit: int = 8,
     tiers: CheckedStringsArg = ALL_TIERS,
-    dense: DenseChoice = False,
+    dense: DenseChoice = True,
+    match_floor: float = MATCH_FLOOR,
 ) -> Result[tuple[Hit, ...], SourceError]:
     """The ``limit`` best passages for free-text ``query``, one per distinct content.
 
-    Where the index holds vectors of the ``dense`` model (by default the ``[dense]`` extra's,
-    when installed), the lexical ranking is fused with the passages nearest the question
-    (`search_ranking` tells which ranking runs, and why); ``dense=False`` ranks lexically.
+    By default (``dense=True``), where the index holds vectors of the ``[dense]`` extra's
+    installed model, the lexical ranking is fused with the passages nearest the question, and
+    the ranking is lexical otherwise (`search_ranking` tells which ranking runs, and why); a
+    given embedder uses that model; ``dense=False`` ranks lexically. A hybrid search answers
+    nothing when its best fused score is below ``match_floor`` (`MATCH_FLOOR`, tuned so that a
+    question about nothing in the corpus finds no passage; 0 turns the floor off).
 
     Any text is a valid query (see `query_words`); text without a word finds nothing.
 
@@ -113,7 +117,8 @@ def search_index(
                 return Failure(near.failure())
             nearest, cosines = near.unwrap()
             ranked = fuse_scored(
-                lexical, nearest, bounded, shares=share_of([s.key for s in nearest]), cosines=cosines
+                lexical, nearest, bounded, shares=share_of([s.key for s in nearest]), cosines=cosines,
+                floor=match_floor,
             )
         hits = _hits(connection, ranked)
     except sqlite3.DatabaseError as exc:
@@ -123,7 +128,7 @@ def search_index(
     return Success(hits)
 
 
-def search_ranking(database: PathArg, dense: DenseChoice = False) -> Result[Ranking, SourceError]:
+def search_ranking(database: PathArg, dense: DenseChoice = True) -> Result[Ranking, SourceError]:
     """Which ranking `search_index` runs on ``database`` with ``dense``: hybrid, or lexical and why.
 
     >>> import tempfile, pathlib

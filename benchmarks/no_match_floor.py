@@ -1,0 +1,230 @@
+"""The hybrid ranking's "no passage matched" floor: chosen on tuning questions, measured on held-out ones.
+
+    nice python -m benchmarks.no_match_floor --choose                 # tuning questions only: the curve and the floor
+    nice python -m benchmarks.no_match_floor --report                 # held-out: offtopic.txt and the fresh sets
+    nice python -m benchmarks.no_match_floor --report --corpora git,node --cache /tmp/aq
+
+A hybrid search always finds a nearest passage, so a question about nothing in the corpus gets
+the least unrelated ones. ``thrift_fp.sources.dense._hybrid.MATCH_FLOOR`` is the fused score the
+best passage must reach for a hybrid search to answer at all (`fuse_scored`).
+
+``--choose`` reads only tuning questions: each corpus's ``tune`` half (on-topic, labelled) and
+``questions/offtopic.tune.txt`` (forty off-topic and nonsense questions written for tuning,
+asked of every corpus). Per question it records the best fused score with the floor off
+(``match_floor=0``) and whether a labelled file is within the first 5 passages. A floor turns
+away every question whose best score is below it; the floor chosen is the lowest (on a 0.005
+grid) that turns away ``--offtopic-target`` (default 0.95, above the 0.90 the held-out set must
+reach) of the off-topic tuning asks while turning away at most ``--tune-loss`` (default 0.005,
+half of the 0.01 the held-out figure may move) of the pooled tune questions' hits at 5 — the
+lowest, so on-topic questions keep the widest margin. It is printed beside the curve.
+
+``--report`` reads the held-out sets with the floor in the library (``MATCH_FLOOR``): the share
+of ``questions/offtopic.txt`` (asked of every corpus) answered "no passage matched", and hit@5 of
+the ``fresh`` and ``fresh2`` sets with the floor and with it off (the same search, ``match_floor=0``).
+It never chooses anything: run it once the floor is fixed.
+
+Index databases and the model's vectors are cached under ``--cache`` as
+``benchmarks/dense_systems.py`` keeps them (a corpus already embedded there is not embedded again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchmarks._eval_set import EVAL, Corpus, Half, corpora, load
+from benchmarks._harness import load_average, machine
+from benchmarks.answer_quality import default_cache, first_answer
+
+if TYPE_CHECKING:
+    from benchmarks.dense_systems import RememberingEmbedder
+
+TUNE_OFFTOPIC = EVAL / "questions" / "offtopic.tune.txt"
+HELD_OUT_OFFTOPIC = EVAL / "questions" / "offtopic.txt"
+GRID = 0.005
+LIMIT = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """One question asked of one corpus: its best fused score with the floor off (0 when nothing
+    was found), whether a labelled file is within rank 5 (``None``: off-topic, no labels), and
+    whether the search with the library's floor answered at all."""
+
+    corpus: str
+    question: str
+    best: float
+    hit: bool | None
+    answered: bool
+
+
+def _lines(path: Path) -> list[str]:
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _relative(path: str, root: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def _index(corpus: Corpus, cache: Path) -> tuple[Path, RememberingEmbedder]:
+    from benchmarks.dense_systems import _fingerprint, remembering_embedder
+    from thrift_fp.sources import index_paths
+
+    embedder = remembering_embedder(cache)
+    database = cache / f"{corpus.root.name}-{_fingerprint(corpus.root, corpus.include, corpus.exclude)}-dense.sqlite"
+    started = time.perf_counter()
+    index_paths(database, [corpus.root], include=list(corpus.include), exclude=list(corpus.exclude),
+                dense=embedder).unwrap()
+    print(f"# {corpus.name}: index ready in {time.perf_counter() - started:.1f} s ({embedder.embedded} texts embedded)",
+          file=sys.stderr, flush=True)
+    return database, embedder
+
+
+def ask(corpus: Corpus, cache: Path, questions: Sequence[tuple[str, tuple[str, ...] | None]]) -> list[Asked]:
+    """Each ``(question, labels)`` asked of ``corpus``, hybrid, with the floor off and with the library's."""
+    from thrift_fp.sources import search_index
+
+    database, embedder = _index(corpus, cache)
+    asked = []
+    for question, labels in questions:
+        open_hits = search_index(database, question, limit=LIMIT, dense=embedder, match_floor=0.0).unwrap()
+        floored = search_index(database, question, limit=LIMIT, dense=embedder).unwrap()
+        files = [_relative(hit.path, corpus.root) for hit in open_hits]
+        rank = first_answer(files, labels) if labels is not None else None
+        hit = None if labels is None else rank is not None and rank <= 5
+        asked.append(Asked(corpus.name, question, open_hits[0].score if open_hits else 0.0, hit, bool(floored)))
+    return asked
+
+
+def _hits_kept(asked: Sequence[Asked], floor: float) -> int:
+    return sum(1 for one in asked if one.hit and one.best >= floor)
+
+
+def choose(on_topic: Sequence[Asked], off_topic: Sequence[Asked], tune_loss: float, target: float) -> float:
+    """The lowest floor on the grid that turns away at least ``target`` of the off-topic tuning
+    asks while turning away at most ``tune_loss`` of the on-topic questions (as a share of all of
+    them) that had a hit at 5; the lowest, so that on-topic questions keep the widest margin.
+    When no floor reaches ``target`` within the loss, the highest floor within the loss.
+
+    >>> on = [Asked("c", "q1", 0.5, True, True), Asked("c", "q2", 0.3, True, True), Asked("c", "q3", 0.2, False, True)]
+    >>> off = [Asked("c", "x", 0.1, None, True), Asked("c", "y", 0.25, None, True)]
+    >>> choose(on, off, 0.0, 0.5), choose(on, off, 0.0, 1.0), choose(on, [Asked("c", "z", 0.4, None, True)], 0.0, 1.0)
+    (0.105, 0.255, 0.3)
+    """
+    base = _hits_kept(on_topic, 0.0)
+    within = 0.0
+    for step in range(1, int(1 / GRID) + 1):
+        floor = round(step * GRID, 3)
+        if (base - _hits_kept(on_topic, floor)) / max(len(on_topic), 1) > tune_loss:
+            break
+        within = floor
+        if _share([one.best < floor for one in off_topic]) >= target:
+            return floor
+    return within
+
+
+def _share(values: Sequence[bool]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def _choose(names: Sequence[str], cache: Path, tune_loss: float, target: float) -> None:
+    on_topic: list[Asked] = []
+    off_topic: list[Asked] = []
+    offtopic_questions = [(question, None) for question in _lines(TUNE_OFFTOPIC)]
+    for name in names:
+        corpus = corpora()[name]
+        tune = [(q.question, q.files) for q in load(name, "tune")]
+        asked = ask(corpus, cache, [*tune, *offtopic_questions])
+        on_topic += asked[: len(tune)]
+        off_topic += asked[len(tune):]
+    print(f"tuning questions: {len(on_topic)} on-topic (tune halves of {', '.join(names)}), "
+          f"{len(off_topic)} off-topic asks ({len(offtopic_questions)} questions of offtopic.tune.txt x {len(names)} corpora)")
+    print(f"best fused score, on-topic with a hit at 5: median {statistics.median([a.best for a in on_topic if a.hit]):.3f}, "
+          f"min {min([a.best for a in on_topic if a.hit], default=float('nan')):.3f}; "
+          f"off-topic: median {statistics.median([a.best for a in off_topic]):.3f}, max {max(a.best for a in off_topic):.3f}")
+    print("\nfloor  tune hit@5  off-topic no match")
+    base = _hits_kept(on_topic, 0.0) / len(on_topic)
+    for step in range(0, 121):
+        floor = round(step * GRID, 3)
+        hit5 = _hits_kept(on_topic, floor) / len(on_topic)
+        refused = _share([a.best < floor for a in off_topic])
+        print(f"{floor:5.3f}  {hit5:.3f} ({hit5 - base:+.3f})  {refused:.3f}")
+    chosen = choose(on_topic, off_topic, tune_loss, target)
+    print(f"\nchosen floor (the lowest turning away >= {target} of the off-topic tuning asks, tune hit@5 loss <= "
+          f"{tune_loss}): {chosen:.3f}: tune hit@5 "
+          f"{_hits_kept(on_topic, chosen) / len(on_topic):.3f} (from {base:.3f}), off-topic tuning no-match "
+          f"{_share([a.best < chosen for a in off_topic]):.3f}")
+
+
+def _report(names: Sequence[str], cache: Path) -> None:
+    from thrift_fp.sources.dense._hybrid import MATCH_FLOOR
+
+    print(f"MATCH_FLOOR = {MATCH_FLOOR}")
+    held_out = [(question, None) for question in _lines(HELD_OUT_OFFTOPIC)]
+    rows: list[str] = []
+    pooled_off: list[bool] = []
+    pooled: dict[Half, tuple[list[bool], list[bool]]] = {"fresh": ([], []), "fresh2": ([], [])}
+    for name in names:
+        corpus = corpora()[name]
+        sets: dict[Half, list[tuple[str, tuple[str, ...] | None]]] = {
+            half: [(q.question, q.files) for q in load(name, half)] for half in ("fresh", "fresh2")
+        }
+        asked = ask(corpus, cache, [*sets["fresh"], *sets["fresh2"], *held_out])
+        fresh, fresh2, off = (asked[: len(sets["fresh"])], asked[len(sets["fresh"]): -len(held_out)],
+                              asked[-len(held_out):])
+        refused = [not a.answered for a in off]
+        pooled_off += refused
+        cells = [f"{name:10} {_share(refused):.3f} ({sum(refused)}/{len(refused)})"]
+        groups: tuple[tuple[Half, list[Asked]], ...] = (("fresh", fresh), ("fresh2", fresh2))
+        for half, group in groups:
+            without = [bool(a.hit) for a in group]
+            with_floor = [bool(a.hit) and a.answered for a in group]
+            pooled[half][0].extend(without)
+            pooled[half][1].extend(with_floor)
+            cells.append(f"{half} hit@5 {_share(without):.3f} -> {_share(with_floor):.3f} (n={len(group)})")
+        rows.append("   ".join(cells))
+        missed = [a.question for a in off if a.answered]
+        if missed:
+            rows.append(f"{'':10} off-topic answered anyway: {missed}")
+    print("\ncorpus     offtopic.txt no match   fresh sets: hit@5 floor off -> with the floor")
+    print("\n".join(rows))
+    print(f"\npooled: offtopic.txt no match {_share(pooled_off):.3f} ({sum(pooled_off)}/{len(pooled_off)}); "
+          + "; ".join(f"{half} hit@5 {_share(a):.3f} -> {_share(b):.3f} ({_share(b) - _share(a):+.3f})"
+                      for half, (a, b) in pooled.items()))
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.no_match_floor", description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--choose", action="store_true", help="tuning questions only: print the curve and the floor")
+    mode.add_argument("--report", action="store_true", help="held-out sets with the library's floor")
+    parser.add_argument("--corpora", default="git,node", help="comma-separated corpora (default: git,node)")
+    parser.add_argument("--cache", type=Path, default=default_cache())
+    parser.add_argument("--tune-loss", type=float, default=0.005)
+    parser.add_argument("--offtopic-target", type=float, default=0.95)
+    args = parser.parse_args(argv)
+    names = [name for name in args.corpora.split(",") if name]
+    unknown = [name for name in names if name not in corpora()]
+    if unknown:
+        parser.error(f"unknown corpora {unknown}; known: {sorted(corpora())}")
+    print("machine: " + ", ".join(f"{k} {v}" for k, v in machine().items()))
+    before = load_average()
+    if args.choose:
+        _choose(names, args.cache, args.tune_loss, args.offtopic_target)
+    else:
+        _report(names, args.cache)
+    print(f"load average (1/5/15 min) before {before}, after {load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
