@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from benchmarks.retrieval_quality import CMAKE_QUESTIONS, NODE_QUESTIONS
-from thrift_fp.sources._contract import Hit
+from thrift_fp.sources.contract._contract import Hit
 from thrift_fp.sources.dense import DenseChoice, Embedder
 from thrift_fp.sources.ranking._score import Scored
 
@@ -200,7 +200,7 @@ def components(work: Path, embedder: Embedder, rows: int) -> dict[str, object]:
     from thrift_fp.sources import search_index
     from thrift_fp.sources.dense._hybrid import DENSE_POOL as POOL, fuse_scored
     from thrift_fp.sources.dense._vectors import DenseMatrix
-    from thrift_fp.sources.dense._sqlite import _matrix
+    from thrift_fp.sources.sqlite._dense import _matrix
     from thrift_fp.sources.sqlite._store import open_index
 
     lexical_db = work / "c-lexical.sqlite"

@@ -158,7 +158,7 @@ def rank_corpus(
     """Per question the files of the first 10 passages, per question the in-process query
     seconds, the passages indexed, and the index run's wall and CPU seconds."""
     from thrift_fp.sources import index_paths, search_index
-    from thrift_fp.sources.dense._sqlite import dense_candidates
+    from thrift_fp.sources.sqlite._dense import dense_candidates
     from thrift_fp.sources.sqlite._store import open_index
 
     embedder = remembering_embedder(cache)

@@ -76,7 +76,7 @@ def collect(cache: Path, names: Sequence[str], depth: int, halves: Sequence[str]
     import numpy as np
 
     from thrift_fp.sources.dense import default_embedder
-    from thrift_fp.sources.dense._sqlite import _matrix
+    from thrift_fp.sources.sqlite._dense import _matrix
     from thrift_fp.sources.ranking._analyze import query_words
     from thrift_fp.sources.ranking._score import Candidate as Fields, CollectionStats, passage_score, term_idfs
     from thrift_fp.sources.sqlite import _search

@@ -189,7 +189,7 @@ def load(url: str, collection: str, size: int) -> float:
                     for row in passage_rows:
                         copy.write_row(row)
                 if done == 0:
-                    from thrift_fp.sources.dense._postgres import TABLES
+                    from thrift_fp.sources.postgres._dense import TABLES
 
                     cursor.execute(TABLES)
                 with cursor.copy("COPY thrift_fp_dense_vectors (collection, key, vector) FROM STDIN") as copy:
@@ -209,7 +209,7 @@ def migrate(url: str, collection: str, maintenance_work_mem: str) -> dict[str, o
     """The next index run's vector step on ``collection``: fill the column, build the indexes."""
     import psycopg
 
-    from thrift_fp.sources.dense._postgres import sync_vectors
+    from thrift_fp.sources.postgres._dense import sync_vectors
 
     options = f"-c maintenance_work_mem={maintenance_work_mem}"
     started, cpu = time.perf_counter(), time.process_time()

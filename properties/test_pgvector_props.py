@@ -42,7 +42,7 @@ def _exact(a: bytes, b: bytes) -> float:
 def connection(pgvector_url: str) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
     open_database(pgvector_url, create=True).unwrap().close()
     with psycopg.connect(pgvector_url, autocommit=True) as opened:
-        from thrift_fp.sources.dense._postgres import TABLES
+        from thrift_fp.sources.postgres._dense import TABLES
 
         opened.execute(TABLES)
         yield opened

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thrift_fp.sources import index_paths as sqlite_index_paths
-from thrift_fp.sources._postgres_errors import redact
+from thrift_fp.sources.postgres._errors import redact
 from thrift_fp.sources.postgres import (
     PostgresDatabase,
     index_paths,

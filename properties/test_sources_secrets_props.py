@@ -25,7 +25,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from thrift_fp.cli import run
-from thrift_fp.sources._postgres_errors import redact
+from thrift_fp.sources.postgres._errors import redact
 from thrift_fp.sources.postgres import AuthenticationFailed, DatabaseUnreachable, InvalidDatabaseUrl, open_database
 
 # A marker no user, host, database or message holds, then the hostile characters.

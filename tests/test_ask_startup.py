@@ -48,7 +48,7 @@ def test_an_index_whose_vectors_are_being_made_still_says_how_far_they_are() -> 
     import pytest
 
     from thrift_fp.sources.dense import default_embedder
-    from thrift_fp.sources.dense._sqlite import PENDING_KEY, TOTAL_KEY, VECTORS, ranking_of
+    from thrift_fp.sources.sqlite._dense import PENDING_KEY, TOTAL_KEY, VECTORS, ranking_of
 
     model = default_embedder()
     if not model.map(bool).value_or(False):

@@ -1,6 +1,6 @@
 """The two stores stand apart: the SQLite and the PostgreSQL store (and the dense side of each)
-import only what they share (``sources/_contract.py``, ``sources/dense/_contract.py`` and the
-other shared modules), never each other's modules."""
+import only what they share (the faces of ``sources/contract``, ``sources/dense``, ``sources/documents``
+and ``sources/ranking``), never each other's modules."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 SOURCES = Path(__file__).resolve().parent.parent / "thrift_fp" / "sources"
 
-SQLITE_SIDE = ("thrift_fp.sources.sqlite", "thrift_fp.sources.dense._sqlite")
-POSTGRES_SIDE = ("thrift_fp.sources.postgres", "thrift_fp.sources._postgres_errors", "thrift_fp.sources.dense._postgres")
+SQLITE_SIDE = ("thrift_fp.sources.sqlite", "thrift_fp.sources.sqlite._dense")
+POSTGRES_SIDE = ("thrift_fp.sources.postgres", "thrift_fp.sources.postgres._errors", "thrift_fp.sources.postgres._dense")
 
 
 def _module_name(path: Path) -> str:

@@ -90,7 +90,7 @@ def as_strings(values: CheckedStringsArg) -> EachTuple[str]:
     """``values`` as a tuple of strings; a bare ``str`` is one item, never its letters.
 
     It converts and does not check: a caller with user data checks each element itself
-    (e.g. `thrift_fp.sources._tiers.checked_tiers`), since beartype would check only a sampled one.
+    (e.g. `thrift_fp.sources.contract.checked_tiers`), since beartype would check only a sampled one.
 
     >>> as_strings("first-party"), as_strings(["a", "b"]), as_strings(x for x in "ab")
     (('first-party',), ('a', 'b'), ('a', 'b'))

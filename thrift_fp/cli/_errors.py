@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp.sources import AssembleError
-from thrift_fp.sources._postgres_errors import PostgresError
+from thrift_fp.sources.postgres import PostgresError
 from thrift_fp.thrift import ThriftError
 
 

@@ -1,6 +1,7 @@
 """``index`` and ``ask`` against a ``postgresql://`` URL (``--db`` or ``THRIFT_FP_DATABASE_URL``).
 
-The PostgreSQL source (and psycopg) is imported only when a URL is given, so the SQLite path
+The PostgreSQL store's verbs (and psycopg) are imported only when a URL is given (its lazy face
+names the error types without the driver), so the SQLite path
 and ``--help`` never pay for it, and a missing ``postgres`` extra is an error value.
 """
 
@@ -14,7 +15,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.cli._words import plural
 from thrift_fp.sources import DEFAULT_INCLUDE, Assembled
-from thrift_fp.sources._postgres_errors import (
+from thrift_fp.sources.postgres import (
     PostgresAssembleError,
     PostgresExtraMissing,
     PostgresSourceError,
@@ -50,14 +51,14 @@ def index_postgres(
     'cannot reach PostgreSQL at postgresql://ann:***@/docs?host=/nonexistent: ...'
     """
     try:
-        from thrift_fp.sources import postgres as source  # noqa: PLC0415 - only for a postgresql:// URL
+        from thrift_fp.sources.postgres import index_paths, open_database  # noqa: PLC0415 - loads psycopg
     except ImportError as exc:
         return Failure(PostgresExtraMissing(str(exc)))
-    opened = source.open_database(url, create=True, pool_size=1)
+    opened = open_database(url, create=True, pool_size=1)
     if isinstance(opened, Failure):
         return Failure(opened.failure())
     with opened.unwrap() as database:
-        indexed = source.index_paths(
+        indexed = index_paths(
             database, paths, max_tokens=max_tokens, encoding=encoding, trust_tier=trust_tier, progress=progress,
             include=include, exclude=exclude, gitignore=gitignore, strict=strict, dense=True,
         )
@@ -92,14 +93,14 @@ def ask_postgres(
     'cannot reach PostgreSQL at postgresql://ann:***@/docs?host=/nonexistent: ...'
     """
     try:
-        from thrift_fp.sources import postgres as source  # noqa: PLC0415 - only for a postgresql:// URL
+        from thrift_fp.sources.postgres import assemble, open_database  # noqa: PLC0415 - loads psycopg
     except ImportError as exc:
         return Failure(PostgresExtraMissing(str(exc)))
-    opened = source.open_database(url, pool_size=1)
+    opened = open_database(url, pool_size=1)
     if isinstance(opened, Failure):
         return Failure(opened.failure())
     with opened.unwrap() as database:
-        done = source.assemble(
+        done = assemble(
             list(query), database=database, context_window=context_window, options=options,
             max_results=max_results, max_queries=max_queries, tiers=tiers, dense=dense,
         )

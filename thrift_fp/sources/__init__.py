@@ -1,69 +1,141 @@
 """Ready retrieval sources over real stores: SQLite FTS5 first.
 
-The package is laid out by concern: ``documents/`` reads files into passages, ``ranking/``
-turns questions into terms and scores, ``_contract`` is what every store returns, and
-``sqlite/`` and ``postgres/`` are the two stores (neither imports the other). The SQLite
-store's names, and the document readers', are public here; the PostgreSQL store's are in
-`thrift_fp.sources.postgres`.
+``sources/`` is a stack of packages, each with a face (``__all__``) that the others import
+through, and each importing only downward:
+
+- `thrift_fp.sources.ranking`: questions to terms, the one scoring formula, fusion (the bottom);
+- `thrift_fp.sources.dense`: embedding models and vectors (the ``[dense]`` extra);
+- `thrift_fp.sources.contract`: the floor both stores share: hits, the retrieval definition,
+  the answer, trust tiers and the errors;
+- `thrift_fp.sources.documents`: reading files into passages;
+- `thrift_fp.sources.sqlite` and `thrift_fp.sources.postgres`: the two stores, side by side
+  with the same verbs; neither imports the other.
+
+This face names the SQLite store's and the document readers' public names and imports each
+on first use, so importing `thrift_fp.sources.postgres` loads no SQLite code.
+
+>>> from thrift_fp.sources import PathNotFound
+>>> PathNotFound("notes/").message
+'no such file or folder: notes/'
 """
 
-from thrift_fp._beartype import check_public
-from thrift_fp.sources.sqlite._assemble import AssembleError, Assembled, Decision, SpoolPolicy, assemble
-from thrift_fp.sources.documents._chunk import DEFAULT_MAX_TOKENS, MIN_PASSAGE_TOKENS, Passage, chunk_text
-from thrift_fp.sources._corpus import embedded_corpus
-from thrift_fp.sources._contract import (
-    FtsDefinition,
-    Hit,
-    hit_to_retrievable,
-    prepare_query,
-    require_searchable,
-)
-from thrift_fp.sources.sqlite._definition import SearchFailed, fts5_definition
-from thrift_fp.sources.documents._decode import DecodedText, decode_text
-from thrift_fp.sources.documents._documents import (
-    DocumentPassage,
-    FilePassages,
-    Kind,
-    content_hash,
-    document_passages,
-    document_structure,
-    file_passages,
-    kind_of,
-)
-from thrift_fp.sources._errors import (
-    BinaryFile,
-    CorruptDatabase,
-    DatabaseMissing,
-    Fts5Unavailable,
-    IndexProblems,
-    IndexSettingsMismatch,
-    IndexWriteFailed,
-    InvalidChunkBound,
-    InvalidJsonlRecord,
-    InvalidText,
-    InvalidArgument,
-    InvalidTrustTier,
-    LinkNotFollowed,
-    MissingParser,
-    NoQuery,
-    PathNotFound,
-    SkippedFile,
-    SourceError,
-    UndecodableText,
-    UnreadableFile,
-    UnsplittableText,
-)
-from thrift_fp.sources.sqlite._index import IndexReport, index_paths
-from thrift_fp.sources.documents._markdown import markdown_structure
-from thrift_fp.sources.documents._html import html_structure
-from thrift_fp.sources.ranking._match import bm25_to_score, match_expression, query_terms
-from thrift_fp.sources.documents._rst import rst_structure
-from thrift_fp.sources.sqlite._search import HEADING_WEIGHT, search_index, search_ranking
-from thrift_fp.sources.dense._hybrid import Ranking
-from thrift_fp.sources.documents._sections import SectionPassage, section_passages
-from thrift_fp.sources.sqlite._store import check_fts5
-from thrift_fp.sources.documents._structure import Heading, StructuredText, plain_structure
-from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, FoundFile, Selection, select_files
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from thrift_fp._lazy import homes, lazy_face
+
+if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each name on first use
+    from thrift_fp.sources.contract import (
+        AssembleError,
+        Assembled,
+        BinaryFile,
+        CorruptDatabase,
+        DatabaseMissing,
+        Decision,
+        Fts5Unavailable,
+        FtsDefinition,
+        Hit,
+        IndexProblems,
+        IndexSettingsMismatch,
+        IndexWriteFailed,
+        InvalidArgument,
+        InvalidChunkBound,
+        InvalidJsonlRecord,
+        InvalidText,
+        InvalidTrustTier,
+        LinkNotFollowed,
+        MissingParser,
+        NoQuery,
+        PathNotFound,
+        SkippedFile,
+        SourceError,
+        SpoolPolicy,
+        UndecodableText,
+        UnreadableFile,
+        UnsplittableText,
+        hit_to_retrievable,
+        prepare_query,
+        require_searchable,
+    )
+    from thrift_fp.sources.documents import (
+        DEFAULT_INCLUDE,
+        DEFAULT_MAX_TOKENS,
+        MIN_PASSAGE_TOKENS,
+        DecodedText,
+        DocumentPassage,
+        FilePassages,
+        FoundFile,
+        Heading,
+        Kind,
+        Passage,
+        SectionPassage,
+        Selection,
+        StructuredText,
+        chunk_text,
+        content_hash,
+        decode_text,
+        document_passages,
+        document_structure,
+        embedded_corpus,
+        file_passages,
+        html_structure,
+        kind_of,
+        markdown_structure,
+        plain_structure,
+        rst_structure,
+        section_passages,
+        select_files,
+    )
+    from thrift_fp.sources.ranking import (
+        HEADING_WEIGHT,
+        bm25_to_score,
+        match_expression,
+        query_terms,
+    )
+    from thrift_fp.sources.dense import (
+        Ranking,
+    )
+    from thrift_fp.sources.sqlite import (
+        IndexReport,
+        SearchFailed,
+        assemble,
+        check_fts5,
+        fts5_definition,
+        index_paths,
+        search_index,
+        search_ranking,
+    )
+
+# Where each name lives (the subpackage faces above); tests/test_sources_stack.py checks this
+# table against the imports above and ``__all__``.
+_HOMES = homes({
+    "thrift_fp.sources.contract": (
+        "AssembleError", "Assembled", "BinaryFile", "CorruptDatabase", "DatabaseMissing", "Decision",
+        "Fts5Unavailable", "FtsDefinition", "Hit", "IndexProblems", "IndexSettingsMismatch",
+        "IndexWriteFailed", "InvalidArgument", "InvalidChunkBound", "InvalidJsonlRecord", "InvalidText",
+        "InvalidTrustTier", "LinkNotFollowed", "MissingParser", "NoQuery", "PathNotFound", "SkippedFile", "SourceError",
+        "SpoolPolicy", "UndecodableText", "UnreadableFile", "UnsplittableText", "hit_to_retrievable",
+        "prepare_query", "require_searchable",
+    ),
+    "thrift_fp.sources.documents": (
+        "DEFAULT_INCLUDE", "DEFAULT_MAX_TOKENS", "MIN_PASSAGE_TOKENS", "DecodedText", "DocumentPassage",
+        "FilePassages", "FoundFile", "Heading", "Kind", "Passage", "SectionPassage", "Selection",
+        "StructuredText", "chunk_text", "content_hash", "decode_text", "document_passages",
+        "document_structure", "embedded_corpus", "file_passages", "html_structure", "kind_of",
+        "markdown_structure", "plain_structure", "rst_structure", "section_passages", "select_files",
+    ),
+    "thrift_fp.sources.ranking": (
+        "HEADING_WEIGHT", "bm25_to_score", "match_expression", "query_terms",
+    ),
+    "thrift_fp.sources.dense": (
+        "Ranking",
+    ),
+    "thrift_fp.sources.sqlite": (
+        "IndexReport", "SearchFailed", "assemble", "check_fts5", "fts5_definition", "index_paths",
+        "search_index", "search_ranking",
+    ),
+})
 
 __all__ = [
     "DEFAULT_INCLUDE",
@@ -139,4 +211,4 @@ __all__ = [
 ]
 
 # Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
-check_public(globals(), __all__)
+__getattr__, __dir__ = lazy_face(globals(), _HOMES, check=True)

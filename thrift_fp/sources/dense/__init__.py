@@ -5,12 +5,21 @@ a package that ships the model's weights), an index run embeds every new or chan
 and stores its vector beside it, and a search fuses the lexical ranking with the passages
 nearest the question (`Ranking` says which ranking ran, and why). Without it, nothing here
 loads numpy or onnxruntime and ranking stays lexical. Importing this package imports neither.
+It stands on `thrift_fp.sources.ranking` only; each store keeps its own vectors (``sqlite/_dense``,
+``postgres/_dense``) and reaches the shared dense side through this face.
 
 >>> from thrift_fp.sources.dense import Ranking
 >>> Ranking("lexical", None, "dense ranking is turned off").kind
 'lexical'
 """
 
+from thrift_fp.sources.dense._contract import (
+    NO_VECTORS,
+    chosen_embedder,
+    index_embedder,
+    nearest_candidates,
+    passages_matrix,
+)
 from thrift_fp.sources.dense._embedder import (
     DEFAULT_MODEL_ID,
     Embedder,
@@ -20,12 +29,33 @@ from thrift_fp.sources.dense._embedder import (
     missing_runtime,
 )
 from thrift_fp.sources.dense._errors import DenseError, DenseModelInvalid, DenseUnavailable, EmbeddingFailed
-from thrift_fp.sources.dense._hybrid import DenseChoice, Ranking, RankingKind
+from thrift_fp.sources.dense._hybrid import (
+    DENSE_POOL,
+    LEXICAL_POOL,
+    MATCH_FLOOR,
+    DenseChoice,
+    Ranking,
+    RankingKind,
+    fuse_scored,
+)
+from thrift_fp.sources.dense._vectors import (
+    DenseMatrix,
+    cached_matrix,
+    embed_inputs,
+    heading_of,
+    missing_inputs,
+    vector_key,
+)
 
 __all__ = [
     "DEFAULT_MODEL_ID",
+    "DENSE_POOL",
+    "LEXICAL_POOL",
+    "MATCH_FLOOR",
+    "NO_VECTORS",
     "DenseChoice",
     "DenseError",
+    "DenseMatrix",
     "DenseModelInvalid",
     "DenseUnavailable",
     "Embedder",
@@ -33,7 +63,17 @@ __all__ = [
     "OnnxEmbedder",
     "Ranking",
     "RankingKind",
+    "cached_matrix",
+    "chosen_embedder",
     "default_embedder",
+    "embed_inputs",
+    "fuse_scored",
+    "heading_of",
+    "index_embedder",
     "load_onnx_embedder",
+    "missing_inputs",
     "missing_runtime",
+    "nearest_candidates",
+    "passages_matrix",
+    "vector_key",
 ]

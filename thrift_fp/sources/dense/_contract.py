@@ -16,7 +16,7 @@ from thrift_fp.sources.dense._embedder import Embedder, checked_embed, default_e
 from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
 from thrift_fp.sources.dense._hybrid import DenseChoice
 from thrift_fp.sources.dense._vectors import DenseMatrix, dense_matrix, heading_of, vector_key
-from thrift_fp.sources.ranking._score import Scored
+from thrift_fp.sources.ranking import Scored
 
 # Why a search under the default ranks lexically although the extra is installed.
 NO_VECTORS: Final = "the {store} holds no complete set of vectors: index it again with the [dense] extra installed"

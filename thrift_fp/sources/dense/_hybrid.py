@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from thrift_fp.sources.dense._embedder import Embedder
-from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores, passage_source, spread_sources
-from thrift_fp.sources.ranking._score import Scored
+from thrift_fp.sources.ranking import Evidence, Scored, fuse_scores, passage_source, spread_sources
 
 RankingKind = Literal["lexical", "hybrid"]
 # Candidates each ranking offers the fusion, whatever the final limit. The dense pool is cheap

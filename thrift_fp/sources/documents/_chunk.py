@@ -16,7 +16,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources._errors import InvalidChunkBound, SourceError, UnsplittableText
+from thrift_fp.sources.contract import InvalidChunkBound, SourceError, UnsplittableText
 from thrift_fp.tokens import TokenEncoding, get_encoding
 
 # One code point is at most 4 UTF-8 bytes, so at most 4 byte-level tokens in any

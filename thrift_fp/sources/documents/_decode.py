@@ -27,7 +27,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources._errors import BinaryFile, UndecodableText
+from thrift_fp.sources.contract import BinaryFile, UndecodableText
 
 BINARY_PROBE: Final = 8000
 _BOMS: Final = (

@@ -17,11 +17,11 @@ from typing import Final, Literal
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.documents._decode import decode_text
-from thrift_fp.sources._errors import InvalidJsonlRecord, InvalidText, SourceError
+from thrift_fp.sources.contract import HEADING_SEPARATOR, InvalidJsonlRecord, InvalidText, SourceError
 from thrift_fp.sources.documents._html import html_structure
 from thrift_fp.sources.documents._markdown import markdown_structure
 from thrift_fp.sources.documents._rst import rst_structure
-from thrift_fp.sources.documents._sections import HEADING_SEPARATOR, section_passages
+from thrift_fp.sources.documents._sections import section_passages
 from thrift_fp.sources.documents._structure import StructuredText, plain_structure
 
 Kind = Literal["markdown", "rst", "html", "text", "jsonl"]

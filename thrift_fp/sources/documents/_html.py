@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources._errors import MissingParser
+from thrift_fp.sources.contract import MissingParser
 from thrift_fp.sources.documents._structure import Heading, StructuredText
 
 _DROPPED: Final = frozenset(

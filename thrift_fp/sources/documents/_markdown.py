@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources._errors import MissingParser
+from thrift_fp.sources.contract import MissingParser
 from thrift_fp.sources.documents._structure import Heading, StructuredText
 
 # markdown-it counts lines after normalising every line ending to "\n".

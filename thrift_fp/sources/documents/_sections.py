@@ -23,11 +23,10 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.documents._chunk import MIN_PASSAGE_TOKENS, Passage, _Chunker, _fenced_regions, _trim
-from thrift_fp.sources._errors import InvalidChunkBound, SourceError
+from thrift_fp.sources.contract import HEADING_SEPARATOR, InvalidChunkBound, SourceError
 from thrift_fp.sources.documents._structure import Heading, StructuredText
 from thrift_fp.tokens import TokenEncoding, get_encoding
 
-HEADING_SEPARATOR: Final = " › "
 
 
 @dataclass(frozen=True, slots=True)

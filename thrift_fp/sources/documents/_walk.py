@@ -26,7 +26,7 @@ from typing import Any, Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, EachTuple, as_paths, as_strings, first_not_path
-from thrift_fp.sources._errors import InvalidArgument, LinkNotFollowed, PathNotFound, SkippedFile, UnreadableFile
+from thrift_fp.sources.contract import InvalidArgument, LinkNotFollowed, PathNotFound, SkippedFile, UnreadableFile
 
 DEFAULT_INCLUDE: Final = ("*.md", "*.markdown", "*.txt", "*.text", "*.rst", "*.html", "*.htm", "*.jsonl")
 

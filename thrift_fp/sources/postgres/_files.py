@@ -12,11 +12,18 @@ from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources.documents._documents import DocumentPassage, file_passages, kind_of
-from thrift_fp.sources._errors import SourceError, UnreadableFile
-from thrift_fp.sources.documents._files import StoredFile, free_label, gone, read_selected, storable_ns
-from thrift_fp.sources.documents._sections import HEADING_SEPARATOR
-from thrift_fp.sources.documents._walk import FoundFile
+from thrift_fp.sources.documents import (
+    DocumentPassage,
+    FoundFile,
+    StoredFile,
+    file_passages,
+    free_label,
+    gone,
+    kind_of,
+    read_selected,
+    storable_ns,
+)
+from thrift_fp.sources.contract import HEADING_SEPARATOR, SourceError, UnreadableFile
 
 # Re-exported for the indexer: the file walk and the incremental rules are shared with SQLite.
 Found = FoundFile

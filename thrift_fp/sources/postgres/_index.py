@@ -29,8 +29,15 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg
 from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources.documents._chunk import DEFAULT_MAX_TOKENS, MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
-from thrift_fp.sources._errors import (
+from thrift_fp.sources.documents import (
+    DEFAULT_INCLUDE,
+    DEFAULT_MAX_TOKENS,
+    MAX_PASSAGE_TOKENS,
+    MIN_PASSAGE_TOKENS,
+    checked_selection,
+    select_checked,
+)
+from thrift_fp.sources.contract import (
     IndexProblems,
     IndexSettingsMismatch,
     InvalidChunkBound,
@@ -38,7 +45,7 @@ from thrift_fp.sources._errors import (
     SkippedFile,
     SourceError,
 )
-from thrift_fp.sources._postgres_errors import (
+from thrift_fp.sources.postgres._errors import (
     ConnectionLost,
     IndexInterrupted,
     PostgresSourceError,
@@ -56,12 +63,9 @@ from thrift_fp.sources.postgres._files import (
     storable_ns,
 )
 from thrift_fp.sources.postgres._store import PostgresDatabase, ensure_schema, query_error
-from thrift_fp.sources.ranking._analyze import analyze_fields, default_analyzer
-from thrift_fp.sources.dense._embedder import Embedder
-from thrift_fp.sources.dense._hybrid import DenseChoice
-from thrift_fp.sources.dense._postgres import forget_vectors_model, sync_vectors
-from thrift_fp.sources.dense._contract import index_embedder
-from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, checked_selection, select_checked
+from thrift_fp.sources.ranking import analyze_fields, default_analyzer
+from thrift_fp.sources.dense import DenseChoice, Embedder, index_embedder
+from thrift_fp.sources.postgres._dense import forget_vectors_model, sync_vectors
 from thrift_fp.tokens import get_encoding
 
 Progress = Callable[[int, int, str], None]

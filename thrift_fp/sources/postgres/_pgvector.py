@@ -26,7 +26,7 @@ import psycopg
 from psycopg import sql
 
 from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources.dense._vectors import heading_of, vector_key
+from thrift_fp.sources.dense import heading_of, vector_key
 
 _Connection = psycopg.Connection[tuple[object, ...]]
 

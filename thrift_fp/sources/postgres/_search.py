@@ -21,21 +21,27 @@ from psycopg_pool import PoolTimeout
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg
-from thrift_fp.sources._contract import ALL_TIERS, Hit
-from thrift_fp.sources._postgres_errors import (
+from thrift_fp.sources.contract import ALL_TIERS, Hit, MissingParser, checked_tiers
+from thrift_fp.sources.postgres._errors import (
     CollectionMissing,
     DatabaseUnreachable,
     PostgresSourceError,
     scrub,
 )
-from thrift_fp.sources._errors import MissingParser
-from thrift_fp.sources._tiers import checked_tiers
-from thrift_fp.sources.dense._hybrid import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_scored
-from thrift_fp.sources.dense._postgres import dense_candidates, ranking_of
+from thrift_fp.sources.dense import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.postgres._dense import dense_candidates, ranking_of
 from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
 from thrift_fp.sources.postgres._store import PostgresDatabase, query_error
-from thrift_fp.sources.ranking._analyze import analyzer_available, query_words
-from thrift_fp.sources.ranking._score import Candidate, CollectionStats, Scored, shares, term_idfs, top_passages
+from thrift_fp.sources.ranking import (
+    Candidate,
+    CollectionStats,
+    Scored,
+    analyzer_available,
+    query_words,
+    shares,
+    term_idfs,
+    top_passages,
+)
 
 _Connection = psycopg.Connection[tuple[object, ...]]
 

@@ -15,7 +15,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources._postgres_errors import (
+from thrift_fp.sources.postgres._errors import (
     AuthenticationFailed,
     DatabaseNotFound,
     DatabaseUnreachable,
@@ -27,7 +27,7 @@ from thrift_fp.sources._postgres_errors import (
     redact,
     scrub,
 )
-from thrift_fp.sources._secrets import invalid_port, secret_forms
+from thrift_fp.sources.postgres._secrets import invalid_port, secret_forms
 
 SCHEMA_VERSION: Final = 2
 DEFAULT_POOL_SIZE: Final = 8

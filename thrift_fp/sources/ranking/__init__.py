@@ -1,6 +1,51 @@
-"""Ranking shared by every store: turning a question into terms, and the one scoring formula.
+"""Ranking shared by every store: turning a question into terms, the one scoring formula, and
+fusing it with the dense ranking. The bottom of the ``sources`` stack: it imports nothing else
+of ``thrift_fp.sources``, and every store ranks through this face.
 
-The public names are re-exported by `thrift_fp.sources`.
+>>> from thrift_fp.sources.ranking import query_words
+>>> query_words("What is the budget?")
+('budget',)
 """
 
-__all__: list[str] = []
+from thrift_fp.sources.ranking._analyze import (
+    SNOWBALL,
+    analyze_fields,
+    analyzer_available,
+    default_analyzer,
+    query_words,
+)
+from thrift_fp.sources.ranking._duplicates import collapse
+from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores, passage_source, spread_sources
+from thrift_fp.sources.ranking._match import bm25_to_score, match_expression, query_terms
+from thrift_fp.sources.ranking._score import (
+    Candidate,
+    CollectionStats,
+    HEADING_WEIGHT,
+    Scored,
+    shares,
+    term_idfs,
+    top_passages,
+)
+
+__all__ = [
+    "HEADING_WEIGHT",
+    "SNOWBALL",
+    "Candidate",
+    "CollectionStats",
+    "Evidence",
+    "Scored",
+    "analyze_fields",
+    "analyzer_available",
+    "bm25_to_score",
+    "collapse",
+    "default_analyzer",
+    "fuse_scores",
+    "match_expression",
+    "passage_source",
+    "query_terms",
+    "query_words",
+    "shares",
+    "spread_sources",
+    "term_idfs",
+    "top_passages",
+]

@@ -1,6 +1,6 @@
 """``assemble``: retrieve → records → fit → render in one call, with one error value (SQLite).
 
-The lifecycle itself is source-agnostic (`thrift_fp.sources._answer`); this is the SQLite
+The lifecycle itself is source-agnostic (`thrift_fp.sources.contract.answer`); this is the SQLite
 source's use of it, over `fts5_definition`.
 """
 
@@ -13,16 +13,17 @@ from returns.result import Failure, Result
 from thrift_fp._args import CheckedStringsArg, PathArg
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.retrieval import OperationContext, RetrievalState
-from thrift_fp.sources._answer import (
+from thrift_fp.sources.contract import (
+    ALL_TIERS,
     AssembleError,
     Assembled,
     Decision,
     FtsReceipt,
+    Hit,
     SpoolPolicy,
     answer,
 )
-from thrift_fp.sources._contract import ALL_TIERS, Hit
-from thrift_fp.sources.dense._hybrid import DenseChoice
+from thrift_fp.sources.dense import DenseChoice
 from thrift_fp.sources.sqlite._definition import SearchFailed, fts5_definition
 from thrift_fp.sources.sqlite._search import search_ranking
 from thrift_fp.thrift import ThriftOptions, WorkingSet

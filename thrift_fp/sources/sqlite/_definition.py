@@ -7,9 +7,8 @@ from typing import Final
 
 from thrift_fp._args import CheckedStringsArg, PathArg, as_strings
 from thrift_fp.retrieval import OperationContext
-from thrift_fp.sources._errors import SourceError
-from thrift_fp.sources._contract import ALL_TIERS, FtsDefinition, StoreSearchFailed, store_definition
-from thrift_fp.sources.dense._hybrid import DenseChoice
+from thrift_fp.sources.contract import ALL_TIERS, FtsDefinition, SourceError, StoreSearchFailed, store_definition
+from thrift_fp.sources.dense import DenseChoice
 from thrift_fp.sources.sqlite._search import search_index
 
 DEFAULT_DEFINITION_ID: Final = "fts5-search"

@@ -35,10 +35,25 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, PathArg, as_path
 from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources.documents._chunk import DEFAULT_MAX_TOKENS, MAX_PASSAGE_TOKENS, MIN_PASSAGE_TOKENS
-from thrift_fp.sources.documents._decode import decode_text
-from thrift_fp.sources.documents._documents import DocumentPassage, document_passages, kind_of
-from thrift_fp.sources._errors import (
+from thrift_fp.sources.documents import (
+    DEFAULT_INCLUDE,
+    DEFAULT_MAX_TOKENS,
+    MAX_PASSAGE_TOKENS,
+    MIN_PASSAGE_TOKENS,
+    DocumentPassage,
+    FoundFile,
+    StoredFile,
+    checked_selection,
+    decode_text,
+    document_passages,
+    free_label,
+    gone,
+    kind_of,
+    read_selected,
+    select_checked,
+    storable_ns,
+)
+from thrift_fp.sources.contract import (
     CorruptDatabase,
     IndexProblems,
     IndexSettingsMismatch,
@@ -49,13 +64,9 @@ from thrift_fp.sources._errors import (
     SourceError,
     UnreadableFile,
 )
-from thrift_fp.sources.dense._embedder import Embedder
-from thrift_fp.sources.dense._hybrid import DenseChoice
-from thrift_fp.sources.dense._contract import index_embedder
-from thrift_fp.sources.dense._sqlite import forget_vectors_model, stored_model, sync_vectors
-from thrift_fp.sources.documents._files import StoredFile, free_label, gone, read_selected, storable_ns
-from thrift_fp.sources.ranking._analyze import analyze_fields, default_analyzer
-from thrift_fp.sources.documents._walk import DEFAULT_INCLUDE, FoundFile, checked_selection, select_checked
+from thrift_fp.sources.dense import DenseChoice, Embedder, index_embedder
+from thrift_fp.sources.sqlite._dense import forget_vectors_model, stored_model, sync_vectors
+from thrift_fp.sources.ranking import analyze_fields, default_analyzer
 from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, read_settings
 from thrift_fp.tokens import get_encoding
 

@@ -18,21 +18,21 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg, PathArg, as_path
-from thrift_fp.sources._contract import ALL_TIERS, Hit
-from thrift_fp.sources._errors import CorruptDatabase, MissingParser, SourceError
-from thrift_fp.sources._tiers import checked_tiers
-from thrift_fp.sources.ranking._analyze import SNOWBALL, analyzer_available, query_words
-from thrift_fp.sources.ranking._score import (
+from thrift_fp.sources.contract import ALL_TIERS, CorruptDatabase, Hit, MissingParser, SourceError, checked_tiers
+from thrift_fp.sources.ranking import (
     HEADING_WEIGHT,
+    SNOWBALL,
     Candidate,
     CollectionStats,
     Scored,
+    analyzer_available,
+    query_words,
     shares,
     term_idfs,
     top_passages,
 )
-from thrift_fp.sources.dense._hybrid import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_scored
-from thrift_fp.sources.dense._sqlite import dense_candidates, ranking_of
+from thrift_fp.sources.dense import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.sqlite._dense import dense_candidates, ranking_of
 from thrift_fp.sources.sqlite._store import open_index
 
 __all__ = ["HEADING_WEIGHT", "search_index", "search_ranking"]

@@ -9,7 +9,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources._errors import CorruptDatabase, DatabaseMissing, Fts5Unavailable, SourceError
+from thrift_fp.sources.contract import CorruptDatabase, DatabaseMissing, Fts5Unavailable, SourceError
 
 SCHEMA_VERSION: Final = "4"
 

@@ -30,11 +30,11 @@ from thrift_fp.retrieval import (
     RetrievalState,
     run_retrieval,
 )
-from thrift_fp.sources._contract import FtsDefinition, Hit, hit_to_retrievable
-from thrift_fp.sources._errors import NoQuery, SourceError
-from thrift_fp.sources._tiers import checked_tiers
-from thrift_fp.sources.dense._hybrid import Ranking
-from thrift_fp.sources.ranking._duplicates import collapse
+from thrift_fp.sources.contract._contract import FtsDefinition, Hit, hit_to_retrievable
+from thrift_fp.sources.contract._errors import NoQuery, SourceError
+from thrift_fp.sources.contract._tiers import checked_tiers
+from thrift_fp.sources.dense import Ranking
+from thrift_fp.sources.ranking import collapse
 from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
 
 AssembleError = SourceError | RetrievalError | RecordError | RenderError

@@ -10,10 +10,9 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from thrift_fp.sources import _secrets
+from thrift_fp.sources.postgres import _secrets
 
-from thrift_fp.sources._answer import AssembleError
-from thrift_fp.sources._errors import SourceError
+from thrift_fp.sources.contract import AssembleError, SourceError
 from thrift_fp._errors import ThriftFpError
 
 URL_SCHEMES: Final = ("postgresql://", "postgres://")

@@ -17,13 +17,23 @@ from typing import Final
 import psycopg
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources.dense._contract import NO_VECTORS, chosen_embedder, nearest_candidates, passages_matrix
-from thrift_fp.sources.dense._embedder import missing_runtime
-from thrift_fp.sources.dense._embedder import Embedder
-from thrift_fp.sources.dense._errors import DenseError
-from thrift_fp.sources.dense._hybrid import DenseChoice, Ranking
-from thrift_fp.sources.dense._vectors import DenseMatrix, cached_matrix, embed_inputs, heading_of, missing_inputs
-from thrift_fp.sources.ranking._score import Scored
+from thrift_fp.sources.dense import (
+    NO_VECTORS,
+    DenseChoice,
+    DenseError,
+    DenseMatrix,
+    Embedder,
+    Ranking,
+    cached_matrix,
+    chosen_embedder,
+    embed_inputs,
+    heading_of,
+    missing_inputs,
+    missing_runtime,
+    nearest_candidates,
+    passages_matrix,
+)
+from thrift_fp.sources.ranking import Scored
 
 _Connection = psycopg.Connection[tuple[object, ...]]
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp.sources.dense._errors import DenseModelInvalid, DenseUnavailable, EmbeddingFailed
+from thrift_fp.sources.dense import DenseModelInvalid, DenseUnavailable, EmbeddingFailed
 from thrift_fp.tokens import TokenError
 
 

@@ -14,17 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
-from typing import Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
 from returns.result import Failure, Result
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
-from thrift_fp.sources.documents._sections import HEADING_SEPARATOR
-from thrift_fp.sources.ranking._analyze import query_words
+from thrift_fp.sources.ranking import query_words
 
 E = TypeVar("E", bound=ThriftFpError)
+
+# How a heading path is spelled as one string (a hit's "heading", a passage's label).
+HEADING_SEPARATOR: Final = " › "
 
 ALL_TIERS = frozenset({"first-party", "third-party-public", "third-party-private"})
 
@@ -90,7 +92,7 @@ class StoreSearchFailed(Exception, Generic[E]):
     """Raised inside a store definition's ``execute`` (the lifecycle's way to fail a read); carries
     the store's error value, whose message it reads as.
 
-    >>> from thrift_fp.sources._errors import PathNotFound
+    >>> from thrift_fp.sources.contract._errors import PathNotFound
     >>> failed = StoreSearchFailed(PathNotFound("/x.db"))
     >>> str(failed), failed.error
     ('no such file or folder: /x.db', PathNotFound(path='/x.db'))
@@ -117,7 +119,7 @@ def store_definition(
 
     >>> from returns.result import Success
     >>> from thrift_fp.retrieval import RetrievalState, run_retrieval
-    >>> from thrift_fp.sources._errors import PathNotFound
+    >>> from thrift_fp.sources.contract._errors import PathNotFound
     >>> def search(query: str) -> Result[tuple[Hit, ...], PathNotFound]:
     ...     return Failure(PathNotFound(query)) if query == "gone" else Success(())
     >>> found = store_definition(search, StoreSearchFailed, id="none", description="no passages", tags=(),

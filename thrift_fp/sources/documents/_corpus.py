@@ -11,4 +11,4 @@ def embedded_corpus() -> Path:
     >>> sorted(p.name for p in embedded_corpus().glob("*.md"))[:3]
     ['README.md', 'chunking.md', 'context-budget.md']
     """
-    return Path(__file__).resolve().parent.parent / "corpus"
+    return Path(__file__).resolve().parents[2] / "corpus"

@@ -19,12 +19,23 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources.dense._contract import chosen_embedder, nearest_candidates, passages_matrix
-from thrift_fp.sources.dense._embedder import Embedder, missing_runtime
-from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
-from thrift_fp.sources.dense._hybrid import DenseChoice, Ranking
-from thrift_fp.sources.dense._vectors import DenseMatrix, cached_matrix, embed_inputs, heading_of, missing_inputs
-from thrift_fp.sources.ranking._score import Scored
+from thrift_fp.sources.dense import (
+    DenseChoice,
+    DenseError,
+    DenseMatrix,
+    DenseUnavailable,
+    Embedder,
+    Ranking,
+    cached_matrix,
+    chosen_embedder,
+    embed_inputs,
+    heading_of,
+    missing_inputs,
+    missing_runtime,
+    nearest_candidates,
+    passages_matrix,
+)
+from thrift_fp.sources.ranking import Scored
 
 VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
 MODEL_KEY: Final = "dense_model"

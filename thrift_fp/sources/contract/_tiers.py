@@ -8,7 +8,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg, as_strings
 from thrift_fp.records import TRUST_TIERS, TrustTier
-from thrift_fp.sources._errors import InvalidTrustTier
+from thrift_fp.sources.contract._errors import InvalidTrustTier
 
 
 def checked_tiers(tiers: CheckedStringsArg) -> Result[tuple[TrustTier, ...], InvalidTrustTier]:

@@ -1,0 +1,176 @@
+"""``sources/`` is a stack of packages, each entered through its face: a private module is imported
+only from inside the package that holds it, the stack only imports downward, the lazy faces
+agree with their static imports, and importing one store loads neither the other store nor its
+driver (the never-rule of tests/test_sources_neither_store_imports_the_other.py, at run time)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "thrift_fp"
+
+# Bottom to top: a subpackage imports only its own modules and the faces below it.
+STACK = ("ranking", "dense", "contract", "documents", "sqlite", "postgres")
+LEVEL = {"ranking": 0, "dense": 1, "contract": 2, "documents": 3, "sqlite": 4, "postgres": 4}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(path: Path) -> Iterator[str]:
+    """Every module ``path`` names in an import (``from a import b`` gives ``a`` and ``a.b``),
+    at any depth: inside functions and ``TYPE_CHECKING`` blocks too."""
+    own = _module_name(path)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base]) if base else ".".join(anchor)
+            yield base
+            yield from (f"{base}.{alias.name}" for alias in node.names)
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def _private_owner(module: str) -> tuple[str, str] | None:
+    """``(private module, the package that holds it)`` for a name inside a private module."""
+    parts = module.split(".")
+    for index, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__"):
+            return ".".join(parts[: index + 1]), ".".join(parts[:index])
+    return None
+
+
+def test_no_private_module_is_imported_from_outside_its_package() -> None:
+    crossings = set()
+    for path in MODULES:
+        importer = _module_name(path)
+        for module in _imported(path):
+            found = _private_owner(module) if module.startswith("thrift_fp.") else None
+            if found and not (importer == found[1] or importer.startswith(found[1] + ".")):
+                crossings.add((importer, found[0]))
+    assert sorted(crossings) == sorted(_KNOWN_CROSSINGS)
+
+
+# Left to move out (issue 37's step 3); each entry is removed as it is fixed, none added.
+_KNOWN_CROSSINGS = {
+    ("thrift_fp.cli._app", "thrift_fp.serve._command"),
+    ("thrift_fp.thrift._history", "thrift_fp.tokens._counts"),
+    ("thrift_fp.thrift._measure", "thrift_fp.tokens._counts"),
+}
+
+
+def _sources_part(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["thrift_fp", "sources"]:
+        return None
+    return parts[2] if len(parts) > 2 and parts[2] in LEVEL else "(face)"
+
+
+SOURCES_FILES = [path for path in MODULES if _sources_part(_module_name(path)) not in (None, "(face)")]
+
+
+def test_every_subpackage_of_the_stack_is_found() -> None:
+    assert {_sources_part(_module_name(path)) for path in SOURCES_FILES} == set(STACK)
+
+
+@pytest.mark.parametrize("path", SOURCES_FILES, ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_the_stack_only_imports_downward(path: Path) -> None:
+    own = _sources_part(_module_name(path))
+    assert own is not None
+    upward = []
+    for module in _imported(path):
+        part = _sources_part(module)
+        if part is None or part == own:
+            continue
+        # The top face (``thrift_fp.sources``) sits above the whole stack; a sibling at the same
+        # level (the other store) or above is an upward import.
+        if part == "(face)" or LEVEL[part] >= LEVEL[own]:
+            upward.append(module)
+    assert upward == []
+
+
+def _type_checking_imports(module: str) -> dict[str, str]:
+    """Name → module, for the imports under ``if TYPE_CHECKING:`` in ``module``'s ``__init__``."""
+    path = PACKAGE.parent / Path(*module.split(".")) / "__init__.py"
+    found: dict[str, str] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for statement in node.body:
+                assert isinstance(statement, ast.ImportFrom) and statement.module
+                found |= {alias.asname or alias.name: statement.module for alias in statement.names}
+    return found
+
+
+@pytest.mark.parametrize("face", ["thrift_fp.sources", "thrift_fp.sources.postgres"])
+def test_a_lazy_face_names_each_home_once_and_alike(face: str) -> None:
+    module = importlib.import_module(face)
+    homes = dict(module._HOMES)
+    assert _type_checking_imports(face) == homes
+    assert sorted(module.__all__) == sorted(homes)
+    assert set(module.__all__) <= set(dir(module))
+    for name in module.__all__:
+        if face.endswith("postgres") and name not in ("PostgresError", "redact"):
+            continue  # the rest load the driver; the subprocess tests below cover them
+        assert getattr(module, name) is not None
+
+
+@pytest.mark.parametrize("face", [f"thrift_fp.sources.{part}" for part in STACK])
+def test_each_face_of_the_stack_exports_what_it_lists(face: str) -> None:
+    pytest.importorskip("psycopg") if face.endswith("postgres") else None
+    module = importlib.import_module(face)
+    assert module.__all__, face
+    assert [name for name in module.__all__ if not hasattr(module, name)] == []
+
+
+def _loaded_after(code: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code) + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return set(done.stdout.split())
+
+
+def _of(modules: set[str], prefix: str) -> list[str]:
+    return sorted(name for name in modules if name == prefix or name.startswith(prefix + "."))
+
+
+def test_naming_the_postgres_errors_loads_no_driver_and_no_sqlite_store() -> None:
+    loaded = _loaded_after("from thrift_fp.sources.postgres import PostgresError, PostgresExtraMissing, PostgresSourceError")
+    assert _of(loaded, "psycopg") == [] and _of(loaded, "psycopg_pool") == []
+    assert _of(loaded, "thrift_fp.sources.sqlite") == []
+
+
+def test_the_postgres_store_loads_no_sqlite_store() -> None:
+    pytest.importorskip("psycopg")
+    loaded = _loaded_after(
+        "from thrift_fp.sources.postgres import assemble, index_paths, open_database, postgres_definition, search_index"
+    )
+    assert _of(loaded, "psycopg") != []  # the store's own driver, so the check below means something
+    assert _of(loaded, "thrift_fp.sources.sqlite") == []
+
+
+def test_the_sqlite_store_loads_no_postgres_store_and_no_driver() -> None:
+    loaded = _loaded_after(
+        "from thrift_fp.sources import assemble, fts5_definition, index_paths, search_index\n"
+        "import thrift_fp.sources.sqlite"
+    )
+    assert _of(loaded, "thrift_fp.sources.sqlite") != []
+    assert _of(loaded, "thrift_fp.sources.postgres") == []
+    assert _of(loaded, "psycopg") == [] and _of(loaded, "psycopg_pool") == []

@@ -1,0 +1,70 @@
+"""Lazy faces: a package's public names, imported from their homes on first use (PEP 562).
+
+A face that imports every name it exports loads all of its homes, and their dependencies,
+whenever anything below it is imported: Python runs a package's ``__init__`` before any of
+its submodules. A lazy face binds a name only when someone asks for it, so importing
+``thrift_fp.sources.postgres`` loads neither the SQLite store nor the driver until a name that
+needs one is used. The face keeps a static import block under ``TYPE_CHECKING`` for mypy and
+Griffe, and a `homes` table for the run time; ``tests/test_sources_stack.py`` checks they agree.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, MutableMapping
+from types import MappingProxyType
+from typing import Any
+
+
+def homes(modules: Mapping[str, tuple[str, ...]]) -> Mapping[str, str]:
+    """Name → home module, from home module → the names a face takes from it.
+
+    >>> dict(homes({"json": ("dumps", "loads"), "math": ("tau",)}))
+    {'dumps': 'json', 'loads': 'json', 'tau': 'math'}
+    """
+    table: dict[str, str] = {}
+    for module, names in modules.items():
+        for name in names:
+            if name in table:
+                raise ValueError(f"{name!r} has two homes: {table[name]} and {module}")
+            table[name] = module
+    return MappingProxyType(table)
+
+
+def lazy_face(
+    namespace: MutableMapping[str, Any], table: Mapping[str, str], *, check: bool = False
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """The ``__getattr__`` and ``__dir__`` of a face whose names live in ``table`` (see `homes`).
+
+    A name is imported from its home on first use and bound in ``namespace``, so later lookups
+    skip ``__getattr__``; with ``check`` a function is bound in its checked form (see
+    `thrift_fp._beartype.check_public`). An unknown name is the usual ``AttributeError``.
+
+    >>> space = {"__name__": "face"}
+    >>> get, names = lazy_face(space, homes({"math": ("tau",)}))
+    >>> round(get("tau"), 2), "tau" in space, names()
+    (6.28, True, ['__name__', 'tau'])
+    >>> get("pi")
+    Traceback (most recent call last):
+    ...
+    AttributeError: module 'face' has no attribute 'pi'
+    """
+    module = str(namespace["__name__"])
+
+    def __getattr__(name: str) -> Any:
+        home = table.get(name)
+        if home is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        namespace[name] = getattr(importlib.import_module(home), name)
+        if check:
+            # Imported here: beartype's configuration is not free, and the command line's lazy
+            # modules (which never check) must not pay for it at start.
+            from thrift_fp._beartype import check_public  # noqa: PLC0415
+
+            check_public(namespace, [name])
+        return namespace[name]
+
+    def __dir__() -> list[str]:
+        return sorted({*namespace, *table})
+
+    return __getattr__, __dir__
