@@ -175,3 +175,30 @@ def test_the_sqlite_store_loads_no_postgres_store_and_no_driver() -> None:
     assert _of(loaded, "thrift_fp.sources.sqlite") != []
     assert _of(loaded, "thrift_fp.sources.postgres") == []
     assert _of(loaded, "psycopg") == [] and _of(loaded, "psycopg_pool") == []
+
+
+_LAZY_FACES = ("thrift_fp.sources", "thrift_fp.sources.postgres")
+
+
+def _submodules(face: str) -> set[str]:
+    folder = PACKAGE.parent / Path(*face.split("."))
+    return {path.stem for path in folder.glob("*.py")} | {path.parent.name for path in folder.glob("*/__init__.py")}
+
+
+def test_every_import_from_a_lazy_face_names_what_it_exports() -> None:
+    # A lazy face binds names on first use; an import of a name it does not export fails only
+    # at run time, so every import anywhere in the repository is checked against its __all__.
+    root = PACKAGE.parent
+    wrong = []
+    for path in sorted(root.glob("*/**/*.py")):
+        if any(part.startswith(".") or part in ("build", "site") for part in path.relative_to(root).parts):
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in _LAZY_FACES and not node.level:
+                exported = set(importlib.import_module(node.module).__all__) | _submodules(node.module)
+                wrong += [f"{path.relative_to(root)}: {alias.name}" for alias in node.names if alias.name not in exported]
+    assert wrong == []

@@ -30,7 +30,7 @@ from thrift_fp.serve._ledger_change import apply_change, ledger_change
 from thrift_fp.serve._ledger_json import change_from_json, change_to_json
 from thrift_fp.serve._session_store import Replay
 from thrift_fp.sources.postgres import PostgresDatabase, PostgresError, SchemaVersionMismatch
-from thrift_fp.sources.postgres import query_error
+from thrift_fp.sources.postgres._store import query_error
 
 LEDGER_SCHEMA_VERSION: Final = 1
 # Conflicts need another call of the same session to commit first, so each retry means the

@@ -211,4 +211,5 @@ __all__ = [
 ]
 
 # Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
-__getattr__, __dir__ = lazy_face(globals(), _HOMES, check=True)
+if not TYPE_CHECKING:  # mypy checks each import against the static imports above
+    __getattr__, __dir__ = lazy_face(globals(), _HOMES, check=True)

@@ -133,4 +133,5 @@ __all__ = [
     "search_terms",
 ]
 
-__getattr__, __dir__ = lazy_face(globals(), _HOMES)
+if not TYPE_CHECKING:  # mypy checks each import against the static imports above
+    __getattr__, __dir__ = lazy_face(globals(), _HOMES)
