@@ -95,8 +95,9 @@ def trim(messages: Sequence[BaseMessage], budget: int) -> list[BaseMessage]:
 
 
 def fit(messages: Sequence[BaseMessage], budget: int) -> list[BaseMessage]:
-    """The adapter: the same objects back, pairs kept whole."""
-    return list(fit_messages(messages, budget, output_reserve=0).unwrap().messages)
+    """The adapter: the same objects back, pairs kept whole; message by message
+    (``whole_turns=False``), as the peer's ``strategy="last"`` without ``start_on`` trims."""
+    return list(fit_messages(messages, budget, output_reserve=0, whole_turns=False).unwrap().messages)
 
 
 def orphans(kept: Sequence[BaseMessage], source: Sequence[BaseMessage]) -> int:
@@ -190,7 +191,7 @@ def run(rounds: int = ROUNDS) -> Report:
             ("budget", f"{BUDGET:,} tokens for the timed rows; sweep {SWEEP[0]:,}-{SWEEP[-1]:,} step 1,000 (41)"),
             ("peer", "trim_messages(strategy='last', include_system=True), per-message counter "
                      "len(tiktoken encode_ordinary(text)), cl100k_base"),
-            ("ours", "fit_messages(messages, budget, output_reserve=0) (cl100k_base, system kept, counts each message once)"),
+            ("ours", "fit_messages(messages, budget, output_reserve=0, whole_turns=False) (cl100k_base, system kept, counts each message once)"),
             ("repeats", f"{rounds} rounds of A-B-B-A per row ({2 * rounds} samples each)"),
             ("load average", f"{load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f} before, "
                              f"{load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f} after"),

@@ -108,7 +108,8 @@ def test_an_assistant_message_keeps_all_its_results_or_leaves_with_them() -> Non
     sizes = [count_openai_tokens(history[: end + 1], model="gpt-4o").unwrap().tokens for end in range(len(history))]
     seen_shed: set[tuple[int, ...]] = set()
     for window in range(sizes[-1] + 1):
-        result = fit_openai_messages(history, window, model="gpt-4o", output_reserve=0)
+        # Message by message (whole_turns=False), so the question can go while its answer stays.
+        result = fit_openai_messages(history, window, model="gpt-4o", output_reserve=0, whole_turns=False)
         if isinstance(result.failure() if not isinstance(result, Success) else None, OverBudget):
             continue
         fitted = result.unwrap()
@@ -125,7 +126,8 @@ def test_the_same_objects_come_back_and_the_input_is_untouched() -> None:
                                             {"type": "image_url", "image_url": {"url": "https://e.x/a.png", "detail": "low"}}]}]
     before = repr(history)
     fitted = fit_openai_messages(history, 300, model="gpt-4o").unwrap()
-    assert fitted.shed == (0,) and fitted.messages[0] is history[1] and fitted.messages[1] is history[2]
+    # The old turn (the question and its answer) is shed whole; what stays is the caller's own object.
+    assert fitted.shed == (0, 1) and fitted.messages[0] is history[2] and len(fitted.messages) == 1
     assert repr(history) == before
     assert fitted.tokens.precision == "estimated"  # the image is priced at its detail level's maximum
 

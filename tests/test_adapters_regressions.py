@@ -24,8 +24,9 @@ def test_openai_takes_the_best_document_back_once_an_old_turn_made_room() -> Non
     ]
     refunds = {"content": "Refunds are paid within 30 days of the return arriving at our warehouse. " * 4, "score": 0.9}
     fitted = fit_openai_messages(history, 400, model="gpt-4o", output_reserve=100, documents=[refunds], nonce=NONCE).unwrap()
-    # The old turn had to go; the document fits in what that left, so it comes back (refill).
-    assert fitted.shed == (1,) and len(fitted.documents) == 1
+    # The old turn (its question and answer) had to go; the document fits in what that left, so it
+    # comes back (refill).
+    assert fitted.shed == (1, 2) and len(fitted.documents) == 1
     assert fitted.tokens.tokens <= fitted.trace.budget == 300
     assert "Refunds are paid" in fitted.messages[1]["content"]
     off = fit_openai_messages(history, 400, model="gpt-4o", output_reserve=100, documents=[refunds], nonce=NONCE,
@@ -42,7 +43,7 @@ def test_langchain_takes_the_best_document_back_once_an_old_turn_made_room() -> 
     bergen = Document("Bergen is a rainy harbour city on Norway's west coast, gateway to the fjords.",
                       metadata={"relevance_score": 0.9})
     fitted = fit_messages(history, 150, output_reserve=0, documents=[bergen], nonce=NONCE).unwrap()
-    assert fitted.documents == (bergen,) and fitted.messages == tuple(history[1:])
+    assert fitted.documents == (bergen,) and fitted.messages == (history[2],)  # the old turn went whole
     assert fitted.tokens.tokens <= 150 and "rainy harbour" in fitted.text
 
 

@@ -49,8 +49,8 @@ def test_anthropic_fit_pictures_its_shed_turn() -> None:
 def test_langchain_fits_picture_their_shed_messages_and_documents() -> None:
     history = [HumanMessage(LONG), AIMessage("ok"), HumanMessage("What now?")]
     fitted = fit_messages(history, 200, output_reserve=0).unwrap()
-    assert fitted.messages == (history[1], history[2])
-    _page_names(fitted._repr_html_(), "messages[0]")
+    assert fitted.messages == (history[2],)  # the old turn, question and answer, went whole
+    _page_names(fitted._repr_html_(), "messages[0]", "messages[1]")
     documents = fit_documents([Document("Refunds take five days.", id="kb-1"), Document(LONG, id="kb-2")], 200,
                               output_reserve=0).unwrap()
     assert [document.id for document in documents.documents] == ["kb-1"]

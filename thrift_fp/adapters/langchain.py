@@ -291,7 +291,7 @@ def _text_row(raw: object, index: int, keep_system: bool) -> tuple[str, Row] | A
         if not isinstance(issued, tuple):
             return issued
         return "\n".join((header, text, *issued[1])), Row(0, issued[0], role=role)
-    return f"{header}\n{text}", Row(0, pinned=keep_system and role == "system", role=role)
+    return f"{header}\n{text}", Row(0, starts_turn=role == "user", pinned=keep_system and role == "system", role=role)
 
 
 def _rows(messages: object, keep_system: bool, counting: Counting) -> Result[list[Row], AdapterError]:
@@ -348,13 +348,16 @@ def _fit(
     messages: object, documents: object, context_window: object, output_reserve: object, reserve_fraction: object,
     model: object, encoding: object, token_counter: object, shedding: Result[Shedding, AdapterError], tier: object,
     keep_system: bool, score_key: object, source_key: object, documents_role: object = None,
+    whole_turns: object = False,
 ) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
     if documents_role is not None and documents_role not in _DOCUMENTS_ROLES:
         return Failure(InvalidArgument("documents_role", documents_role, "expected system or user"))
+    if not isinstance(whole_turns, bool):
+        return Failure(InvalidArgument("whole_turns", whole_turns, "expected a bool"))
     return fit_rows_and_documents(
         lambda ready: _rows(messages, keep_system, ready), lambda: _documents(documents, score_key, source_key),
         checked_budget(context_window, output_reserve, reserve_fraction),
-        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), shedding, _PAIRING, tier,
+        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), shedding, replace(_PAIRING, whole_turns=whole_turns), tier,
         documents_role=None if documents_role is None else str(documents_role),
     )
 
@@ -377,6 +380,7 @@ def fit_messages(
     score_key: str = "relevance_score",
     source_key: str = "source",
     documents_role: Checked[str] = "system",
+    whole_turns: Checked[bool] = True,
 ) -> Result[FittedMessages, AdapterError]:
     """Fit ``messages`` (and ``documents``) into ``context_window``; the survivors are the same objects.
 
@@ -384,6 +388,12 @@ def fit_messages(
     ``documents_role`` (``system`` or ``user``): ``[*fitted.messages, ("system", fitted.text)]``.
     That message's framing is charged in the fit, so the prompt counts ``fitted.tokens``, within
     the budget (`count_messages`).
+
+    ``whole_turns`` (default) keeps or sheds each turn before the newest whole (a human message
+    and every message until the next), so after the system messages the kept history opens on a
+    human message, never on an answer whose question was shed (``trim_messages``'
+    ``start_on="human"``); the newest turn keeps its human message and sheds its oldest tool
+    rounds first. ``whole_turns=False`` sheds message by message (tool pairs still whole).
 
     >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
     >>> history = [
@@ -394,9 +404,12 @@ def fit_messages(
     ...     HumanMessage("And 3 + 3?"),
     ... ]
     >>> fitted = fit_messages(history, 60, output_reserve=0).unwrap()
-    >>> [type(message).__name__ for message in fitted.messages]
+    >>> [type(message).__name__ for message in fitted.messages]   # the old turn went whole
+    ['SystemMessage', 'HumanMessage']
+    >>> piecemeal = fit_messages(history, 60, output_reserve=0, whole_turns=False).unwrap()
+    >>> [type(message).__name__ for message in piecemeal.messages]
     ['SystemMessage', 'AIMessage', 'ToolMessage', 'HumanMessage']
-    >>> fitted.messages[1] is history[2], fitted.tokens.tokens <= 60
+    >>> piecemeal.messages[1] is history[2], fitted.tokens.tokens <= 60
     (True, True)
     >>> fit_messages([("user", "hi"), "and you?"], 100, model="gpt-4o").unwrap().tokens.encoding
     'o200k_base'
@@ -406,6 +419,7 @@ def fit_messages(
     done = _fit(
         messages, documents, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
         checked_shedding(shed_order, refill, nonce), tier, keep_system, score_key, source_key, documents_role,
+        whole_turns,
     )
     if isinstance(done, Failure):
         return Failure(done.failure())
@@ -503,6 +517,7 @@ def fitting_runnable(
     encoding: str | None = None,
     token_counter: CounterArg | None = None,
     keep_system: bool = True,
+    whole_turns: bool = True,
 ) -> Runnable[Sequence[Any] | PromptValue, list[Any]]:
     """`fit_messages` as a ``Runnable`` (messages or a prompt value in, kept messages out).
 
@@ -517,6 +532,7 @@ def fitting_runnable(
     options = (
         ("output_reserve", output_reserve), ("reserve_fraction", reserve_fraction), ("model", model),
         ("encoding", encoding), ("token_counter", token_counter), ("keep_system", keep_system),
+        ("whole_turns", whole_turns),
     )
     return RunnableLambda(_Fitter(context_window, options), name="thrift_fp_fit_messages")
 

@@ -207,12 +207,20 @@ def fit_openai_messages(
     nonce: NonceMode = RandomNonce(),
     tier: Checked[TrustTier | None] = None,
     image_tokens: ImagePricer | None = None,
+    whole_turns: Checked[bool] = True,
 ) -> Result[OpenAIFit[_Message], AdapterError]:
     """Fit ``messages`` (with ``tools`` and any ``documents``) into ``context_window`` for ``model``.
 
     ``documents_at`` is where the documents message goes, as an index into ``messages`` like
     ``list.insert`` (default: after the leading system and developer messages);
     ``documents_role`` is its role; ``tier`` the documents' trust tier when they name none.
+
+    ``whole_turns`` (default) keeps or sheds each turn before the newest whole (a ``user``
+    message and every message until the next), so the kept history never opens on an answer
+    or a tool call whose question was shed: after the system and developer messages, the first
+    kept message is a user message. The newest turn keeps its user message and sheds its
+    oldest tool rounds first. ``whole_turns=False`` sheds message by message (tool pairs still
+    whole).
 
     >>> history = [
     ...     {"role": "system", "content": "You are terse."},
@@ -225,9 +233,12 @@ def fit_openai_messages(
     ...     {"role": "user", "content": "And tomorrow?"},
     ... ]
     >>> fitted = fit_openai_messages(history, 160, model="gpt-4o", output_reserve=60).unwrap()
-    >>> [message["role"] for message in fitted.messages], fitted.shed
+    >>> [message["role"] for message in fitted.messages], fitted.shed   # the old turn goes whole
+    (['system', 'user'], (1, 2, 3, 4))
+    >>> piecemeal = fit_openai_messages(history, 160, model="gpt-4o", output_reserve=60, whole_turns=False).unwrap()
+    >>> [message["role"] for message in piecemeal.messages], piecemeal.shed
     (['system', 'assistant', 'tool', 'tool', 'user'], (1,))
-    >>> fitted.messages[1] is history[2], fitted.tokens.tokens <= fitted.trace.budget
+    >>> piecemeal.messages[1] is history[2], fitted.tokens.tokens <= fitted.trace.budget
     (True, True)
     >>> fit_openai_messages(history, "160", model="gpt-4o").failure().message
     "invalid context_window '160': expected a finite number >= 0"
@@ -235,6 +246,9 @@ def fit_openai_messages(
     budget = checked_budget(context_window, output_reserve, reserve_fraction)
     if isinstance(budget, Failure):
         return Failure(budget.failure())
+    turns: object = whole_turns  # checked here, whatever the caller passed
+    if not isinstance(turns, bool):
+        return Failure(InvalidArgument("whole_turns", turns, "expected a bool"))
     counting = checked_counting(model, encoding, token_counter)
     if isinstance(counting, Failure):
         return Failure(counting.failure())
@@ -256,7 +270,7 @@ def fit_openai_messages(
         return Failure(InvalidArgument("documents_role", documents_role, "expected system, developer or user"))
     frame = ready.profile.tokens_per_message + ready.count(documents_role)
     fitted = fit_rows(
-        rows, fixed, budget.unwrap(), ready, Pairing(), documents=records.unwrap(), documents_frame=frame,
+        rows, fixed, budget.unwrap(), ready, Pairing(whole_turns=turns), documents=records.unwrap(), documents_frame=frame,
         shedding=choice.unwrap(),
     )
     if isinstance(fitted, Failure):
@@ -302,7 +316,7 @@ def _priced(
     # message on every fit).
     size = len(columns.roles)
     rows = tuple(map(_new, repeat(Row), zip(
-        prices.unwrap(), columns.calls, columns.answers, repeat(False, size),
+        prices.unwrap(), columns.calls, columns.answers, map(_USER.__eq__, columns.roles),
         map(PINNED_ROLES.__contains__, columns.roles), columns.roles, columns.estimated, repeat(None, size),
     )))
     return Success((profile.reply_priming + tool_tokens.unwrap(), rows))
@@ -391,6 +405,7 @@ def _bills(
 
 
 _PLAIN_ROLES: Final = frozenset({"system", "developer", "user", "assistant"})
+_USER: Final = "user"
 _new: Final = tuple.__new__
 
 

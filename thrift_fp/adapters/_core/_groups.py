@@ -164,6 +164,9 @@ def groups(
         # The newest turn is not one group: when it alone is too big its oldest tool rounds go
         # (whole pairs), while its opening row stays (`fit_rows` pins it).
         newest = newest_turn(rows)
+        # No row opens a turn (no question at all): there is no turn to keep whole.
+        newest = 0 if newest == total else newest
+        parent = linked._parent
         for index, row in enumerate(rows[:newest]):
             if row.pinned:
                 # A pinned row that starts a turn still ends the one before it.
@@ -171,7 +174,10 @@ def groups(
                 continue
             if row.starts_turn or turn is None:
                 turn = index
-            linked.link(turn, index)
+            else:
+                # Nothing is linked yet (a whole-turns call never resumes): the turn's opening
+                # row is a root, earlier than its member, so hanging the member under it is a link.
+                parent[index] = turn
     # A resumed call that was asked to stop at the same checkpoint hands that checkpoint on.
     saved = resumed if resumed is not None and resumed.at == checkpoint else None
     wanted = checkpoint is not None and start <= checkpoint <= total and saved is None

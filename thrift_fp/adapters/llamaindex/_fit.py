@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock, ThinkingBlock, ToolCallBlock
@@ -180,7 +180,7 @@ def _row(message: ChatMessage, index: int, keep_system: bool) -> tuple[str, Row]
     text = "\n".join((header, "\n".join(parts), *lines))
     # One call may be listed both as a block and in additional_kwargs: it is still one call.
     issues = tuple((field, ident) for ident, field in ids.items())
-    return text, Row(0, issues, answers, False, keep_system and role in _PINNED, role.value)
+    return text, Row(0, issues, answers, role is MessageRole.USER, keep_system and role in _PINNED, role.value)
 
 
 def _texts(messages: object, keep_system: bool) -> Result[list[tuple[str, Row]], AdapterError]:
@@ -250,13 +250,16 @@ def _fit(
     messages: object, nodes: object, context_window: object, output_reserve: object, reserve_fraction: object,
     model: object, encoding: object, token_counter: object, shedding: Result[Shedding, AdapterError], tier: object,
     keep_system: bool, metadata_mode: object, source_key: object, documents_role: object = None,
+    whole_turns: object = False,
 ) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
     if documents_role is not None and documents_role not in _DOCUMENTS_ROLES:
         return Failure(InvalidArgument("documents_role", documents_role, "expected system or user"))
+    if not isinstance(whole_turns, bool):
+        return Failure(InvalidArgument("whole_turns", whole_turns, "expected a bool"))
     return fit_rows_and_documents(
         lambda ready: _rows(messages, keep_system, ready), lambda: _nodes(nodes, metadata_mode, source_key),
         checked_budget(context_window, output_reserve, reserve_fraction),
-        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), shedding, _PAIRING, tier, "nodes",
+        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), shedding, replace(_PAIRING, whole_turns=whole_turns), tier, "nodes",
         None if documents_role is None else str(documents_role),
     )
 
@@ -319,6 +322,7 @@ def fit_chat_messages(
     metadata_mode: MetadataMode = MetadataMode.LLM,
     source_key: str = "file_name",
     documents_role: Checked[str] = "system",
+    whole_turns: Checked[bool] = True,
 ) -> Result[FittedChat, AdapterError]:
     """Fit a chat history (and ``nodes``) into ``context_window``, oldest first, tool calls paired.
 
@@ -326,6 +330,12 @@ def fit_chat_messages(
     ``documents_role`` (``system`` or ``user``):
     ``[*fitted.messages, ChatMessage(role="system", content=fitted.text)]``. That message's
     framing is charged in the fit, so the prompt counts ``fitted.tokens``, within the budget.
+
+    ``whole_turns`` (default) keeps or sheds each turn before the newest whole (a user message and
+    every message until the next), so after the system messages the kept history opens on a user
+    message, never on an answer whose question was shed; the newest turn keeps its user message
+    and sheds its oldest tool rounds first. ``whole_turns=False`` sheds message by message (tool
+    pairs still whole).
 
     >>> from llama_index.core.llms import ChatMessage
     >>> from llama_index.core.base.llms.types import ToolCallBlock
@@ -337,13 +347,16 @@ def fit_chat_messages(
     ...     ChatMessage(role="tool", content="4", additional_kwargs={"tool_call_id": "c1"}),
     ...     ChatMessage(role="user", content="And 3 + 3?"),
     ... ]
-    >>> fitted = fit_chat_messages(history, 60, output_reserve=0).unwrap()
+    >>> [m.role.value for m in fit_chat_messages(history, 60, output_reserve=0).unwrap().messages]
+    ['system', 'user']
+    >>> fitted = fit_chat_messages(history, 60, output_reserve=0, whole_turns=False).unwrap()
     >>> [m.role.value for m in fitted.messages], fitted.messages[2] is history[3]
     (['system', 'assistant', 'tool', 'user'], True)
     """
     done = _fit(
         messages, nodes, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
         checked_shedding(shed_order, refill, nonce), tier, keep_system, metadata_mode, source_key, documents_role,
+        whole_turns,
     )
     if isinstance(done, Failure):
         return Failure(done.failure())

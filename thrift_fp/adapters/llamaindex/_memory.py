@@ -37,8 +37,8 @@ class ThriftChatMemory(BaseChatStoreMemory):
     >>> memory.put(ChatMessage(role="system", content="Answer in one line."))
     >>> memory.put(ChatMessage(role="user", content="Tell me about refunds. " * 40))
     >>> memory.put(ChatMessage(role="assistant", content="Refunds take five days."))
-    >>> [m.role.value for m in memory.get(input="And shipping?")], len(memory.get_all())
-    (['system', 'assistant'], 3)
+    >>> [m.role.value for m in memory.get(input="And shipping?")], len(memory.get_all())   # the old turn went whole
+    (['system'], 3)
     """
 
     context_window: int | float
@@ -47,6 +47,7 @@ class ThriftChatMemory(BaseChatStoreMemory):
     model: str | None = None
     encoding: str | None = None
     token_counter: Any = Field(default=None, exclude=True)
+    whole_turns: bool = True
 
     @classmethod
     def class_name(cls) -> str:
@@ -88,7 +89,7 @@ class ThriftChatMemory(BaseChatStoreMemory):
         fitted = fit_chat_messages(
             [*stored, *pending], self.context_window, output_reserve=self.output_reserve,
             reserve_fraction=self.reserve_fraction, model=self.model, encoding=self.encoding,
-            token_counter=self.token_counter,
+            token_counter=self.token_counter, whole_turns=self.whole_turns,
         )
         if isinstance(fitted, Failure):
             raise AdapterFitError(fitted.failure())
