@@ -229,7 +229,7 @@ def components(work: Path, embedder: Embedder, rows: int) -> dict[str, object]:
         f"nearest of {rows} vectors": lambda at: tiled.nearest(vectors[at], tiers, POOL),
         "fuse 50 + 50": lambda at: fuse_scored(
             [_scored(hit) for hit in lexical], [_scored(hit) for hit in reversed(lexical)], 10,
-            shares={}, cosines={},
+            shares={}, cosines={}, floor=0.0,  # the whole fusion, as before the no-match floor
         ),
     }
     for part in parts.values():

@@ -97,7 +97,7 @@ def test_fused_hits_are_one_per_content_shown_as_the_lexical_passage_when_it_has
     lexical_rows, dense_rows = _scored(lexical, "lexical", 0), _scored(dense, "dense", 100)
     shares = {s.key: data.draw(scores) for s in dense_rows}
     cosine_of = {s.key: data.draw(cosines) for s in lexical_rows}
-    fused = fuse_scored(lexical_rows, dense_rows, limit, shares=shares, cosines=cosine_of)
+    fused = fuse_scored(lexical_rows, dense_rows, limit, shares=shares, cosines=cosine_of, floor=0.0)  # the floor: test_sources_match_floor
     hashes = [s.content_hash for s in fused]
     assert len(hashes) == len(set(hashes)) == min(limit, len(set(lexical) | set(dense)))
     for s in fused:
@@ -114,7 +114,7 @@ def test_a_passage_first_in_both_lists_by_score_is_first_in_the_fused_hits(keys_
     dense_rows = [Scored(100 + n, f"d{n}", key, 0.9 / (n + 1), 0.9) for n, key in enumerate(unique)]
     shares = {s.key: lexical_rows[n].score for n, s in enumerate(dense_rows)}
     cosine_of = {s.key: dense_rows[n].score for n, s in enumerate(lexical_rows)}
-    fused = fuse_scored(lexical_rows, dense_rows, 5, shares=shares, cosines=cosine_of)
+    fused = fuse_scored(lexical_rows, dense_rows, 5, shares=shares, cosines=cosine_of, floor=0.0)
     assert fused[0].content_hash == unique[0]
 
 
