@@ -12,11 +12,11 @@ import pytest
 # The child terminates itself from the progress callback, mid-run, so the timing is exact.
 _CHILD = """
 import os, signal, sys
-from thrift_fp.cli import _app, run
+from thrift_fp.cli import _index, run
 def progress(self, done, total, path):
     if done == 2:
         os.kill(os.getpid(), signal.SIGTERM)
-_app._ProgressBar.__call__ = progress
+_index._ProgressBar.__call__ = progress
 sys.exit(run(["index", sys.argv[1], "--db", sys.argv[2]]))
 """
 

@@ -13,7 +13,7 @@ import pytest
 
 import thrift_fp
 from thrift_fp.cli import run
-from thrift_fp.cli._app import DEFAULT_MAX_TOKENS, DEFAULT_WINDOW, EXIT_DOES_NOT_FIT, TIER_CHOICES, TierOption
+from thrift_fp.cli._options import DEFAULT_MAX_TOKENS, DEFAULT_WINDOW, EXIT_DOES_NOT_FIT, TIER_CHOICES, TierOption
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources import DEFAULT_MAX_TOKENS as LIBRARY_MAX_TOKENS
 

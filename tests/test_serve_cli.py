@@ -11,7 +11,7 @@ import pytest
 
 from tests._serve_harness import build_index
 from thrift_fp.cli import run
-from thrift_fp.cli._app import _SERVE_DEFAULTS
+from thrift_fp.cli._serve import _SERVE_DEFAULTS
 from thrift_fp.serve import ServeSettings
 
 

@@ -18,7 +18,16 @@ from typing import Final, Literal
 import platformdirs
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources import PathNotFound, SourceError, UnreadableFile, embedded_corpus
+from thrift_fp.cli._exits import fail
+from thrift_fp.sources import (
+    CorruptDatabase,
+    IndexSettingsMismatch,
+    PathNotFound,
+    SourceError,
+    UnreadableFile,
+    embedded_corpus,
+    index_paths,
+)
 
 CACHE_ENV: Final = "THRIFT_FP_CACHE_DIR"
 DEFAULT_INDEX: Final = "thrift-fp.db"
@@ -127,6 +136,23 @@ def embedded_database() -> Path:
     """
     digest = hashlib.sha256(os.fsencode(embedded_corpus())).hexdigest()[:16]
     return cache_dir() / f"embedded-corpus-{digest}.db"
+
+
+def embedded_index() -> Path:
+    """`embedded_database`, indexed on first use (afresh when the cache is stale or damaged);
+    a failure ends the command (`thrift_fp.cli._exits.fail`)."""
+    database = embedded_database()
+    built = index_paths(database, [embedded_corpus()], dense=True)
+    if isinstance(built, Failure) and isinstance(built.failure(), CorruptDatabase | IndexSettingsMismatch):
+        # It is only a cache (left by another version, or damaged): build it afresh.
+        try:
+            database.unlink(missing_ok=True)
+        except OSError:
+            fail(built.failure())  # not a file we can remove (a folder): say what is wrong with it
+        built = index_paths(database, [embedded_corpus()], dense=True)
+    if isinstance(built, Failure):
+        fail(built.failure())
+    return database
 
 
 def read_input(name: str) -> Result[str, SourceError]:

@@ -1,0 +1,225 @@
+"""``thrift-fp ask``: retrieve, fit and render; the context on standard output, kept and shed on standard error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Final
+
+import typer
+
+from thrift_fp.cli._annotations import lazy_names
+from thrift_fp.cli._exits import check_encoding, fail, usage_error
+from thrift_fp.cli._options import DATABASE_URL_ENV, DB_HELP, DEFAULT_WINDOW, TIER_CHOICES, TierOption, tiers_of
+
+if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first use
+    from returns.result import Result
+    from rich.table import Table
+
+    from thrift_fp.cli._errors import CliError
+    from thrift_fp.cli._paths import Corpus
+    from thrift_fp.sources import Assembled, Ranking
+    from thrift_fp.thrift import ThriftOptions
+
+# Names the annotations use, imported on first use: beartype (under the test suite) resolves
+# such an annotation by getattr on this module, which reaches __getattr__.
+__getattr__ = lazy_names(__name__, {
+    "Result": "returns.result",
+    "Table": "rich.table",
+    "CliError": "thrift_fp.cli._errors",
+    "Corpus": "thrift_fp.cli._paths",
+    "Assembled": "thrift_fp.sources",
+    "Ranking": "thrift_fp.sources",
+    "ThriftOptions": "thrift_fp.thrift",
+})
+
+_NO_MATCH: Final = "no passage matched; the context is empty (exit status 0)"
+# The default is written out: --window's own default is None (meaning "not given", for --budget).
+_WINDOW_HELP = f"Context window in tokens (35% is reserved for the answer).  [default: {DEFAULT_WINDOW}]"
+
+
+def ask_command(
+    words: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="QUESTION", hidden=True),  # described in the docstring, without a Python type
+    ] = None,
+    queries: Annotated[
+        list[str] | None,
+        typer.Option("--query", "-q", metavar="TEXT", help="A further query (repeatable): one retrieval each."),
+    ] = None,
+    db: Annotated[str | None, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=DB_HELP)] = None,
+    window: Annotated[int | None, typer.Option(metavar="N", min=0, help=_WINDOW_HELP)] = None,
+    budget: Annotated[
+        int | None, typer.Option(metavar="N", min=0, help="Token budget of the rendered context itself.")
+    ] = None,
+    encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer used to fit and count.")] = "cl100k_base",
+    tier: Annotated[
+        list[TierOption] | None,
+        typer.Option(metavar="TIER", help=f"Only this trust tier (repeatable): {', '.join(TIER_CHOICES)}.  [default: all]"),
+    ] = None,
+    max_results: Annotated[int, typer.Option(metavar="N", min=0, help="Passages retrieved per query.")] = 8,
+    max_queries: Annotated[int, typer.Option(metavar="N", min=0, help="Quota: queries accepted per request.")] = 4,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")] = False,
+    report: Annotated[
+        Path | None,
+        typer.Option(metavar="FILE", help="Also write the fit as one self-contained HTML page (no network)."),
+    ] = None,
+    lexical: Annotated[
+        bool,
+        typer.Option("--lexical", help="Rank lexically even where the index holds vectors (default: hybrid there)."),
+    ] = False,
+) -> None:
+    """Retrieve, fit and render: print the context, and what was kept and shed.
+
+    QUESTION... is the question: all its words form one query (quotes not needed). Give a
+    question, one or more --query, or both.
+
+    When no passage matches, the context is empty: a line on standard error says so and the exit
+    status is 0 (nothing went wrong; there is nothing to show).
+    """
+    from returns.result import Failure  # noqa: PLC0415 - the library loads on use
+    from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
+
+    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
+    from thrift_fp.cli._paths import chosen_corpus, embedded_index  # noqa: PLC0415
+    from thrift_fp.cli._postgres import ask_postgres, is_database_url  # noqa: PLC0415
+    from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
+
+    asked = ([" ".join(words)] if words else []) + list(queries or ())
+    if not asked:
+        usage_error("give a question, or one or more --query")
+    window_tokens, options = _window(window, budget, encoding)
+    check_encoding(encoding)
+    done: Result[Assembled, CliError]
+    database: Path | None = None  # the index file searched (None: a PostgreSQL URL)
+    corpus = chosen_corpus(db)
+    db = corpus.database if corpus.chosen != "embedded" else None
+    if db is not None and is_database_url(db):
+        done = ask_postgres(
+            db, asked, context_window=window_tokens, options=options,
+            max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier), dense=not lexical,
+        )
+    else:
+        database = Path(db) if db is not None else embedded_index()
+        if db is not None and not database.exists():
+            fail(PathNotFound(db))
+        done = assemble(
+            asked, database=database, context_window=window_tokens, options=options,
+            max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier), dense=not lexical,
+        )
+    if isinstance(done, Failure):
+        fail(done.failure())
+    if report is not None:
+        _write_report(report, done.unwrap())
+    matched = bool(done.unwrap().decisions)
+    if as_json:
+        # The ranking the answer ran with: hybrid where the index holds the model's vectors.
+        shown = _ask_json(done.unwrap(), encoding) | {"corpus": _corpus_json(corpus)} | done.unwrap().ranking.as_json()
+        typer.echo(json.dumps(shown, indent=2))
+    else:
+        typer.echo(f"thrift-fp: answered from {corpus.describe()}", err=True)
+        typer.echo(f"thrift-fp: {_ranking_line(done.unwrap().ranking)}", err=True)
+    if matched and not as_json:
+        typer.echo(done.unwrap().text)
+        Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
+    if not matched:
+        typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
+
+
+def _ranking_line(ranking: Ranking) -> str:
+    """How ``ask`` names the ranking it ran on standard error.
+
+    >>> from thrift_fp.sources import Ranking
+    >>> _ranking_line(Ranking("lexical", None, "dense ranking is turned off"))
+    'ranked lexically (dense ranking is turned off)'
+    """
+    if ranking.kind == "hybrid":
+        return f"ranked hybrid (lexical fused with {ranking.model})"
+    if ranking.incomplete is not None:
+        # An index whose embedding run has not finished answers lexically meanwhile.
+        return f"note: answered lexically: {ranking.reason}"
+    return f"ranked lexically ({ranking.reason})"
+
+
+def _corpus_json(corpus: Corpus) -> dict[str, str]:
+    # A PostgreSQL URL is not repeated: it may hold a password.
+    shown = "postgresql" if "://" in corpus.database else corpus.database
+    return {"database": shown, "chosen": corpus.chosen}
+
+
+def _write_report(path: Path, done: Assembled) -> None:
+    """The fit's picture (`thrift_fp.render.fit_report_html`) in ``path``; a path that cannot be
+    written is an error naming it, before anything is printed."""
+    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
+
+    try:
+        path.write_text(done._repr_html_(), encoding="utf-8")
+    except OSError as error:
+        fail(InvalidArgument("--report", str(path), f"cannot be written: {error.strerror or error}"))
+
+
+def _window(window: int | None, budget: int | None, encoding: str) -> tuple[int, ThriftOptions]:
+    from thrift_fp.thrift import ThriftOptions  # noqa: PLC0415 - the library loads on use
+
+    if window is not None and budget is not None:
+        usage_error("give either --budget or --window, not both")
+    # ask refills: a shed passage that still fits what shedding left comes back.
+    if budget is not None:
+        return budget, ThriftOptions(output_reserve=0, encoding=encoding, refill=True)
+    return (window if window is not None else DEFAULT_WINDOW), ThriftOptions(encoding=encoding, refill=True)
+
+
+def _ask_json(done: Assembled, encoding: str) -> dict[str, object]:
+    return {
+        "context": done.text,
+        "tokens": done.tokens,
+        "budget": done.budget,
+        "encoding": encoding,
+        "receipts": [
+            {"definition_id": r.definition_id, "sequence": r.sequence, "key": r.key, "query": r.query,
+             "sources": [hit.passage_id for hit in r.sources],
+             "started_at": r.started_at.isoformat(), "finished_at": r.finished_at.isoformat()}
+            for r in done.receipts
+        ],
+        "decisions": [
+            {"id": d.record.id, "source": d.record.source, "heading": d.record.heading,
+             "trust_tier": d.record.trust_tier, "score": d.record.score, "tokens": d.tokens, "kept": d.kept,
+             "reason": d.reason}
+            for d in done.decisions
+        ],
+        "trace": done.trace.as_dict(),
+    }
+
+
+def _decision_table(done: Assembled, encoding: str) -> Table:
+    """Each passage's rendered cost (its body + its envelope = cost); the footer adds the kept rows'
+    costs and the fixed overhead (the directive and block tags) up to the context's exact total."""
+    from rich.table import Table  # noqa: PLC0415 - rich loads only for a command that draws
+
+    kept = [d for d in done.decisions if d.kept]
+    rows_total = sum(d.rendered or 0 for d in kept)
+    table = Table(
+        title=f"kept {len(kept)} of {len(done.decisions)} passages",
+        caption=(
+            f"context: {done.tokens} {encoding} tokens of a {done.budget}-token budget;"
+            " fixed: the directive and block tags"
+        ),
+        show_footer=True,
+        collapse_padding=True,
+        pad_edge=False,
+    )
+    table.add_column("")
+    table.add_column("passage", "kept\n+ fixed\n= context", overflow="fold")
+    table.add_column("score", justify="right")
+    table.add_column("body", justify="right")
+    table.add_column("env", justify="right")
+    table.add_column("cost", f"{rows_total}\n{done.fixed}\n{rows_total + done.fixed}", justify="right")
+    table.add_column("tier")
+    table.add_column("reason")
+    for d in done.decisions:
+        envelope, rendered = ("-", "-") if d.rendered is None else (str(d.rendered - d.tokens), str(d.rendered))
+        table.add_row(
+            "[green]kept[/]" if d.kept else "[red]shed[/]", d.record.id,
+            f"{d.record.score or 0:.3f}", str(d.tokens), envelope, rendered, d.record.trust_tier, d.reason,
+        )
+    return table

@@ -1,0 +1,66 @@
+"""``thrift-fp serve``: the MCP server (the ``[mcp]`` extra, imported only when this command runs)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+import typer
+
+from thrift_fp.cli._exits import check_encoding, fail
+from thrift_fp.cli._options import DATABASE_URL_ENV, DB_HELP, TierOption, tiers_of
+
+# thrift_fp.serve's defaults, repeated so that --help needs no library (nor SDK) import;
+# tests/test_serve_cli.py pins them to thrift_fp.serve.ServeSettings.
+_SERVE_DEFAULTS: Final = {"budget": 1024, "max_budget": 8192, "max_calls": 64, "max_session_tokens": 65536}
+
+
+def serve_command(
+    db: Annotated[str | None, typer.Option(metavar="PATH|URL", envvar=DATABASE_URL_ENV, help=DB_HELP)] = None,
+    http: Annotated[
+        str | None,
+        typer.Option(metavar="HOST:PORT", help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio "
+                     "(a loopback host; port 0 picks a free one)."),
+    ] = None,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Allow a non-loopback --http host (the server has no authentication).")
+    ] = False,
+    budget: Annotated[
+        int, typer.Option(metavar="N", help="A call's token budget when the client names none.")
+    ] = _SERVE_DEFAULTS["budget"],
+    max_budget: Annotated[
+        int, typer.Option(metavar="N", help="Ceiling on the budget a client may ask for.")
+    ] = _SERVE_DEFAULTS["max_budget"],
+    max_calls: Annotated[int, typer.Option(metavar="N", help="Quota: calls per session.")] = _SERVE_DEFAULTS["max_calls"],
+    max_session_tokens: Annotated[
+        int, typer.Option(metavar="N", help="Quota: answer tokens per session.")
+    ] = _SERVE_DEFAULTS["max_session_tokens"],
+    max_results: Annotated[int, typer.Option(metavar="N", help="Passages retrieved per question.")] = 8,
+    encoding: Annotated[str, typer.Option(metavar="NAME", help="Tokenizer budgets are counted in.")] = "cl100k_base",
+    tier: Annotated[
+        list[TierOption] | None, typer.Option(help="Serve only these trust tiers (repeatable).  [default: all]")
+    ] = None,
+    lexical: Annotated[
+        bool,
+        typer.Option("--lexical", help="Rank lexically even where the index holds vectors (default: hybrid there)."),
+    ] = False,
+) -> None:
+    """Serve `search` and `read` over MCP: budgeted, enveloped answers, a quota and de-duplication per session."""
+    try:
+        from thrift_fp.serve._command import serve_command as serve  # noqa: PLC0415 - the SDK loads only for serve
+    except ImportError as exc:
+        typer.echo(f"thrift-fp: error: serve needs the mcp extra ({exc}): pip install 'thrift_fp[mcp]'", err=True)
+        raise typer.Exit(1) from None
+    from returns.result import Failure  # noqa: PLC0415
+
+    from thrift_fp.cli._paths import chosen_corpus, embedded_index  # noqa: PLC0415
+
+    check_encoding(encoding)
+    corpus = chosen_corpus(db)
+    typer.echo(f"thrift-fp: serving {corpus.describe()}", err=True)
+    served = serve(
+        corpus.database if corpus.chosen != "embedded" else None, embedded_index, http=http, allow_remote=allow_remote, default_budget=budget, max_budget=max_budget,
+        max_calls=max_calls, max_session_tokens=max_session_tokens, max_results=max_results, encoding=encoding,
+        tiers=tiers_of(tier), lexical=lexical,
+    )
+    if isinstance(served, Failure):
+        fail(served.failure())
