@@ -103,3 +103,18 @@ def test_an_embedder_that_fails_is_a_value_on_postgres(database: PostgresDatabas
     failed = index_paths(database, [_docs(tmp_path)], dense=Broken()).failure()
     assert isinstance(failed, EmbeddingFailed)
     assert search_ranking(database, dense=CountingEmbedder()).unwrap().kind == "lexical"
+
+
+def test_the_ranking_says_where_the_dense_candidates_are_found_and_why(database: PostgresDatabase, tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    index_paths(database, [_docs(tmp_path)], dense=embedder).unwrap()
+    with database.pool.connection() as connection:
+        available = connection.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+    shown = search_ranking(database, dense=embedder).unwrap().as_json()
+    if available is None:  # Debian's PostgreSQL (CI's first cluster): the vectors are searched in process
+        assert shown == {
+            "ranking": "hybrid", "dense_model": "letters", "dense_search": "in-process",
+            "dense_search_reason": "the server has no pgvector (no vector extension is available)",
+        }
+    else:  # a server with pgvector (tests/test_sources_pgvector.py covers it)
+        assert shown["dense_search"] == "pgvector"

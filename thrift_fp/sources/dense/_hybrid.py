@@ -40,23 +40,36 @@ class Ranking:
     only), and ``incomplete``: ``(embedded, total)`` while an embedding run of the index has not
     finished (lexical meanwhile).
 
+    A store that can search its vectors in more than one place says where a hybrid search finds
+    its dense candidates, ``dense_search`` (PostgreSQL: ``"pgvector"`` or ``"in-process"``), and
+    why not in the database (``dense_search_reason``).
+
     >>> Ranking("lexical", None, "dense ranking is turned off").as_json()
     {'ranking': 'lexical', 'ranking_reason': 'dense ranking is turned off'}
     >>> Ranking("hybrid", "all-MiniLM-L6-v2-int8/128", None).as_json()
     {'ranking': 'hybrid', 'dense_model': 'all-MiniLM-L6-v2-int8/128'}
     >>> Ranking("lexical", None, "the index's vectors are incomplete", (40, 100)).as_json()["vectors"]
     {'embedded': 40, 'total': 100, 'complete': False}
+    >>> Ranking("hybrid", "m", None, dense_search="in-process", dense_search_reason="the server has no pgvector").as_json()
+    {'ranking': 'hybrid', 'dense_model': 'm', 'dense_search': 'in-process', 'dense_search_reason': 'the server has no pgvector'}
     """
 
     kind: RankingKind
     model: str | None
     reason: str | None
     incomplete: tuple[int, int] | None = None
+    dense_search: str | None = None
+    dense_search_reason: str | None = None
 
     def as_json(self) -> dict[str, object]:
         """The fields ``--json`` output carries about the ranking."""
         if self.kind == "hybrid":
-            return {"ranking": "hybrid", "dense_model": str(self.model)}
+            hybrid: dict[str, object] = {"ranking": "hybrid", "dense_model": str(self.model)}
+            if self.dense_search is not None:
+                hybrid["dense_search"] = self.dense_search
+            if self.dense_search_reason:
+                hybrid["dense_search_reason"] = self.dense_search_reason
+            return hybrid
         shown: dict[str, object] = {"ranking": "lexical", "ranking_reason": str(self.reason)}
         if self.incomplete is not None:
             embedded, total = self.incomplete

@@ -4,8 +4,11 @@
 `vector_key`; ``thrift_fp_dense_models(collection, model, generation)`` names the model whose
 vectors cover every passage of a collection, and a random ``generation`` that changes with
 each embedding run, so an in-process cache of the vectors knows when to load them again. A run
-that changes passages without embedding them deletes the collection's row (no pgvector: the
-extension is not assumed; the nearest passages are found in process, as for SQLite).
+that changes passages without embedding them deletes the collection's row.
+
+Where the database has pgvector, the same run also copies the vectors into the passages'
+``embedding`` column and a search finds the nearest passages in SQL (`_pgvector`); elsewhere
+they are found in process, as for SQLite, and the ranking says why.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from thrift_fp.sources.dense import (
     Embedder,
     Ranking,
     cached_matrix,
+    checked_embed,
     chosen_embedder,
     embed_inputs,
     heading_of,
@@ -33,6 +37,7 @@ from thrift_fp.sources.dense import (
     nearest_candidates,
     passages_matrix,
 )
+from thrift_fp.sources.postgres._pgvector import VectorColumn, enable_extension, nearest_in_sql, search_column, sync_column
 from thrift_fp.sources.ranking import Scored
 
 _Connection = psycopg.Connection[tuple[object, ...]]
@@ -80,7 +85,8 @@ def sync_vectors(
     progress: Callable[[int, int], None] | None = None,
 ) -> Result[int, DenseError]:
     """Embed the passages of ``collection`` whose vectors are missing, drop the vectors no passage
-    needs, and record the model under a new generation, in one transaction; returns how many
+    needs, copy them into the pgvector column where the database has (or may create) the
+    extension, and record the model under a new generation, in one transaction; returns how many
     texts were embedded."""
     with connection.transaction():
         # Two first runs at once would both create the tables: one waits for the other.
@@ -109,6 +115,9 @@ def sync_vectors(
             "DELETE FROM thrift_fp_dense_vectors WHERE collection = %s AND key = ANY(%s)",
             (collection, sorted(stored - live)),
         )
+        schema, _ = enable_extension(connection)  # why not is for searches to say (`search_column`)
+        if schema is not None:
+            sync_column(connection, collection, schema, embedder.model_id, embedder.dimensions)
         connection.execute(
             "INSERT INTO thrift_fp_dense_models (collection, model, generation) VALUES (%s, %s, %s)"
             " ON CONFLICT (collection) DO UPDATE SET model = excluded.model, generation = excluded.generation",
@@ -119,17 +128,17 @@ def sync_vectors(
 
 def ranking_of(
     connection: _Connection, collection: str, dense: DenseChoice
-) -> tuple[Ranking, Embedder | None, str | None]:
-    """What a search of ``collection`` ranks with, the embedder for the question and the vectors'
-    generation when hybrid."""
+) -> tuple[Ranking, Embedder | None, str | None, VectorColumn | None]:
+    """What a search of ``collection`` ranks with, the embedder for the question, the vectors'
+    generation when hybrid, and the pgvector column that holds them (``None``: in process)."""
     if dense is True and stored_model(connection, collection) is None and missing_runtime() is None:
         # Nothing to fuse: said without loading the model, as the SQLite source does.
-        return Ranking("lexical", None, NO_VECTORS.format(store="collection")), None, None
+        return Ranking("lexical", None, NO_VECTORS.format(store="collection")), None, None, None
     chosen = chosen_embedder(dense)
     if chosen is None:
-        return Ranking("lexical", None, "dense ranking is turned off"), None, None
+        return Ranking("lexical", None, "dense ranking is turned off"), None, None, None
     if isinstance(chosen, Failure):
-        return Ranking("lexical", None, chosen.failure().message), None, None
+        return Ranking("lexical", None, chosen.failure().message), None, None, None
     embedder = chosen.unwrap()
     stored = stored_model(connection, collection)
     if stored is None or stored[0] != embedder.model_id:
@@ -138,8 +147,11 @@ def ranking_of(
             "lexical", None,
             f"the collection holds {held}, not of {embedder.model_id}: "
             "index it again with the [dense] extra installed",
-        ), None, None
-    return Ranking("hybrid", embedder.model_id, None), embedder, stored[1]
+        ), None, None, None
+    column, why = search_column(connection, collection, embedder.model_id, embedder.dimensions)
+    if column is None:
+        return Ranking("hybrid", embedder.model_id, None, dense_search="in-process", dense_search_reason=why), embedder, stored[1], None
+    return Ranking("hybrid", embedder.model_id, None, dense_search="pgvector"), embedder, stored[1], column
 
 
 def dense_candidates(
@@ -152,9 +164,17 @@ def dense_candidates(
     tiers: Collection[str],
     limit: int,
     also: Collection[int] = (),
+    column: VectorColumn | None = None,
 ) -> Result[tuple[tuple[Scored, ...], dict[int, float]], DenseError]:
     """The ``limit`` passages of ``collection`` nearest ``question`` among ``tiers`` (``score`` the cosine),
-    and the cosine of each passage of ``also`` (row keys) that has a vector."""
+    and the cosine of each passage of ``also`` (row keys) that has a vector: from the pgvector
+    ``column`` when given (no vector enters the process), else from the vectors loaded in process."""
+    if column is not None:
+        query = checked_embed(embedder, [question])
+        if isinstance(query, Failure):
+            return Failure(query.failure())
+        near, cosines = nearest_in_sql(connection, collection, column, query.unwrap()[0], tiers, limit, also)
+        return Success((tuple(Scored(row, pid, digest, cosine, cosine) for row, pid, digest, cosine in near), cosines))
     version = ("postgres", url, collection, embedder.model_id, generation)
     matrix = cached_matrix(version, lambda: _load(connection, collection, embedder))
     return nearest_candidates(matrix, embedder, question, tiers, limit, also)

@@ -191,14 +191,22 @@ def sync_column(
         connection.execute("UPDATE thrift_fp_passages SET embedding = NULL WHERE collection = %s", (collection,))
     filled = _fill(connection, collection, column)
     for tier in TRUST_TIERS:
+        name = index_name(collection, tier, dimensions)
+        if connection.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone() == (True,):
+            continue  # built: even CREATE INDEX IF NOT EXISTS would lock out writers until commit
         # One graph per tier: a search over some tiers walks only theirs, and never filters a
         # graph's answers down (which would lose the nearest of a small tier).
         connection.execute(
             sql.SQL(
                 "CREATE INDEX IF NOT EXISTS {name} ON thrift_fp_passages USING hnsw ((embedding::{type}) {ops})"
                 " WITH (m = {m}, ef_construction = {ef}) WHERE collection = {collection} AND trust_tier = {tier}"
+                # The size in the predicate too: the build also reads the versions a new model's
+                # run has just replaced in this transaction, which must not be cast.
+                " AND {dims}(embedding) = {dimensions}"
             ).format(
-                name=sql.Identifier(index_name(collection, tier, dimensions)),
+                dims=sql.SQL("{}.vector_dims").format(sql.Identifier(schema)),
+                dimensions=sql.Literal(dimensions),
+                name=sql.Identifier(name),
                 type=column.type_name,
                 ops=sql.SQL("{}.vector_ip_ops").format(sql.Identifier(schema)),
                 m=sql.Literal(HNSW_M),
@@ -272,8 +280,12 @@ def nearest_statement(collection: str, column: VectorColumn, tier: str, wanted: 
     return sql.SQL(
         "SELECT id, passage_id, content_hash, -((embedding::{type}) {ip} %(q)s::{type})"
         " FROM thrift_fp_passages WHERE collection = {collection} AND trust_tier = {tier}"
+        " AND {dims}(embedding) = {dimensions}"
         " ORDER BY (embedding::{type}) {ip} %(q)s::{type} LIMIT {wanted}"
-    ).format(type=typed, ip=ip, collection=sql.Literal(collection), tier=sql.Literal(tier), wanted=sql.Literal(wanted))
+    ).format(
+        type=typed, ip=ip, collection=sql.Literal(collection), tier=sql.Literal(tier), wanted=sql.Literal(wanted),
+        dims=sql.SQL("{}.vector_dims").format(sql.Identifier(column.schema)), dimensions=sql.Literal(column.dimensions),
+    )
 
 
 def nearest_in_sql(
@@ -311,8 +323,11 @@ def nearest_in_sql(
         if also:
             statement = sql.SQL(
                 "SELECT id, -((embedding::{type}) {ip} %(q)s::{type}) FROM thrift_fp_passages"
-                " WHERE collection = %(collection)s AND id = ANY(%(rows)s) AND embedding IS NOT NULL"
-            ).format(type=typed, ip=ip)
+                " WHERE collection = %(collection)s AND id = ANY(%(rows)s) AND {dims}(embedding) = {dimensions}"
+            ).format(
+                type=typed, ip=ip, dims=sql.SQL("{}.vector_dims").format(sql.Identifier(column.schema)),
+                dimensions=sql.Literal(column.dimensions),
+            )
             rows: Sequence[tuple[object, ...]] = connection.execute(
                 statement, {"q": text, "collection": collection, "rows": sorted(also)}
             ).fetchall()

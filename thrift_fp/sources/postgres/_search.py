@@ -154,7 +154,7 @@ def search_index(
             if not terms or limit <= 0:
                 return Success(())
             stats = CollectionStats(*(int(str(value)) for value in found[1:]))
-            _, embedder, generation = ranking_of(connection, collection, dense)
+            _, embedder, generation, column = ranking_of(connection, collection, dense)
             if embedder is None or generation is None:
                 ranked = _ranked(connection, collection, terms, stats, allowed, limit)[0]
             else:
@@ -162,7 +162,7 @@ def search_index(
                 lexical, share_of = _ranked(connection, collection, terms, stats, allowed, LEXICAL_POOL)
                 near = dense_candidates(
                     database.url, connection, collection, generation, embedder, query, allowed,
-                    max(limit, DENSE_POOL), [s.key for s in lexical],
+                    max(limit, DENSE_POOL), [s.key for s in lexical], column,
                 )
                 if isinstance(near, Failure):
                     return Failure(near.failure())
