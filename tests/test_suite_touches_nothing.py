@@ -30,26 +30,24 @@ def _without_postgres() -> dict[str, str]:
     }
 
 
-def test_without_a_url_the_postgresql_tests_skip_with_one_line_saying_how_to_run_them() -> None:
-    done = _pytest("tests/test_sources_postgres_cli.py", "thrift_fp/sources/postgres/__init__.py", env=_without_postgres())
+def test_without_urls_the_postgresql_and_pgvector_tests_skip_with_one_line_each_saying_how_to_run_them() -> None:
+    done = _pytest(
+        "tests/test_sources_postgres_cli.py", "thrift_fp/sources/postgres/__init__.py", "properties/test_pgvector_props.py",
+        env=_without_postgres(),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     summary = done.stdout.strip().splitlines()[-1]
     assert re.search(r"\b\d+ skipped\b", summary) and "error" not in summary and "passed" in summary, summary
     lines = [line for line in done.stdout.splitlines() if HOW_TO_RUN in line]
     assert len(lines) == 1 and re.fullmatch(rf"\d+ {re.escape(HOW_TO_RUN)}", lines[0]), done.stdout
+    # The pgvector tests likewise, on their own line.
+    lines = [line for line in done.stdout.splitlines() if pgvector.HOW_TO_RUN in line]
+    assert len(lines) == 1 and re.fullmatch(rf"1 {re.escape(pgvector.HOW_TO_RUN)}", lines[0]), done.stdout
 
 
 def test_required_postgresql_without_a_url_is_a_usage_error() -> None:
     done = _pytest("tests/test_sources_postgres_cli.py", env=_without_postgres() | {REQUIRE_ENV: "1"})
     assert done.returncode == 4 and f"{REQUIRE_ENV} is set but {URL_ENV} is not" in done.stderr, done.stderr
-
-
-def test_without_a_pgvector_url_the_pgvector_tests_skip_with_one_line_saying_how_to_run_them() -> None:
-    done = _pytest("properties/test_pgvector_props.py", env=_without_postgres())
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"\b1 skipped\b", done.stdout.strip().splitlines()[-1]), done.stdout
-    lines = [line for line in done.stdout.splitlines() if pgvector.HOW_TO_RUN in line]
-    assert len(lines) == 1 and re.fullmatch(rf"1 {re.escape(pgvector.HOW_TO_RUN)}", lines[0]), done.stdout
 
 
 def test_required_pgvector_without_a_url_is_a_usage_error() -> None:
