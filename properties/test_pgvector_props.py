@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources.dense._vectors import dense_matrix, vector_key
 from thrift_fp.sources.postgres import open_database
-from thrift_fp.sources.postgres._pgvector import extension_schema, nearest_in_sql, stored_column, sync_column
+from thrift_fp.sources.postgres._pgvector import nearest_in_sql, prepare_column, stored_column, sync_column
 
 MODEL = "grid"
 DIMENSIONS = 4
@@ -97,7 +97,7 @@ def test_sql_nearest_is_the_in_process_nearest(
     limit: int,
     also: list[int],
 ) -> None:
-    schema = extension_schema(connection)
+    schema = prepare_column(connection)
     assert schema is not None
     with connection.transaction():
         stored = _store(connection, passages)

@@ -37,7 +37,7 @@ from thrift_fp.sources.dense import (
     nearest_candidates,
     passages_matrix,
 )
-from thrift_fp.sources.postgres._pgvector import VectorColumn, enable_extension, nearest_in_sql, search_column, sync_column
+from thrift_fp.sources.postgres._pgvector import VectorColumn, nearest_in_sql, prepare_column, search_column, sync_column
 from thrift_fp.sources.ranking import Scored
 
 _Connection = psycopg.Connection[tuple[object, ...]]
@@ -88,6 +88,7 @@ def sync_vectors(
     needs, copy them into the pgvector column where the database has (or may create) the
     extension, and record the model under a new generation, in one transaction; returns how many
     texts were embedded."""
+    schema = prepare_column(connection)
     with connection.transaction():
         # Two first runs at once would both create the tables: one waits for the other.
         connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('thrift_fp dense tables', 0))")
@@ -115,7 +116,6 @@ def sync_vectors(
             "DELETE FROM thrift_fp_dense_vectors WHERE collection = %s AND key = ANY(%s)",
             (collection, sorted(stored - live)),
         )
-        schema, _ = enable_extension(connection)  # why not is for searches to say (`search_column`)
         if schema is not None:
             sync_column(connection, collection, schema, embedder.model_id, embedder.dimensions)
         connection.execute(

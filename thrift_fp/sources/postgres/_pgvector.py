@@ -157,29 +157,42 @@ def _has_column(connection: _Connection) -> bool:
     return bool(row and row[0])
 
 
+def prepare_column(connection: _Connection) -> str | None:
+    """In a short transaction of its own: the ``vector`` extension's schema (created where the role
+    may), with the passages table's ``embedding`` column and ``thrift_fp_pgvector`` made once;
+    ``None`` where the database has no pgvector (`search_column` says why to searches).
+
+    Apart from the run's long one: adding a column locks out every reader of the table until
+    its transaction ends, and this one ends at once (the column is empty, nothing is rewritten).
+    """
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('thrift_fp pgvector column', 0))")
+        schema, _ = enable_extension(connection)
+        if schema is None:
+            return None
+        if not _has_column(connection):
+            connection.execute(
+                sql.SQL("ALTER TABLE thrift_fp_passages ADD COLUMN embedding {}.vector").format(sql.Identifier(schema))
+            )
+            # What each run must fill: the passages its batches wrote since the last one.
+            connection.execute(
+                "CREATE INDEX IF NOT EXISTS thrift_fp_passages_unembedded ON thrift_fp_passages (collection)"
+                " WHERE embedding IS NULL"
+            )
+        connection.execute(MODELS)
+    return schema
+
+
 def sync_column(
     connection: _Connection, collection: str, schema: str, model: str, dimensions: int
 ) -> int:
-    """Inside the index run's transaction: give the passages table its ``embedding`` column (once),
-    copy the stored vector of every passage of ``collection`` that has none into it, keep one
-    HNSW index per tier, and record ``model``; returns how many passages were filled.
+    """Inside the index run's transaction, after `prepare_column`: copy the stored vector of every
+    passage of ``collection`` that has none into the column, keep one HNSW index per tier, and
+    record ``model``; returns how many passages were filled.
 
     A new model (or size) empties the collection's column and drops its indexes first.
     """
     column = VectorColumn(schema, model, dimensions)
-    if not _has_column(connection):
-        # Only when missing: ALTER TABLE locks out every reader until the run commits.
-        connection.execute(
-            sql.SQL("ALTER TABLE thrift_fp_passages ADD COLUMN IF NOT EXISTS embedding {}.vector").format(
-                sql.Identifier(schema)
-            )
-        )
-        # What each run must fill: the new passages of the batches it wrote.
-        connection.execute(
-            "CREATE INDEX IF NOT EXISTS thrift_fp_passages_unembedded ON thrift_fp_passages (collection)"
-            " WHERE embedding IS NULL"
-        )
-    connection.execute(MODELS)
     before = connection.execute(
         "SELECT model, dimensions FROM thrift_fp_pgvector WHERE collection = %s", (collection,)
     ).fetchone()
