@@ -106,6 +106,13 @@ def test_postgresql_ranks_hybrid_by_default_too(pg_url: str, tmp_path: Path) -> 
     with postgres.open_database(pg_url, create=True).unwrap() as database:
         postgres.index_paths(database, [_docs(tmp_path)], dense=True).unwrap()
         assert postgres.search_index(database, QUESTION).unwrap()[0].source == "docs/folders.md"
-        assert postgres.assemble(QUESTION, database=database).unwrap().ranking.as_json() == HYBRID
+        # PostgreSQL also says where the dense candidates were found (pgvector, or in process and why).
+        with database.pool.connection() as connection:
+            has_pgvector = connection.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+        where = {"dense_search": "pgvector"} if has_pgvector else {
+            "dense_search": "in-process",
+            "dense_search_reason": "the server has no pgvector (no vector extension is available)",
+        }
+        assert postgres.assemble(QUESTION, database=database).unwrap().ranking.as_json() == HYBRID | where
         assert postgres.assemble(QUESTION, database=database, dense=False).unwrap().ranking.as_json() == LEXICAL
-        assert PostgresBackend(database).ranking() == HYBRID
+        assert PostgresBackend(database).ranking() == HYBRID | where

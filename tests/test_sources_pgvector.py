@@ -114,7 +114,7 @@ def test_an_existing_collection_moves_its_vectors_on_its_next_run_without_embedd
         connection.execute("ALTER TABLE thrift_fp_passages DROP COLUMN embedding")
     ranking = search_ranking(database, dense=embedder).unwrap().as_json()
     assert ranking["dense_search"] == "in-process"
-    assert "the next index run copies them" in ranking["dense_search_reason"]
+    assert "the next index run copies them" in str(ranking["dense_search_reason"])
     embedder.seen.clear()
     again = index_paths(database, [docs], dense=embedder).unwrap()
     assert again.embedded == 0 and embedder.seen == []
