@@ -142,8 +142,10 @@ def _ranking_line(ranking: Ranking) -> str:
 
 
 def _corpus_json(corpus: Corpus) -> dict[str, str]:
-    # A PostgreSQL URL is not repeated: it may hold a password.
-    shown = "postgresql" if "://" in corpus.database else corpus.database
+    from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the library loads on use
+
+    # A PostgreSQL URL (or key=value string) is not repeated: it may hold a password.
+    shown = "postgresql" if is_database_url(corpus.database) else corpus.database
     return {"database": shown, "chosen": corpus.chosen}
 
 

@@ -19,6 +19,7 @@ import platformdirs
 from returns.result import Failure, Result, Success
 
 from thrift_fp.cli._exits import fail
+from thrift_fp.sources.postgres import is_database_url
 from thrift_fp.sources import (
     CorruptDatabase,
     IndexSettingsMismatch,
@@ -50,11 +51,13 @@ class Corpus:
         '/home/ann/docs/thrift-fp.db (the nearest thrift-fp.db)'
         >>> Corpus("postgresql://ann:secret@db/kb", "given").describe()
         'the PostgreSQL database given'
+        >>> Corpus("host=/run/pg password=secret dbname=kb", "given").describe()
+        'the PostgreSQL database given'
         """
         if self.chosen == "embedded":
             return (f"the embedded corpus (no {DEFAULT_INDEX} here or in a folder above;"
                     " `thrift-fp index DOCS` makes one)")
-        if "://" in self.database:
+        if is_database_url(self.database):  # a URL or a key=value string: either may hold a password
             return "the PostgreSQL database given"
         return {"given": self.database, "nearest": f"{self.database} (the nearest {DEFAULT_INDEX})",
                 "new": f"{self.database} (a new {DEFAULT_INDEX})"}[self.chosen]
