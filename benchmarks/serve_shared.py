@@ -66,8 +66,14 @@ class Workers:
         process = subprocess.Popen([*self._command, "--http", address], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE, text=True)
         assert process.stderr is not None
-        line = process.stderr.readline()
-        found = _ANNOUNCED.search(line)
+        # The command says what it serves, then where it listens (the test worker only the latter).
+        line = ""
+        found = None
+        for _ in range(5):
+            line += process.stderr.readline()
+            found = _ANNOUNCED.search(line)
+            if found is not None or process.poll() is not None:
+                break
         if found is None:
             raise RuntimeError(f"the server did not start: {line}{process.stderr.read()}")
         # Drained, so a chatty worker never blocks on a full pipe.

@@ -10,6 +10,8 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -29,16 +31,24 @@ _ACCEPT: Final = "application/json, text/event-stream"
 class Workers:
     """Servers of one database, each restartable (a worker killed and brought back)."""
 
-    def __init__(self, command: list[str]) -> None:
-        self.command = command
+    def __init__(self, commands: list[list[str]]) -> None:
+        self.commands = commands
         self.processes: list[subprocess.Popen[str]] = []
         self.urls: list[str] = []
+        self.started_file = Path()
 
     def start(self, slot: int | None = None) -> None:
-        process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        command = self.commands[len(self.processes) if slot is None else slot]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         assert process.stderr is not None
-        line = process.stderr.readline()
-        found = _ANNOUNCED.search(line)
+        # The command says what it serves, then where it listens (the test worker only the latter).
+        line = ""
+        found = None
+        for _ in range(5):
+            line += process.stderr.readline()
+            found = _ANNOUNCED.search(line)
+            if found is not None or process.poll() is not None:
+                break
         if slot is None:
             self.processes.append(process)
             self.urls.append("")
@@ -79,8 +89,13 @@ def workers(pg_base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     with psycopg.connect(pg_base_url, autocommit=True) as admin:
         admin.execute(f"CREATE SCHEMA {schema}")
     url = schema_url(pg_base_url, schema)
-    started = Workers([sys.executable, "-m", "thrift_fp", "serve", "--db", url, "--http", "127.0.0.1:0",
-                       "--max-calls", str(MAX_CALLS), "--budget", "300"])
+    # The command itself, and a worker whose searches for "slowly" wait to be cancelled (same settings).
+    started = Workers([
+        [sys.executable, "-m", "thrift_fp", "serve", "--db", url, "--http", "127.0.0.1:0", "--max-calls", str(MAX_CALLS),
+         "--budget", "300"],
+        [sys.executable, "-m", "tests._serve_slow_shared", url, str(root / "started")],
+    ])
+    started.started_file = root / "started"
     try:
         with postgres.open_database(url, create=True).unwrap() as database:
             postgres.index_paths(database, [root]).unwrap()
@@ -186,3 +201,23 @@ def test_the_sdk_client_works_through_a_shared_worker(workers: Workers) -> None:
         assert client.receipts()["session"]["calls_used"] == 1
     finally:
         sessions.close()
+
+
+def test_a_cancel_sent_to_another_worker_aborts_the_call(workers: Workers) -> None:
+    first, slow = workers.urls
+    session = _initialize(first)
+    answers: list[dict[str, Any]] = []
+    call = threading.Thread(target=lambda: answers.append(_search(slow, session, 1, "answer slowly")))
+    call.start()
+    deadline = time.monotonic() + 30
+    while not workers.started_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert workers.started_file.exists()
+    status, _, _ = _post(first, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}, session)
+    assert status == 202
+    call.join(timeout=30)
+    [cancelled] = answers
+    assert cancelled["isError"] is True and "cancelled" in cancelled["content"][0]["text"]
+    receipts = _receipts(first, session)
+    assert receipts["session"]["tokens_used"] == 0 and receipts["calls"][0]["sent"] == []
+    assert _search(first, session, 2, "budgets")["isError"] is False

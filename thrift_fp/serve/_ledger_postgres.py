@@ -60,6 +60,12 @@ CREATE TABLE IF NOT EXISTS thrift_fp_session_changes (
     PRIMARY KEY (session, version),
     UNIQUE (session, request)
 );
+CREATE TABLE IF NOT EXISTS thrift_fp_session_cancels (
+    session text NOT NULL REFERENCES thrift_fp_sessions ON DELETE CASCADE,
+    request text NOT NULL,
+    cancelled_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (session, request)
+);
 """
 
 _CATCH_UP: Final = """
@@ -112,6 +118,16 @@ class PostgresSessions:
         with self._lock:
             self._ledgers.pop(token, None)
         return ended
+
+    def cancel(self, token: str, request_id: str) -> None:
+        """Note that the client of ``token`` cancelled its request ``request_id`` (whichever
+        worker runs that call sees it: `PostgresSession.cancel_requested`)."""
+        with self.database.pool.connection() as connection:
+            connection.execute(
+                "INSERT INTO thrift_fp_session_cancels (session, request) SELECT session, %s FROM thrift_fp_sessions"
+                " WHERE session = %s ON CONFLICT DO NOTHING",
+                (request_id, token),
+            )
 
     def session(self, key: str) -> PostgresSession:
         """The session ``key`` names (``"http:"`` and its id, or the id alone)."""
@@ -173,6 +189,25 @@ class PostgresSession:
     def ledger(self) -> SessionLedger:
         """The session's ledger with every change committed so far, by any worker."""
         return self._sessions._catch_up(self.token, None)[1]
+
+    def cancel_requested(self, request_id: str) -> bool:
+        """Whether the client cancelled its request ``request_id`` (on any worker).
+
+        >>> import os
+        >>> from thrift_fp.sources.postgres import open_database
+        >>> with open_database(os.environ["THRIFT_FP_TEST_PG_URL"], create=True).unwrap() as database:
+        ...     sessions = open_postgres_sessions(database).unwrap()
+        ...     token = sessions.start()
+        ...     before = sessions.session(token).cancel_requested("3")
+        ...     sessions.cancel(token, "3")
+        ...     before, sessions.session(token).cancel_requested("3")
+        (False, True)
+        """
+        with self._sessions.database.pool.connection() as connection:
+            row = connection.execute(
+                "SELECT 1 FROM thrift_fp_session_cancels WHERE session = %s AND request = %s", (self.token, request_id)
+            ).fetchone()
+        return row is not None
 
     def step(
         self, call: Callable[[SessionLedger], tuple[SessionLedger, _Answer]], replay: Replay[_Answer] | None = None

@@ -37,7 +37,7 @@ from thrift_fp.serve._outcome import ToolAnswer
 from thrift_fp.serve._read import answer_read
 from thrift_fp.serve._receipts import receipts_json
 from thrift_fp.serve._search import answer_search
-from thrift_fp.serve._shared_http import SharedSessions, shared_sessions_asgi
+from thrift_fp.serve._shared_http import CancelRelay, SharedSessions, relay_cancellation, shared_sessions_asgi
 from thrift_fp.serve._session_store import Replay, SessionHandle, SessionStore
 from thrift_fp.serve._sessions import Sessions
 from thrift_fp.serve._settings import ServeSettings
@@ -102,7 +102,8 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
         if params.name not in TOOL_NAMES:
             return _error_result(UnknownTool(params.name, TOOL_NAMES))
         return await _call(
-            registry.session(key), params.name, params.arguments, backend, settings, request_key(ctx.request_id, params)
+            registry.session(key), params.name, params.arguments, backend, settings, request_key(ctx.request_id, params),
+            None if ctx.request_id is None else str(ctx.request_id),
         )
 
     async def list_resources(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
@@ -168,6 +169,7 @@ async def _call(
     backend: Backend,
     settings: ServeSettings,
     request: str | None = None,
+    request_id: str | None = None,
 ) -> types.CallToolResult:
     controller = CancellationController()
     parsed = search_request(arguments, settings) if name == "search" else read_request(arguments, settings)
@@ -193,6 +195,13 @@ async def _call(
             lambda ledger: _as_tool_result(answer_read(ledger, asked, backend, settings, controller.signal)), _replay(request)
         )
 
+    stop_relay = None
+    if isinstance(session, CancelRelay) and request_id is not None:
+        # On shared workers a cancel may reach another worker: it is relayed through the database.
+        relayed_id = request_id
+        stop_relay = relay_cancellation(
+            lambda: session.cancel_requested(relayed_id), lambda: controller.abort(CANCELLED_BY_CLIENT)
+        )
     try:
         done = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
     except anyio.get_cancelled_exc_class():
@@ -202,6 +211,9 @@ async def _call(
     except Exception as exc:  # noqa: BLE001 - the one boundary: a bug must not end the session
         _log.exception("tool %s failed", name)
         return _error_result(SourceFailed(name, f"internal error ({type(exc).__name__}); the server keeps serving"))
+    finally:
+        if stop_relay is not None:
+            stop_relay()
     return done
 
 

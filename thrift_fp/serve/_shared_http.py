@@ -11,6 +11,7 @@ the tools find the session's ledger by that id in the database.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final, Protocol, runtime_checkable
 
@@ -46,6 +47,69 @@ class SharedSessions(Protocol):
     def end(self, token: str) -> bool:
         """End ``token``; whether it was open."""
         ...
+
+    def cancel(self, token: str, request_id: str) -> None:
+        """Note that ``token``'s client cancelled its request ``request_id``."""
+        ...
+
+
+@runtime_checkable
+class CancelRelay(Protocol):
+    """A session that learns of cancellations sent to other workers."""
+
+    def cancel_requested(self, request_id: str) -> bool:
+        """Whether the client cancelled its request ``request_id``."""
+        ...
+
+
+# How often a running call asks whether it was cancelled on another worker.
+CANCEL_POLL_SECONDS: Final = 0.1
+
+
+def relay_cancellation(
+    cancelled: Callable[[], bool], abort: Callable[[], object], interval: float = CANCEL_POLL_SECONDS
+) -> Callable[[], None]:
+    """Ask ``cancelled()`` every ``interval`` seconds, on a thread of its own, and ``abort()`` once
+    it says so; returns the function that stops asking.
+
+    >>> import threading
+    >>> aborted = threading.Event()
+    >>> stop = relay_cancellation(lambda: True, aborted.set, 0.01)
+    >>> aborted.wait(5), stop()
+    (True, None)
+    """
+    stopped = threading.Event()
+
+    def poll() -> None:
+        while not stopped.wait(interval):
+            try:
+                found = cancelled()
+            except Exception:  # noqa: BLE001 - a lost connection: the call goes on, ask again
+                continue
+            if found:
+                abort()
+                return
+
+    threading.Thread(target=poll, name="thrift-fp-cancel-relay", daemon=True).start()
+    return stopped.set
+
+
+def cancelled_request(body: bytes) -> str | None:
+    """The request id a ``notifications/cancelled`` body names (``None`` for any other body).
+
+    >>> cancelled_request(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}}')
+    '4'
+    >>> cancelled_request(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": true}}')
+    """
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+        return None
+    params = message.get("params")
+    found = params.get("requestId") if isinstance(params, dict) else None
+    return str(found) if isinstance(found, str | int) and not isinstance(found, bool) else None
 
 
 def is_initialize(body: bytes) -> bool:
@@ -118,6 +182,23 @@ def shared_sessions_asgi(app: Asgi, sessions: SharedSessions) -> Asgi:
             await anyio.to_thread.run_sync(sessions.end, token)
             await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"0")]})
             await send({"type": "http.response.body", "body": b""})
+            return
+        if method == "POST":
+            first = await receive()
+            request_id = cancelled_request(first.get("body", b""))
+            if request_id is not None:
+                # The call may run on another worker: it learns of this from the database.
+                await anyio.to_thread.run_sync(sessions.cancel, token, request_id)
+            delivered_first = False
+
+            async def replayed() -> Message:
+                nonlocal delivered_first
+                if delivered_first:
+                    return await receive()
+                delivered_first = True
+                return first
+
+            await app(scope, replayed, send)
             return
         if method == "GET":
             # No stream of server-initiated messages: this server sends none outside a call.
