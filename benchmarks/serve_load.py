@@ -72,10 +72,16 @@ def serving(db: str, processes: int = 1) -> Iterator[list[str]]:
             process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             started.append(process)
             assert process.stderr is not None
-            line = process.stderr.readline()
-            found = _ANNOUNCED.search(line)
+            # `serve` says what it serves, then where it listens.
+            line = ""
+            found = None
+            for _ in range(5):
+                line += process.stderr.readline()
+                found = _ANNOUNCED.search(line)
+                if found is not None or process.poll() is not None:
+                    break
             if found is None:
-                raise RuntimeError(f"the server did not start: {line}{process.stderr.read()}")
+                raise RuntimeError(f"the server did not start: {line}")
             urls.append(found.group(1))
         yield urls
     finally:

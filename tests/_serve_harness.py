@@ -134,9 +134,15 @@ def http_server(command: list[str]) -> Iterator[str]:
                                stderr=subprocess.PIPE, text=True)
     try:
         assert process.stderr is not None
-        line = process.stderr.readline()
-        found = _ANNOUNCED.search(line)
-        assert found is not None, f"the server did not start: {line}{process.stderr.read()}"
+        # `serve` says what it serves, then where it listens; a server that stops says why.
+        line = ""
+        found = None
+        for _ in range(5):
+            line += process.stderr.readline()
+            found = _ANNOUNCED.search(line)
+            if found is not None or process.poll() is not None:
+                break
+        assert found is not None, f"the server did not start: {line}"
         yield found.group(1)
     finally:
         process.terminate()

@@ -29,8 +29,7 @@ from thrift_fp.serve._ledger import SessionLedger
 from thrift_fp.serve._ledger_change import apply_change, ledger_change
 from thrift_fp.serve._ledger_json import change_from_json, change_to_json
 from thrift_fp.serve._session_store import Replay
-from thrift_fp.sources.postgres import PostgresDatabase, PostgresError, SchemaVersionMismatch
-from thrift_fp.sources.postgres._store import query_error
+from thrift_fp.sources.postgres import PostgresDatabase, PostgresError, PostgresQueryFailed, SchemaVersionMismatch
 
 LEDGER_SCHEMA_VERSION: Final = 1
 # Conflicts need another call of the same session to commit first, so each retry means the
@@ -252,7 +251,11 @@ def open_postgres_sessions(database: PostgresDatabase) -> Result[PostgresSession
             )
             row = connection.execute("SELECT version FROM thrift_fp_ledger_schema").fetchone()
     except psycopg.Error as exc:
-        return Failure(query_error(exc, database.url, database.password, "create the session ledger tables"))
+        # A refusal from a connected server (most often: no CREATE on the schema); never the password.
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        if database.password:
+            reason = reason.replace(database.password, "***")
+        return Failure(PostgresQueryFailed(database.url, "create the session ledger tables", reason, exc))
     stored = "none" if row is None else str(row[0])
     if stored != str(LEDGER_SCHEMA_VERSION):
         return Failure(SchemaVersionMismatch(database.url, f"ledger {stored}", f"ledger {LEDGER_SCHEMA_VERSION}"))
