@@ -81,3 +81,8 @@ def test_ask_on_unfinished_vectors_answers_lexically_and_says_how_far_they_are(
     assert json.loads(capsys.readouterr().out)["embedded"] == 3  # the next run finishes them
     assert run(["ask", "shed passage 3", "--db", str(database), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ranking"] == "hybrid"
+
+
+def test_index_model_names_a_shipped_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["index", str(_notes(tmp_path, 2)), "--db", str(tmp_path / "i.db"), "--model", "bert"]) == 1
+    assert capsys.readouterr().err == "thrift-fp: error: --model 'bert': is not one of minilm, static\n"

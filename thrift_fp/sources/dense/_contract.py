@@ -12,7 +12,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources.dense._embedder import Embedder, checked_embed, default_embedder
+from thrift_fp.sources.dense._embedder import Embedder, checked_embed, embedder_of_model
 from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
 from thrift_fp.sources.dense._hybrid import DenseChoice
 from thrift_fp.sources.dense._vectors import DenseMatrix, dense_matrix, heading_of, vector_key
@@ -22,8 +22,10 @@ from thrift_fp.sources.ranking import Scored
 NO_VECTORS: Final = "the {store} holds no complete set of vectors: index it again with the [dense] extra installed"
 
 
-def chosen_embedder(dense: DenseChoice) -> Result[Embedder, DenseError] | None:
-    """The embedder ``dense`` asks for: ``None`` for lexical only, else the embedder or why it is unavailable.
+def chosen_embedder(dense: DenseChoice, held: str | None = None) -> Result[Embedder, DenseError] | None:
+    """The embedder ``dense`` asks for: ``None`` for lexical only, else the embedder or why it is
+    unavailable. ``True`` means the shipped model of the index's vectors (``held``, its model id),
+    the default model when it holds none of a shipped model.
 
     >>> chosen_embedder(False) is None
     True
@@ -31,18 +33,19 @@ def chosen_embedder(dense: DenseChoice) -> Result[Embedder, DenseError] | None:
     if dense is False:
         return None
     if dense is True:
-        return default_embedder()
+        return embedder_of_model(held)
     return Success(dense)
 
 
-def index_embedder(dense: DenseChoice) -> Result[Embedder | None, DenseError]:
+def index_embedder(dense: DenseChoice, held: str | None = None) -> Result[Embedder | None, DenseError]:
     """The embedder an index run uses: ``None`` (lexical only) when turned off, or when the default
     is asked for and the extra is not installed; a model that is installed but cannot load is an error.
+    ``True`` keeps the shipped model the index already holds vectors of (``held``).
 
     >>> index_embedder(False)
     <Success: None>
     """
-    chosen = chosen_embedder(dense)
+    chosen = chosen_embedder(dense, held)
     if chosen is None:
         return Success(None)
     if isinstance(chosen, Failure):

@@ -247,13 +247,32 @@ def default_embedder() -> Result[Embedder, DenseError]:
 
 @cache
 def embedder_for(route: str) -> Result[Embedder, DenseError]:
-    """The shipped model a route names, loaded once per process: ``minilm-N`` reads N word pieces.
+    """The shipped model a route names, loaded once per process: ``minilm`` (the default),
+    ``minilm-N`` (reading N word pieces), ``static`` (`thrift_fp.sources.dense._static`).
 
     >>> result = embedder_for("minilm-32")
     >>> result.unwrap().model_id if result.map(bool).value_or(False) else result.failure().message
     'all-MiniLM-L6-v2-int8/32'
     """
+    if route == "static":
+        from thrift_fp.sources.dense._static import static_embedder
+
+        return static_embedder().map(lambda embedder: embedder)
+    if route == "minilm":
+        return default_embedder()
     return _minilm(int(route.removeprefix("minilm-")))
+
+
+def embedder_of_model(model_id: str | None) -> Result[Embedder, DenseError]:
+    """The shipped embedder whose vectors an index holds (its recorded ``model_id``); the default
+    model for any other id or none (a search then says the index holds another model's vectors).
+
+    >>> embedder_of_model(None) == default_embedder()
+    True
+    """
+    from thrift_fp.sources.dense._static import STATIC_MODEL_ID
+
+    return embedder_for("static") if model_id == STATIC_MODEL_ID else default_embedder()
 
 
 def _minilm(length: int) -> Result[Embedder, DenseError]:

@@ -155,6 +155,24 @@ def _pending_model(connection: sqlite3.Connection) -> str | None:
     return None if row is None else str(row[0])
 
 
+def held_model(database: Path) -> str | None:
+    """The model an index file's vectors are of, finished or pending; ``None`` for none (or no file).
+
+    >>> held_model(Path("/nonexistent.db")) is None
+    True
+    """
+    if not database.is_file():
+        return None
+    try:
+        connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        return stored_model(connection) or _pending_model(connection)
+    finally:
+        connection.close()
+
+
 def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Ranking, Embedder | None]:
     """What a search of this index ranks with, and the embedder for the question when hybrid.
 
@@ -169,7 +187,7 @@ def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Rank
         return Ranking("lexical", None, DenseUnavailable(missing).message if missing is not None else (
             "the index holds no complete set of vectors: index it again with the [dense] extra installed"
         )), None
-    chosen = chosen_embedder(dense)
+    chosen = chosen_embedder(dense, stored_model(connection) or _pending_model(connection))
     if chosen is None:
         return Ranking("lexical", None, "dense ranking is turned off"), None
     if isinstance(chosen, Failure):
