@@ -1,4 +1,4 @@
-"""The shipped look-alike table is exactly what `_fold_build` derives from its cited source."""
+"""The shipped look-alike table is exactly what `tools/fold_build.py` derives from its cited source."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from thrift_fp.render import _fold_build, _fold_table
+from thrift_fp.render import _fold_table
+from tools import fold_build
 
 
 def test_the_shipped_table_is_the_generated_one() -> None:
@@ -18,7 +19,7 @@ def test_the_shipped_table_is_the_generated_one() -> None:
     if importlib.metadata.version("confusable-homoglyphs") != _fold_table.SOURCE_VERSION:
         pytest.skip(f"table built from confusable-homoglyphs {_fold_table.SOURCE_VERSION}; regenerate it")
     shipped = Path(_fold_table.__file__).read_text(encoding="utf-8")
-    assert shipped == _fold_build.table_source()
+    assert shipped == fold_build.table_source()
 
 
 def test_every_ascii_digit_folds_only_from_look_alikes_and_never_to_another_digit() -> None:

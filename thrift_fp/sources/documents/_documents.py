@@ -35,7 +35,6 @@ _KINDS: Final[dict[str, Kind]] = {
     ".text": "text",
     ".jsonl": "jsonl",
 }
-INDEXED_SUFFIXES: Final = frozenset(_KINDS)
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 

@@ -29,8 +29,6 @@ STOP_WORDS: Final = frozenset(
     through to too under until up use using very was we were what when where which while who whom why
     will with would you your yours yourself yourselves""".split()
 )
-# FTS5's bm25 constants (fts5_aux.c): k1 = 1.2, b = 0.75.
-BM25_K1: Final = 1.2
 
 
 def query_terms(query: str) -> tuple[str, ...]:
@@ -72,22 +70,12 @@ def match_expression(query: str) -> str:
     return " OR ".join(query_terms(query))
 
 
-def bm25_idf(rows: int, hits: int) -> float:
-    """FTS5's inverse document frequency of a phrase found in ``hits`` of ``rows`` passages.
-
-    >>> round(bm25_idf(1000, 10), 3), bm25_idf(1000, 900)
-    (4.547, 1e-06)
-    """
-    idf = math.log((0.5 + rows - hits) / (0.5 + hits))
-    return idf if idf > 0 else 1e-6
-
-
 def bm25_to_score(rank: float, ideal: float) -> float:
     """Map an FTS5 ``bm25()`` rank to a score in [0, 1]: the share of the ``ideal`` it reaches.
 
     FTS5's ``bm25()`` is minus a sum over the query's phrases of ``idf × f(k1+1)/(f + k1·L)``,
     and each term tends to ``idf × (k1+1)`` as the phrase's (weighted) frequency ``f`` grows.
-    So ``ideal = (k1+1) × Σ idf`` (see `ideal_rank`) is the most any passage could reach for
+    So ``ideal = (k1+1) × Σ idf`` is the most any passage could reach for
     this query, and ``score = -rank / ideal``: near 1 for a passage dense in every rare term of
     the question (and its heading), about half for one plain mention of each, and near 0 for
     a passage that only shares common words. The score of a passage does not depend on the
@@ -103,12 +91,3 @@ def bm25_to_score(rank: float, ideal: float) -> float:
     if not ideal > 0:
         return 1.0
     return min(1.0, max(0.0, -rank / ideal))
-
-
-def ideal_rank(idfs: list[float]) -> float:
-    """The bm25 value a passage would reach with every phrase at saturation: ``(k1+1) × Σ idf``.
-
-    >>> ideal_rank([1.0, 2.0])
-    6.6
-    """
-    return round((BM25_K1 + 1.0) * math.fsum(idfs), 12)
