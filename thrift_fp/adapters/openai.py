@@ -339,11 +339,15 @@ class _Bills(NamedTuple):
 def _bills(
     messages: Sequence[object], profile: ModelProfile, image_tokens: ImagePricer | None
 ) -> Result[_Bills, AdapterError]:
-    columns = _Bills([], [], [], [], [], [], [])
-    roles, texts, ends, fixed, estimated, calls, answers = columns
+    roles: list[str] = []
+    texts: list[str] = []
+    ends: list[int] = []
+    # Most messages are plain (fixed framing, exact, no tool links): the other columns are filled
+    # in bulk at the end and only the messages that differ are noted (index: bill).
+    special: dict[int, _Bill] = {}
     open_function: list[tuple[int, str]] = []
     per_message = profile.tokens_per_message
-    answered: tuple[tuple[str, str], ...]
+    add_role, add_end, add_texts = roles.append, ends.append, texts.extend
     for index, message in enumerate(messages):
         if type(message) is dict:
             # The commonest shapes inline (a plain dict: role and str content; a tool result), as
@@ -353,24 +357,18 @@ def _bills(
             content = message.get("content")
             size = len(message)
             if size == 2 and type(content) is str and role in _PLAIN_ROLES:
-                texts += (role, content)
-                answered = ()
-            elif (
+                add_role(role)
+                add_texts((role, content))
+                add_end(len(texts))
+                continue
+            if (
                 size == 3 and role == "tool" and type(content) is str
                 and type(answer := message.get("tool_call_id")) is str and answer and next(iter(message)) == "role"
             ):
-                texts += (role, content, answer) if list(message)[1] == "content" else (role, answer, content)
-                answered = (("tool_call_id", answer),)
-            else:
-                answered = ()
-                role = None
-            if role is not None:
-                roles.append(role)
-                ends.append(len(texts))
-                fixed.append(per_message)
-                estimated.append(False)
-                calls.append(())
-                answers.append(answered)
+                add_role(role)
+                add_texts((role, content, answer) if list(message)[1] == "content" else (role, answer, content))
+                add_end(len(texts))
+                special[index] = _Bill(role, (), per_message, False, (), (("tool_call_id", answer),))
                 continue
             quick = _plain_bill(message, per_message)
         else:
@@ -394,14 +392,17 @@ def _bills(
                 made = _Bill(made.role, made.texts, made.fixed, made.estimated, issued, made.answers)
         else:
             made = quick
-        roles.append(made.role)
-        texts += made.texts
-        ends.append(len(texts))
-        fixed.append(made.fixed)
-        estimated.append(made.estimated)
-        calls.append(made.call_ids)
-        answers.append(made.answers)
-    return Success(columns)
+        add_role(made.role)
+        add_texts(made.texts)
+        add_end(len(texts))
+        special[index] = made
+    size = len(roles)
+    fixed, estimated = [per_message] * size, [False] * size
+    calls: list[tuple[tuple[str, str], ...]] = [()] * size
+    answers: list[tuple[tuple[str, str], ...]] = [()] * size
+    for index, made in special.items():
+        fixed[index], estimated[index], calls[index], answers[index] = made.fixed, made.estimated, made.call_ids, made.answers
+    return Success(_Bills(roles, texts, ends, fixed, estimated, calls, answers))
 
 
 _PLAIN_ROLES: Final = frozenset({"system", "developer", "user", "assistant"})

@@ -11,6 +11,7 @@ that must be an error value, not an exception out of the fit.
 
 from __future__ import annotations
 
+import collections
 import types
 from collections.abc import Sequence
 from functools import lru_cache
@@ -47,6 +48,8 @@ OPTIONAL: Final[dict[str, tuple[str, ...]]] = {
 _PLAIN_DESCRIPTORS: Final = (
     types.FunctionType, types.MemberDescriptorType, types.GetSetDescriptorType, types.BuiltinFunctionType,
     types.MethodDescriptorType, types.WrapperDescriptorType, staticmethod, classmethod,
+    # A named tuple's field: a read of the tuple's own slot, total (the adapters' priced messages).
+    type(collections.namedtuple("_Field", "value").__dict__["value"]),  # noqa: PYI024 - only its field's type is wanted
 )
 
 
@@ -108,7 +111,8 @@ def _suspect(cls: type, names: tuple[str, ...], optional: tuple[str, ...]) -> bo
     # __getattr__ or a custom __getattribute__). Cached (bounded): a fit meets few classes, many times.
     if not all(hasattr(cls, name) for name in names):
         return True
-    custom_lookup = getattr_static(cls, "__getattribute__", None) is not getattr_static(object, "__getattribute__")
+    # A builtin base's own lookup (a named tuple's is tuple's, in C) is not a caller's.
+    custom_lookup = not isinstance(getattr_static(cls, "__getattribute__", None), types.WrapperDescriptorType)
     if custom_lookup or getattr_static(cls, "__getattr__", None) is not None:
         return True
     for name in (*names, *optional):

@@ -122,7 +122,12 @@ def newest_turn(rows: Sequence[Row]) -> int:
     >>> newest_turn([Row(1, starts_turn=True), Row(1), Row(1, starts_turn=True), Row(1)])
     2
     """
-    return max((index for index, row in enumerate(rows) if row.starts_turn and not row.pinned), default=len(rows))
+    # Scanned back from the end: the newest turn is near it, whatever the history's length.
+    for index in range(len(rows) - 1, -1, -1):
+        row = rows[index]
+        if row.starts_turn and not row.pinned:
+            return index
+    return len(rows)
 
 
 def _resumable(rows: Sequence[Row], pairing: Pairing, carry: GroupCarry | None) -> GroupCarry | None:
