@@ -133,3 +133,18 @@ def bodies_open_or_close_nothing(envelopes: tuple[ParsedEnvelope, ...]) -> bool:
         for nonce in nonces
         for value in (envelope.body, *(value for _, value in envelope.attributes))
     )
+
+
+def split_served(text: str) -> tuple[tuple[ParsedEnvelope, ...], str]:
+    """A served answer (`thrift-fp serve`, `ask`) as its envelopes and the text outside them: the
+    notes after the blocks, or a note of the server's own alone. The directive, when present, leads;
+    notes never hold ``>`` (names in them are quoted), so the blocks end at the last ``>`` and a
+    blank line."""
+    head = SAFETY_DIRECTIVE + "\n\n"
+    if not text.startswith(head):
+        return (), text
+    rest = text[len(head):]
+    if not rest.startswith(("<corpus", "<untrusted")):
+        return (), rest
+    end = text.rindex(">\n\n") + 3
+    return parse_rendered(text[:end]), text[end:]

@@ -23,8 +23,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from properties.render_parser import ParsedEnvelope, parse_rendered
-from thrift_fp.render import SAFETY_DIRECTIVE
+from properties.render_parser import ParsedEnvelope, split_served
 from thrift_fp.sources import index_paths
 from thrift_fp.tokens import count_tokens
 
@@ -75,9 +74,13 @@ def counted(text: str) -> int:
 
 
 def envelopes(text: str) -> tuple[ParsedEnvelope, ...]:
-    """The envelopes in an answer (its notes come before the directive)."""
-    start = text.find(SAFETY_DIRECTIVE)
-    return () if start < 0 else parse_rendered(text[start:])
+    """The envelopes in an answer (the directive leads; its notes come after the blocks)."""
+    return split_served(text)[0]
+
+
+def notes(text: str) -> str:
+    """The text of an answer outside its directive and envelopes."""
+    return split_served(text)[1]
 
 
 class Client:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._serve_harness import DOCUMENTS, counted, envelopes
+from tests._serve_harness import DOCUMENTS, counted, envelopes, notes
 from thrift_fp.serve import ReadRequest, SearchRequest, SessionLedger, answer_read, answer_search, serve_settings
 from thrift_fp.serve._postgres import PostgresBackend, open_postgres_backend
 from thrift_fp.sources import postgres
@@ -37,5 +37,5 @@ def test_search_then_read_with_surroundings_over_postgres(backend: PostgresBacke
     surroundings = read.unwrap().structured["surroundings"]
     assert isinstance(surroundings, list) and len(surroundings) == 2
     ledger, again = answer_search(ledger, SearchRequest("walker lists folders", 2000, settings.tiers), backend, settings)
-    assert again.unwrap().text.startswith("Already sent earlier in this session, not repeated: ")
-    assert "walk.md#1 (answer 2)" in again.unwrap().text
+    assert notes(again.unwrap().text).startswith("Already sent earlier in this session, not repeated: ")
+    assert 'walk.md#1" (answer 2)' in notes(again.unwrap().text)

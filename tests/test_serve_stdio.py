@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._serve_harness import Client, build_index, counted, envelopes, serve_command, stdio_session
+from tests._serve_harness import Client, build_index, counted, envelopes, notes, serve_command, stdio_session
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_a_passage_already_sent_is_named_not_sent_again(client: Client) -> None:
     fresh = {row["id"] for row in second.structured_content["passages"]}
     assert not fresh & repeated
     text = client.text(second)
-    assert "Already sent earlier in this session" in text
+    assert "Already sent earlier in this session" in notes(text)
     assert all(envelope.body not in client.text(first) for envelope in envelopes(text))
 
 
@@ -106,7 +106,7 @@ def test_an_unknown_tool_and_an_unknown_passage_are_tool_errors(client: Client) 
     unknown = client.call("delete_everything", {})
     assert unknown.is_error and "its tools are search, read" in client.text(unknown)
     missing = client.call("read", {"id": "docs/nowhere.md#1"})
-    assert missing.is_error and "no passage 'docs/nowhere.md#1'" in client.text(missing)
+    assert missing.is_error and 'no passage "docs/nowhere.md#1"' in client.text(missing)
 
 
 def test_read_returns_a_shed_passage_within_its_budget_then_names_it_as_sent(client: Client) -> None:
@@ -119,7 +119,7 @@ def test_read_returns_a_shed_passage_within_its_budget_then_names_it_as_sent(cli
     [envelope] = envelopes(client.text(read))
     assert envelope.attribute("src") == "docs/handles.md" and "spooled artifacts" in envelope.body
     again = client.call("read", {"id": "docs/handles.md#1", "budget": 400})
-    assert not again.is_error and client.text(again).startswith("Already sent in answer")
+    assert not again.is_error and notes(client.text(again)).startswith("Already sent in answer")
 
 
 def test_read_brings_the_passages_around_one_in_document_order(client: Client) -> None:

@@ -9,7 +9,9 @@ They are never raised by the library itself; they are values first.
 A class states its message declaratively, as a ``message_template`` (``str.format`` syntax over
 its own fields): ``{field}`` is the field as text, ``{field!r}`` the value through the safe
 renderer `thrift_fp._shown.shown` (bounded, never raises; used for any value a caller or a
-document supplied), ``{field!t}`` through `thrift_fp._shown.shown_text` (unquoted, cut). A
+document supplied), ``{field!t}`` through `thrift_fp._shown.shown_text` (unquoted, cut),
+``{field!q}`` through `thrift_fp._shown.quote_untrusted` (a name an agent will read: quoted,
+bounded, one line, nothing that hides, reorders or opens a tag). A
 message that needs more than its fields (a count, a join) adds a private property the template
 names, or overrides ``message``.
 """
@@ -21,7 +23,7 @@ import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar, Final
 
-from thrift_fp._shown import shown, shown_text
+from thrift_fp._shown import quote_untrusted, shown, shown_text
 
 # What Python itself assigns on an exception (contextlib sets ``__traceback__`` and
 # ``add_note`` sets ``__notes__`` through ``setattr``); a frozen dataclass would refuse them.
@@ -84,7 +86,7 @@ class ThriftFpError(Exception):
 
 
 class _Messages(string.Formatter):
-    """``str.format`` over an error's attributes, with ``!r`` and ``!t`` through the safe renderer."""
+    """``str.format`` over an error's attributes, with ``!r``, ``!t`` and ``!q`` through the safe renderers."""
 
     def get_value(self, key: int | str, args: Sequence[object], kwargs: Mapping[str, object]) -> object:
         return getattr(args[0], str(key))
@@ -94,6 +96,8 @@ class _Messages(string.Formatter):
             return shown(value)
         if conversion == "t":
             return shown_text(value) if isinstance(value, str) else shown(value)
+        if conversion == "q":
+            return quote_untrusted(value) if isinstance(value, str) else shown(value)
         return super().convert_field(value, conversion)
 
 

@@ -197,6 +197,9 @@ def _decision_table(done: Assembled, encoding: str) -> Table:
     """Each passage's rendered cost (its body + its envelope = cost); the footer adds the kept rows'
     costs and the fixed overhead (the directive and block tags) up to the context's exact total."""
     from rich.table import Table  # noqa: PLC0415 - rich loads only for a command that draws
+    from rich.text import Text  # noqa: PLC0415
+
+    from thrift_fp.render import quote_untrusted  # noqa: PLC0415 - the library loads on use
 
     kept = [d for d in done.decisions if d.kept]
     rows_total = sum(d.rendered or 0 for d in kept)
@@ -220,8 +223,10 @@ def _decision_table(done: Assembled, encoding: str) -> Table:
     table.add_column("reason")
     for d in done.decisions:
         envelope, rendered = ("-", "-") if d.rendered is None else (str(d.rendered - d.tokens), str(d.rendered))
+        # An id is a name a document chose: data, never console markup; quoted when it needs it.
+        shown_id = d.record.id if quote_untrusted(d.record.id) == f'"{d.record.id}"' else quote_untrusted(d.record.id)
         table.add_row(
-            "[green]kept[/]" if d.kept else "[red]shed[/]", d.record.id,
+            "[green]kept[/]" if d.kept else "[red]shed[/]", Text(shown_id),
             f"{d.record.score or 0:.3f}", str(d.tokens), envelope, rendered, d.record.trust_tier, d.reason,
         )
     return table

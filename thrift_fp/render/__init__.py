@@ -38,7 +38,7 @@ from thrift_fp.render._errors import (
     RenderError,
     WeakNonceKey,
 )
-from thrift_fp.render._escape import escape_attribute
+from thrift_fp.render._escape import escape_attribute, quote_untrusted
 from thrift_fp.render._fields import DEFAULT_FIELDS, FIELDS, Field
 from thrift_fp.render._fit import FitRendered, fit_and_render
 from thrift_fp.render._nonce import MIN_KEY_BYTES, NONCE_DIGITS, KeyedNonce, NonceMode, RandomNonce
@@ -87,6 +87,7 @@ __all__ = [
     "fit_and_render",
     "fit_report_bar",
     "fit_report_html",
+    "quote_untrusted",
     "render_retrievables",
     "report_passages",
     "report_shed",

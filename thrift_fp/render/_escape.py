@@ -1,12 +1,16 @@
 """Attribute values: written bare when that is unambiguous, otherwise quoted and escaped, so a value
-can never end its quotes, open a tag, or carry an invisible or control character."""
+can never end its quotes, open a tag, or carry an invisible or control character. Outside the
+envelopes, a name a document chose is shown as `quote_untrusted` quotes it (the same helper error
+messages use)."""
 
 from __future__ import annotations
 
 import re
 from typing import Final
 
-from thrift_fp._shown import shown
+from thrift_fp._shown import quote_untrusted, shown
+
+__all__ = ["attribute", "escape_attribute", "quote_untrusted"]
 
 # "&" first, so the entities the later replacements introduce are not escaped twice.
 _ENTITIES: Final = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from returns.result import Failure
 
 from thrift_fp._errors import ThriftFpError
+from thrift_fp.render import SAFETY_DIRECTIVE
 from thrift_fp.retrieval import Aborted, BudgetExhausted, DuplicateQuery, ExecutionFailed, InvalidQuery, RetrievalError
 from thrift_fp.serve._errors import (
     Cancelled,
@@ -37,14 +38,16 @@ def tool_error(tool: str, query: str, error: RetrievalError, ledger: SessionLedg
     cancellation, a question with nothing to search, or the source's own failure.
 
     >>> from thrift_fp.retrieval import DuplicateQuery
-    >>> tool_error("search", "q", DuplicateQuery("fts5-search", '"q"'), SessionLedger(), 4).message
-    "search: 'q' was already answered in this session; ask something else, or read a passage"
+    >>> print(tool_error("search", "q", DuplicateQuery("fts5-search", '"q"'), SessionLedger(), 4).message)
+    search: "q" was already answered in this session; ask something else, or read a passage
     """
     if isinstance(error, BudgetExhausted):
         return QuotaExhausted("calls", error.query_count, max_calls)
     if isinstance(error, DuplicateQuery):
         earlier = next((call for call in ledger.calls if call.key == error.key and call.tool == tool), None)
-        return RepeatedCall(tool, query, earlier.sent + earlier.repeated if earlier is not None else ())
+        if earlier is None:
+            return RepeatedCall(tool, query, None, ())
+        return RepeatedCall(tool, query, earlier.number, earlier.sent + earlier.repeated)
     if isinstance(error, Aborted):
         return Cancelled(tool, error.reason or "no reason given")
     if isinstance(error, InvalidQuery):
@@ -57,23 +60,50 @@ def tool_error(tool: str, query: str, error: RetrievalError, ledger: SessionLedg
 
 
 def within_budget(body: str, notes: Sequence[str], budget: int, encoding: str) -> tuple[str, int]:
-    """``body`` (already within ``budget``) with as many of ``notes`` as still fit, in order,
-    and the exact token count of the result (the whole text counted afresh).
+    """``body`` (the rendered passages, already within ``budget``: empty, or the safety directive
+    and its blocks) followed by as many of ``notes`` as still fit, in order, one a line, and the
+    exact token count of the result (the whole text counted afresh).
 
-    >>> within_budget("<corpus>x</corpus>", ["Already sent: a#1."], 100, "cl100k_base")
-    ('Already sent: a#1.\\n\\n<corpus>x</corpus>', 15)
-    >>> within_budget("", ["Already sent: a#1."], 3, "cl100k_base")
+    Notes name passages, and documents chose those names: they come after the safety directive
+    (which leads the text even when no passage is in it), each name quoted by `quote_untrusted`,
+    so no name can read as a line of instructions.
+
+    >>> text, tokens = within_budget("", ['Already sent: "a#1".'], 100, "cl100k_base")
+    >>> text.startswith(SAFETY_DIRECTIVE), text.endswith('\\n\\nAlready sent: "a#1".'), tokens
+    (True, True, 65)
+    >>> within_budget("", ['Already sent: "a#1".'], 40, "cl100k_base")
     ('', 0)
     """
-    text = body
+    kept: list[str] = []
     for note in notes:
-        candidate = f"{note}\n\n{text}" if text else note
-        counted = count_tokens(candidate, encoding)
+        counted = count_tokens(_with_notes(body, [*kept, note]), encoding)
         if isinstance(counted, Failure) or counted.unwrap().tokens > budget:
             break
-        text = candidate
+        kept.append(note)
+    text = _with_notes(body, kept)
     counted = count_tokens(text, encoding)
     return text, (0 if isinstance(counted, Failure) else counted.unwrap().tokens)
+
+
+def _with_notes(body: str, notes: Sequence[str]) -> str:
+    if not notes:
+        return body
+    # A rendered body ends its last block with a blank line; without one, the directive leads.
+    return (body or f"{SAFETY_DIRECTIVE}\n\n") + "\n".join(notes)
+
+
+def plain_note(note: str, budget: int, encoding: str) -> tuple[str, int]:
+    """A note of the server's own words only (no name from a document), alone, when it fits.
+
+    >>> plain_note("No passage matched the question.", 100, "cl100k_base")
+    ('No passage matched the question.', 6)
+    >>> plain_note("No passage matched the question.", 3, "cl100k_base")
+    ('', 0)
+    """
+    counted = count_tokens(note, encoding)
+    if isinstance(counted, Failure) or counted.unwrap().tokens > budget:
+        return "", 0
+    return note, counted.unwrap().tokens
 
 
 def session_summary(ledger: SessionLedger, max_calls: int, max_tokens: int) -> dict[str, int]:

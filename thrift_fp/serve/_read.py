@@ -8,13 +8,13 @@ import dataclasses
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.render import FitRendered, fit_and_render
+from thrift_fp.render import FitRendered, fit_and_render, quote_untrusted
 from thrift_fp.retrieval import CancellationSignal, OperationContext, RetrievalDefinition, run_retrieval
 from thrift_fp.serve._arguments import ReadRequest
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._errors import ServeError, SourceFailed, UnknownPassage
 from thrift_fp.serve._ledger import CallRecord, SessionLedger, grant_budget, record_call
-from thrift_fp.serve._outcome import ToolAnswer, session_summary, tool_error, within_budget
+from thrift_fp.serve._outcome import ToolAnswer, plain_note, session_summary, tool_error, within_budget
 from thrift_fp.serve._settings import ServeSettings
 from thrift_fp.sources import FtsDefinition, Hit, hit_to_retrievable
 from thrift_fp.thrift import ThriftOptions, WorkingSet
@@ -50,8 +50,8 @@ def answer_read(
     >>> _, cut = answer_read(ledger, ReadRequest("a.md#1", 150), backend, serve_settings().unwrap())
     >>> cut.unwrap().structured["cut"], cut.unwrap().tokens <= 150
     (True, True)
-    >>> answer_read(ledger, ReadRequest("b.md#1", 80), backend, serve_settings().unwrap())[1].failure().message
-    "read: no passage 'b.md#1' in this session's answers; pass an id from an earlier search answer"
+    >>> print(answer_read(ledger, ReadRequest("b.md#1", 80), backend, serve_settings().unwrap())[1].failure().message)
+    read: no passage "b.md#1" in this session's answers; pass an id from an earlier search answer
     """
     number = ledger.next_call
     hit = next((hit for hit in reversed(ledger.retrieval.sources) if hit.passage_id == request.passage_id), None)
@@ -61,7 +61,8 @@ def answer_read(
     delivery = ledger.delivered.get(hit.content_hash)
     if delivery is not None:
         text, tokens = within_budget(
-            "", [f"Already sent in answer {delivery.answer} as {delivery.passage_id}; not repeated."], request.budget,
+            "", [f"Already sent in answer {delivery.answer} as {quote_untrusted(delivery.passage_id)}; not repeated."],
+            request.budget,
             settings.encoding,
         )
         call = CallRecord(number, "read", request.passage_id, "answered", (), (hit.passage_id,), tokens)
@@ -99,8 +100,10 @@ def answer_read(
         widened = _with_surroundings(hit, backend.surroundings(hit), ledger, budget, settings.encoding)
         if widened is not None:
             done, around = widened
-    text, tokens = within_budget(done.text, [] if done.records else ["The passage does not fit this budget."], budget,
-                                 settings.encoding)
+    text, tokens = (
+        within_budget(done.text, [], budget, settings.encoding) if done.records
+        else plain_note("The passage does not fit this budget.", budget, settings.encoding)
+    )
     # A cut passage was not received whole: it stays readable (and searchable) in full later.
     sent = [(item.content_hash, item.passage_id) for item in (hit, *around)] if done.records and not cut else []
     call = CallRecord(

@@ -7,21 +7,24 @@ included) is counted afresh and is within the granted budget.
 
 from __future__ import annotations
 
+from typing import Final
+
 from returns.result import Failure, Result, Success
 
 from thrift_fp.records import Retrievable
-from thrift_fp.render import FitRendered, fit_and_render
+from thrift_fp.render import FitRendered, fit_and_render, quote_untrusted
 from thrift_fp.retrieval import CancellationSignal, OperationContext, run_retrieval
 from thrift_fp.serve._arguments import SearchRequest
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._errors import ServeError, SourceFailed
 from thrift_fp.serve._ledger import CallRecord, Delivery, SessionLedger, grant_budget, record_call, split_delivered
-from thrift_fp.serve._outcome import ToolAnswer, session_summary, tool_error, within_budget
+from thrift_fp.serve._outcome import ToolAnswer, plain_note, session_summary, tool_error, within_budget
 from thrift_fp.serve._settings import ServeSettings
 from thrift_fp.sources import Hit, hit_to_retrievable
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 
 Step = tuple[SessionLedger, Result[ToolAnswer, ServeError]]
+NO_MATCH: Final = "No passage matched the question."
 
 
 def answer_search(
@@ -35,6 +38,7 @@ def answer_search(
     answer or the tool error (every call, answered or not, is in the next ledger's ``calls``).
 
     >>> import tempfile, pathlib
+    >>> from thrift_fp.render import SAFETY_DIRECTIVE
     >>> from thrift_fp.serve import SqliteBackend, serve_settings
     >>> from thrift_fp.serve._arguments import SearchRequest
     >>> from thrift_fp.sources import index_paths
@@ -46,8 +50,10 @@ def answer_search(
     >>> "Shedding drops the lowest score first." in first.unwrap().text, ledger.tokens_used == first.unwrap().tokens
     (True, True)
     >>> ledger, second = answer_search(ledger, SearchRequest("lowest score", 300, settings.tiers), backend, settings)
-    >>> second.unwrap().text
-    'Already sent earlier in this session, not repeated: a.md#1 (answer 1).'
+    >>> print(second.unwrap().text.removeprefix(SAFETY_DIRECTIVE))
+    <BLANKLINE>
+    <BLANKLINE>
+    Already sent earlier in this session, not repeated: "a.md#1" (answer 1).
     """
     number = ledger.next_call
     granted = grant_budget(ledger, request.budget, settings)
@@ -83,7 +89,10 @@ def answer_search(
     done = fitted.unwrap()
     kept = tuple(record.id for record in done.records)
     shed = tuple(record.id for record in records.unwrap() if record.id not in kept)
-    text, tokens = within_budget(done.text, _notes(repeated, shed, budget, bool(receipt.sources)), budget, settings.encoding)
+    if receipt.sources:
+        text, tokens = within_budget(done.text, _notes(repeated, shed, budget), budget, settings.encoding)
+    else:
+        text, tokens = plain_note(NO_MATCH, budget, settings.encoding)
     by_id = {hit.passage_id: hit for hit in fresh}
     call = CallRecord(
         number, "search", request.question, "answered", kept, tuple(hit.passage_id for hit, _ in repeated), tokens,
@@ -120,18 +129,16 @@ def _records(hits: tuple[Hit, ...]) -> Result[tuple[Retrievable, ...], ServeErro
     return Success(tuple(records))
 
 
-def _notes(repeated: tuple[tuple[Hit, Delivery], ...], shed: tuple[str, ...], budget: int, found: bool) -> list[str]:
+def _notes(repeated: tuple[tuple[Hit, Delivery], ...], shed: tuple[str, ...], budget: int) -> list[str]:
     # In order of use to the agent; each is added only while the whole text stays within budget.
+    # Passage ids are names documents chose: each one quoted, so none can read as an instruction.
     notes: list[str] = []
     if repeated:
-        named = ", ".join(f"{delivery.passage_id} (answer {delivery.answer})" for _, delivery in repeated)
+        named = ", ".join(f"{quote_untrusted(delivery.passage_id)} (answer {delivery.answer})" for _, delivery in repeated)
         notes.append(f"Already sent earlier in this session, not repeated: {named}.")
     if shed:
-        notes.append(
-            f"Shed to fit the {budget}-token budget: {', '.join(shed)} (read one by id, or ask with a larger budget)."
-        )
-    if not found:
-        notes.append("No passage matched the question.")
+        named = ", ".join(quote_untrusted(passage_id) for passage_id in shed)
+        notes.append(f"Shed to fit the {budget}-token budget: {named} (read one by id, or ask with a larger budget).")
     return notes
 
 

@@ -31,7 +31,7 @@ from thrift_fp.retrieval import CancellationController
 from thrift_fp.serve._arguments import SearchRequest, read_request, search_request
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._frames import TamedLines, tamed_asgi
-from thrift_fp.serve._errors import NoSession, ServeError, SourceFailed, UnknownTool
+from thrift_fp.serve._errors import NoSession, RepeatedCall, ServeError, SourceFailed, UnknownTool
 from thrift_fp.serve._ledger import CallRecord, SessionLedger, record_call
 from thrift_fp.serve._outcome import ToolAnswer
 from thrift_fp.serve._read import answer_read
@@ -62,9 +62,13 @@ def session_key(ctx: Context) -> str | None:
 
 
 def _error_result(error: ServeError) -> types.CallToolResult:
+    structured: dict[str, object] = {"error": type(error).__name__, "message": error.message}
+    if isinstance(error, RepeatedCall):
+        # Names documents chose stay out of the text; the JSON carries them as data.
+        structured |= {"answer": error.answer, "passages": list(error.passage_ids)}
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=error.message)],
-        structured_content={"error": type(error).__name__, "message": error.message},
+        structured_content=structured,
         is_error=True,
     )
 

@@ -1,0 +1,45 @@
+"""What an agent may read outside the envelopes of a served answer (`thrift-fp serve`, `ask`):
+only the server's own note lines, printable, with no tag character, and no name a document chose
+as it came (quoted by `quote_untrusted` when it needed quoting)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from properties.render_parser import split_served
+from thrift_fp.render import quote_untrusted
+
+# The only lines the server writes outside an envelope.
+NOTE_OPENINGS: Final = (
+    "Already sent earlier in this session, not repeated: ",
+    "Shed to fit the ",
+    "Already sent in answer ",
+    "No passage matched the question.",
+    "The passage does not fit this budget.",
+)
+
+
+def _needs_quoting(name: str) -> bool:
+    return quote_untrusted(name) != f'"{name}"'
+
+
+def only_notes_outside(text: str, names: Iterable[str]) -> None:
+    """Assert that ``text`` outside its directive and envelopes is only note lines, and that none of
+    ``names`` that needed quoting is in them verbatim."""
+    _, outside = split_served(text)
+    for line in outside.splitlines():
+        assert line.startswith(NOTE_OPENINGS), (line[:200], text[:400])
+    assert outside.replace("\n", "").isprintable() and "<" not in outside and ">" not in outside, outside[:400]
+    for name in names:
+        if _needs_quoting(name):
+            assert name not in outside, name[:200]
+
+
+def error_is_one_quoted_line(message: str, names: Iterable[str]) -> None:
+    """Assert that a tool error's text is one printable line with no tag character and none of
+    ``names`` that needed quoting in it verbatim."""
+    assert message.isprintable() and "<" not in message and ">" not in message, message[:400]
+    for name in names:
+        if _needs_quoting(name):
+            assert name not in message, name[:200]
