@@ -80,6 +80,9 @@ class NamedBackend:
     def describe(self) -> str:
         return "hostile names"
 
+    def ranking(self) -> dict[str, object]:
+        return {"ranking": "lexical"}
+
 
 @settings(max_examples=examples(40), deadline=None)
 @given(

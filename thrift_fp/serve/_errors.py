@@ -83,30 +83,40 @@ class UnknownPassage(ThriftFpError):
 class RepeatedCall(ThriftFpError):
     """The same question (or the same ``read``) again in one session: it runs once per session.
 
-    The message names the answer that carried it; the passage ids (names documents chose) are in
-    the error's structured content only, never in its text.
+    The message says what happened to it before: answered (naming the answer; the passage ids,
+    names documents chose, are in the error's structured content only, never in its text), or
+    refused, with why. A call the client cancelled left nothing behind: asking it again is not
+    a repeat.
 
     >>> print(RepeatedCall("search", "how does shedding work", 3, ("a.md#1",)).message)
     search: "how does shedding work" was already answered in this session (answer 3); ask something else, or read a passage
+    >>> print(RepeatedCall("search", "shedding", 2, (), "search: the index is damaged").message)
+    search: "shedding" was already asked in this session (call 2, which ended: search: the index is damaged); a question runs once per session
     """
 
     tool: str
     query: str
     answer: int | None
     passage_ids: tuple[str, ...]
+    outcome: str = "answered"
 
-    message_template: ClassVar[str] = (
-        "{tool}: {query!q} was already answered in this session{_given}; ask something else, or read a passage"
-    )
+    message_template: ClassVar[str] = "{tool}: {query!q} {_before}"
 
     @property
-    def _given(self) -> str:
-        return f" (answer {self.answer})" if self.answer is not None else ""
+    def _before(self) -> str:
+        if self.outcome != "answered":
+            return (
+                f"was already asked in this session (call {self.answer}, which ended: {self.outcome});"
+                " a question runs once per session"
+            )
+        given = f" (answer {self.answer})" if self.answer is not None else ""
+        return f"was already answered in this session{given}; ask something else, or read a passage"
 
 
 @dataclass(frozen=True, slots=True)
 class Cancelled(ThriftFpError):
-    """The client cancelled the call; nothing was sent and no tokens were charged.
+    """The client cancelled the call before its answer was committed: nothing was sent, no tokens
+    were charged, and the question may be asked again.
 
     >>> Cancelled("search", "client cancelled the request").message
     'search: cancelled (client cancelled the request); nothing was sent'

@@ -3,8 +3,9 @@ session and a worker that dies loses nothing.
 
 A session's ledger is the replay of its changes, one row per call that changed it, numbered
 ``version`` 1, 2, 3, ... (`thrift_fp.serve._ledger_change`). A call runs optimistically: read
-the changes this worker has not seen yet, run the call on the ledger they make, and insert its
-change as the next version, one statement, so one transaction. Two workers that ran calls of
+the changes this worker has not seen yet, run the call on the ledger they make (``prepare``), and,
+once the server has checked the client did not cancel it, insert its change as the next version
+(``commit``), one statement, so one transaction (`thrift_fp.serve._commit`). Two workers that ran calls of
 one session on the same version both try to insert that version: the primary key lets one in,
 and the other runs its call again on the ledger that now includes the first (never both on one
 quota). No lock is held while a call searches, fits and renders, so a slow or killed worker
@@ -26,15 +27,12 @@ import psycopg
 from returns.result import Failure, Result, Success
 
 from thrift_fp.serve._ledger import SessionLedger
-from thrift_fp.serve._ledger_change import apply_change, ledger_change
+from thrift_fp.serve._commit import MAX_ATTEMPTS, CallCommit, CommitContention, Replay, run_committed
+from thrift_fp.serve._ledger_change import apply_change
 from thrift_fp.serve._ledger_json import change_from_json, change_to_json
-from thrift_fp.serve._session_store import Replay
 from thrift_fp.sources.postgres import PostgresDatabase, PostgresError, PostgresQueryFailed, SchemaVersionMismatch
 
 LEDGER_SCHEMA_VERSION: Final = 1
-# Conflicts need another call of the same session to commit first, so each retry means the
-# session made progress; this bound only stops a bug from looping forever.
-MAX_ATTEMPTS: Final = 64
 DEFAULT_CACHED_SESSIONS: Final = 1024
 
 # Its own tables and version, apart from the passages' schema: `thrift-fp index` never needs
@@ -208,26 +206,42 @@ class PostgresSession:
             ).fetchone()
         return row is not None
 
+    def prepare(
+        self, call: Callable[[SessionLedger], tuple[SessionLedger, _Answer]], replay: Replay[_Answer] | None = None
+    ) -> CallCommit[_Answer]:
+        """Run ``call`` on the newest ledger (every change committed so far, by any worker);
+        keep nothing. A request already answered (``replay``) gets its kept answer instead."""
+        request = None if replay is None else replay.request
+        version, ledger, kept = self._sessions._catch_up(self.token, request)
+        if kept is not None and replay is not None:
+            return CallCommit(version, ledger, ledger, replay.decode(kept), replay, replayed=True)
+        after, answer = call(ledger)
+        return CallCommit(version, ledger, after, answer, replay)
+
+    def commit(self, prepared: CallCommit[_Answer]) -> bool:
+        """Insert ``prepared``'s change as the session's next version, one statement; ``False``
+        when another call of the session took that version first (prepare it again)."""
+        change = prepared.change
+        if prepared.replayed or change.empty:
+            return True
+        replay = prepared.replay
+        stored = None if replay is None else replay.encode(prepared.answer)
+        request = None if replay is None else replay.request
+        if not self._sessions._commit(self.token, prepared.version + 1, change_to_json(change), request, stored):
+            return False
+        self._sessions._remember(self.token, prepared.version + 1, prepared.after)
+        return True
+
     def step(
         self, call: Callable[[SessionLedger], tuple[SessionLedger, _Answer]], replay: Replay[_Answer] | None = None
     ) -> _Answer:
         """Run ``call`` on the newest ledger and commit its change as the next version; when
         another call of the session committed first, run it again on the ledger that includes
         that one. A request already answered (``replay``) gets its kept answer, not a rerun."""
-        request = None if replay is None else replay.request
-        for _ in range(MAX_ATTEMPTS):
-            version, ledger, kept = self._sessions._catch_up(self.token, request)
-            if kept is not None and replay is not None:
-                return replay.decode(kept)
-            after, answer = call(ledger)
-            change = ledger_change(ledger, after)
-            if change.empty:
-                return answer
-            stored = None if replay is None else replay.encode(answer)
-            if self._sessions._commit(self.token, version + 1, change_to_json(change), request, stored):
-                self._sessions._remember(self.token, version + 1, after)
-                return answer
-        raise LedgerContention(f"a call of session {self.token[:8]}… lost {MAX_ATTEMPTS} races for the next version")
+        try:
+            return run_committed(self, call, replay)
+        except CommitContention as exc:
+            raise LedgerContention(f"a call of session {self.token[:8]}… lost {MAX_ATTEMPTS} races for the next version") from exc
 
 
 def open_postgres_sessions(database: PostgresDatabase) -> Result[PostgresSessions, PostgresError]:

@@ -47,7 +47,7 @@ def tool_error(tool: str, query: str, error: RetrievalError, ledger: SessionLedg
         earlier = next((call for call in ledger.calls if call.key == error.key and call.tool == tool), None)
         if earlier is None:
             return RepeatedCall(tool, query, None, ())
-        return RepeatedCall(tool, query, earlier.number, earlier.sent + earlier.repeated)
+        return RepeatedCall(tool, query, earlier.number, earlier.sent + earlier.repeated, earlier.outcome)
     if isinstance(error, Aborted):
         return Cancelled(tool, error.reason or "no reason given")
     if isinstance(error, InvalidQuery):

@@ -1,10 +1,12 @@
 """The MCP server: the low-level SDK ``Server`` with the two tools and the receipts resource,
 served over stdio or streamable HTTP.
 
-Each call's work (retrieval, fit, render: synchronous and CPU-bound) runs in a worker thread,
-so the event loop keeps reading the connection: a client's cancel notification cancels the
-call's scope here, which aborts the lifecycle's signal; the worker's retrieval then ends as
-``Aborted`` (its key stays reserved, nothing is charged), and its ledger is still kept.
+Each call's work (retrieval, fit, render: synchronous and CPU-bound) runs in a worker thread
+on a snapshot of the session's ledger and yields a `CallCommit` (nothing kept yet), so the event
+loop keeps reading the connection: a client's cancel notification cancels the call's scope here,
+which aborts the lifecycle's signal so the worker stops early. Back on the loop, the commit is
+applied only after the cancel check, with no await between them: a cancelled call charges
+nothing, records nothing as sent, reserves no question, and shows as cancelled in the receipts.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from typing import IO, Any, Final, cast
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -31,7 +34,8 @@ from thrift_fp.retrieval import CancellationController
 from thrift_fp.serve._arguments import SearchRequest, read_request, search_request
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._frames import TamedLines, tamed_asgi
-from thrift_fp.serve._errors import NoSession, RepeatedCall, ServeError, SourceFailed, UnknownTool
+from thrift_fp.serve._commit import MAX_ATTEMPTS
+from thrift_fp.serve._errors import Cancelled, NoSession, RepeatedCall, ServeError, SourceFailed, UnknownTool
 from thrift_fp.serve._ledger import CallRecord, SessionLedger, record_call
 from thrift_fp.serve._outcome import ToolAnswer
 from thrift_fp.serve._read import answer_read
@@ -65,7 +69,7 @@ def _error_result(error: ServeError) -> types.CallToolResult:
     structured: dict[str, object] = {"error": type(error).__name__, "message": error.message}
     if isinstance(error, RepeatedCall):
         # Names documents chose stay out of the text; the JSON carries them as data.
-        structured |= {"answer": error.answer, "passages": list(error.passage_ids)}
+        structured |= {"answer": error.answer, "outcome": error.outcome, "passages": list(error.passage_ids)}
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=error.message)],
         structured_content=structured,
@@ -187,18 +191,18 @@ async def _call(
 
     asked = parsed.unwrap()
 
-    def work() -> types.CallToolResult:
-        # Over a shared store the answer is kept with the call, so a retried request gets it back.
+    def answer(ledger: SessionLedger) -> tuple[SessionLedger, types.CallToolResult]:
         if isinstance(asked, SearchRequest):
-            searched = asked
-            return session.step(
-                lambda ledger: _as_tool_result(answer_search(ledger, searched, backend, settings, controller.signal)),
-                _replay(request),
-            )
-        return session.step(
-            lambda ledger: _as_tool_result(answer_read(ledger, asked, backend, settings, controller.signal)), _replay(request)
-        )
+            return _as_tool_result(answer_search(ledger, asked, backend, settings, controller.signal))
+        return _as_tool_result(answer_read(ledger, asked, backend, settings, controller.signal))
 
+    def record_cancelled() -> None:
+        query = asked.question if isinstance(asked, SearchRequest) else asked.passage_id
+        message = Cancelled(name, CANCELLED_BY_CLIENT).message
+        session.step(lambda ledger: (record_call(ledger, CallRecord(ledger.next_call, name, query, message)), None))
+
+    # Over a shared store the answer is kept with the call, so a retried request gets it back.
+    replay = _replay(request)
     stop_relay = None
     if isinstance(session, CancelRelay) and request_id is not None:
         # On shared workers a cancel may reach another worker: it is relayed through the database.
@@ -207,10 +211,29 @@ async def _call(
             lambda: session.cancel_requested(relayed_id), lambda: controller.abort(CANCELLED_BY_CLIENT)
         )
     try:
-        done = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        for _ in range(MAX_ATTEMPTS):
+            prepared = await anyio.to_thread.run_sync(session.prepare, answer, replay, abandon_on_cancel=True)
+            # The cancel check and the commit, with no await between them: a cancel read before
+            # this point ends the call uncommitted (nothing charged, nothing sent, its question
+            # free to ask again); the SDK checks for a cancel again, with no await either, before
+            # it writes the answer, so a committed answer is always sent.
+            await anyio.lowlevel.checkpoint_if_cancelled()
+            if controller.signal.aborted:
+                break  # a cancel relayed from another worker: dropped the same way
+            if prepared.replayed or session.commit(prepared):
+                return prepared.answer
+        else:
+            return _error_result(
+                SourceFailed(name, f"too many calls of this session at once ({MAX_ATTEMPTS} retries); try again")
+            )
+        await anyio.to_thread.run_sync(record_cancelled)
+        return _error_result(Cancelled(name, CANCELLED_BY_CLIENT))
     except anyio.get_cancelled_exc_class():
-        # The worker goes on to the lifecycle's next check, sees the abort, and records the call.
+        # The worker (if still running) sees the abort at the lifecycle's next check; its result
+        # is never committed. The call is recorded as cancelled, costing nothing.
         controller.abort(CANCELLED_BY_CLIENT)
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(record_cancelled)
         raise
     except Exception as exc:  # noqa: BLE001 - the one boundary: a bug must not end the session
         _log.exception("tool %s failed", name)
@@ -218,7 +241,6 @@ async def _call(
     finally:
         if stop_relay is not None:
             stop_relay()
-    return done
 
 
 async def serve_stdio(server: Server[Any]) -> None:

@@ -3,39 +3,27 @@
 (`thrift_fp.serve._ledger_postgres`).
 
 A call is a pure step from the session's ledger to the next one and its answer; the store runs
-it and keeps the next ledger, as one atomic change: either all of it (its record, charge,
-deliveries, reserved key, hits) or none of it.
+it (``prepare``) and, when the server says so, keeps the next ledger (``commit``) as one atomic
+change: either all of it (its record, charge, deliveries, reserved key, hits) or none of it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
+from thrift_fp.serve._commit import Committing, Replay
 from thrift_fp.serve._ledger import SessionLedger
+
+__all__ = ["Replay", "SessionHandle", "SessionStore"]
 
 _Answer = TypeVar("_Answer")
 
 
-@dataclass(frozen=True, slots=True)
-class Replay(Generic[_Answer]):
-    """How a store that keeps answers replays one: the client's ``request`` id (unique within its
-    session, so a retried request is recognised) and the answer's text form both ways.
-
-    >>> replay = Replay("7", str, int)
-    >>> replay.decode(replay.encode(42))
-    42
-    """
-
-    request: str
-    encode: Callable[[_Answer], str]
-    decode: Callable[[str], _Answer]
-
-
 @runtime_checkable
-class SessionHandle(Protocol):
-    """One session: its ``ledger`` now, and ``step`` to run a call on it."""
+class SessionHandle(Committing, Protocol):
+    """One session: its ``ledger`` now; ``prepare`` a call on it and ``commit`` the result
+    (`thrift_fp.serve._commit`), or ``step``, which does both until the call is kept."""
 
     @property
     def ledger(self) -> SessionLedger:

@@ -1,7 +1,9 @@
 """The server's sessions: one ledger per MCP session, each swapped under its own lock.
 
-A session's calls run one at a time (its quota and de-duplication need each call to see the
-previous one's ledger); different sessions run in parallel. The registry forgets the least
+A session's calls each run on the ledger the previous commit left (its quota and
+de-duplication need that); two calls of one session prepared on the same version cannot both be
+kept: the second is refused and runs again (`thrift_fp.serve._commit`). Different sessions run
+in parallel. The registry forgets the least
 recently used session beyond ``capacity`` (the HTTP transport also ends idle sessions).
 """
 
@@ -13,35 +15,70 @@ from collections.abc import Callable
 from typing import Final, TypeVar
 
 from thrift_fp.serve._ledger import SessionLedger
-from thrift_fp.serve._session_store import Replay
+from thrift_fp.serve._commit import CallCommit, Replay, run_committed
 
 DEFAULT_CAPACITY: Final = 10_000
 _Answer = TypeVar("_Answer")
 
 
 class Session:
-    """One session's ledger and the lock its calls take turns under."""
+    """One session's ledger, its ``version`` (how many commits it has kept), and the lock a
+    commit takes to swap them."""
 
-    __slots__ = ("ledger", "lock")
+    __slots__ = ("ledger", "lock", "version")
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.ledger = SessionLedger()
+        self.version = 0
+
+    def prepare(
+        self, call: Callable[[SessionLedger], tuple[SessionLedger, _Answer]], replay: Replay[_Answer] | None = None
+    ) -> CallCommit[_Answer]:
+        """Run ``call`` on the current ledger; keep nothing (`commit` keeps it). ``replay`` is for
+        stores shared by several servers: one server's own session never sees a request again
+        after the process that answered it is gone.
+
+        >>> session = Session()
+        >>> prepared = session.prepare(lambda ledger: (ledger, "answer"))
+        >>> prepared.version, prepared.answer, session.version
+        (0, 'answer', 0)
+        """
+        with self.lock:
+            version, before = self.version, self.ledger
+        after, answer = call(before)
+        return CallCommit(version, before, after, answer, replay)
+
+    def commit(self, prepared: CallCommit[_Answer]) -> bool:
+        """Keep ``prepared`` when no other call was kept since it was prepared (else ``False``:
+        prepare it again on the newer ledger). Fast and never blocking on I/O, so the server can
+        run it right after its cancel check, with nothing in between.
+
+        >>> from thrift_fp.serve._ledger import CallRecord, record_call
+        >>> session = Session()
+        >>> call = lambda ledger: (record_call(ledger, CallRecord(ledger.next_call, "read", "a#1", "answered")), None)
+        >>> first, second = session.prepare(call), session.prepare(call)
+        >>> session.commit(first), session.commit(second), session.version, len(session.ledger.calls)
+        (True, False, 1, 1)
+        """
+        if prepared.after is prepared.before:
+            return True
+        with self.lock:
+            if self.version != prepared.version:
+                return False
+            self.ledger, self.version = prepared.after, self.version + 1
+            return True
 
     def step(
         self, call: Callable[[SessionLedger], tuple[SessionLedger, _Answer]], replay: Replay[_Answer] | None = None
     ) -> _Answer:
-        """Run ``call`` on the current ledger and keep the ledger it hands back (thread-safe).
-        ``replay`` is for stores shared by several servers: one server's own session never sees
-        a request again after the process that answered it is gone.
+        """Prepare and commit ``call`` until it is kept (`run_committed`; thread-safe).
 
         >>> session = Session()
         >>> session.step(lambda ledger: (ledger, ledger.tokens_used))
         0
         """
-        with self.lock:
-            self.ledger, answer = call(self.ledger)
-        return answer
+        return run_committed(self, call, replay)
 
 
 class Sessions:
