@@ -11,7 +11,8 @@ import secrets
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from thrift_fp.adapters.langchain import RAG, fit_messages
+from thrift_fp.adapters.langchain import fit_messages
+from thrift_fp.thrift import RAG
 from thrift_fp.render import KeyedNonce
 
 

@@ -21,7 +21,8 @@ from returns.result import Failure
 from properties.adapters_a_strategies import Written, anthropic, conversations, text
 from thrift_fp.adapters._core import normalised_scores
 from thrift_fp.adapters._core import OverBudget
-from thrift_fp.adapters.anthropic import AGENT, RAG, count_anthropic_tokens, fit_anthropic_messages
+from thrift_fp.adapters.anthropic import count_anthropic_tokens, fit_anthropic_messages
+from thrift_fp.thrift import AGENT, RAG
 from thrift_fp.render import KeyedNonce
 from thrift_fp.thrift import ShedOrder
 

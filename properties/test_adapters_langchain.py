@@ -13,12 +13,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from returns.result import Failure
 
-from thrift_fp.adapters.langchain import (
-    OverBudget,
-    ToolResultWithoutCall,
-    count_messages,
-    fit_messages,
-)
+from thrift_fp.adapters.langchain import count_messages, fit_messages
+from thrift_fp.adapters import OverBudget, ToolResultWithoutCall
 from thrift_fp.render import KeyedNonce
 from thrift_fp.tokens import get_encoding
 

@@ -14,7 +14,8 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 
 from returns.result import Failure
 
-from thrift_fp.adapters.llamaindex import OverBudget, ToolResultWithoutCall, fit_chat_messages, fit_nodes, message_text
+from thrift_fp.adapters.llamaindex import fit_chat_messages, fit_nodes, message_text
+from thrift_fp.adapters import OverBudget, ToolResultWithoutCall
 from thrift_fp.render import KeyedNonce
 from thrift_fp.tokens import get_encoding
 

@@ -23,14 +23,8 @@ from properties.adapters_pydantic_ai_strategies import (
     system_parts,
     written,
 )
-from thrift_fp.adapters.pydantic_ai import (
-    AdapterError,
-    ModelMessagesFit,
-    OverBudget,
-    ThriftHistory,
-    count_model_messages,
-    fit_model_messages,
-)
+from thrift_fp.adapters.pydantic_ai import ModelMessagesFit, ThriftHistory, count_model_messages, fit_model_messages
+from thrift_fp.adapters import AdapterError, OverBudget
 
 windows = st.integers(min_value=0, max_value=6000)
 # A budget as a share of the history's own count, so most draws shed something.

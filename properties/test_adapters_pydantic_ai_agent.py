@@ -21,7 +21,8 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, SystemPromptPart, 
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from properties.adapters_pydantic_ai_strategies import adjacent_requests, orphans, sent_tokens
-from thrift_fp.adapters.pydantic_ai import HistoryFitError, ModelMessagesFit, OverBudget, ThriftHistory
+from thrift_fp.adapters.pydantic_ai import HistoryFitError, ModelMessagesFit, ThriftHistory
+from thrift_fp.adapters import OverBudget
 
 
 @dataclass(frozen=True)

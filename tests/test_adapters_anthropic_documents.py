@@ -10,7 +10,8 @@ import pytest
 from returns.result import Failure
 
 from thrift_fp.adapters._core import InvalidArgument, InvalidDocument
-from thrift_fp.adapters.anthropic import RAG, count_anthropic_tokens, fit_anthropic_messages
+from thrift_fp.adapters.anthropic import count_anthropic_tokens, fit_anthropic_messages
+from thrift_fp.thrift import RAG
 from thrift_fp.render import KeyedNonce
 
 NONCE = KeyedNonce(bytes(32))

@@ -23,22 +23,8 @@ from langchain_core.runnables import Runnable, RunnableLambda
 
 from thrift_fp.adapters._core import content_id
 from thrift_fp.render import KeyedNonce
-from thrift_fp.adapters.langchain import (
-    AdapterFitError,
-    DuplicateToolCall,
-    InvalidArgument,
-    InvalidDocument,
-    MalformedMessage,
-    OverBudget,
-    ThriftDocumentCompressor,
-    ToolResultWithoutCall,
-    UnknownRole,
-    count_messages,
-    fit_documents,
-    fit_messages,
-    fitting_runnable,
-    message_text,
-)
+from thrift_fp.adapters.langchain import ThriftDocumentCompressor, count_messages, fit_documents, fit_messages, fitting_runnable, message_text
+from thrift_fp.adapters import AdapterFitError, DuplicateToolCall, InvalidArgument, InvalidDocument, MalformedMessage, OverBudget, ToolResultWithoutCall, UnknownRole
 
 
 def _three_calls() -> list[AIMessage | HumanMessage | ToolMessage]:

@@ -15,19 +15,8 @@ from llama_index.core.base.llms.types import ImageBlock, ThinkingBlock, ToolCall
 from llama_index.core.llms import ChatMessage
 from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 
-from thrift_fp.adapters.llamaindex import (
-    AdapterFitError,
-    DuplicateToolCall,
-    InvalidArgument,
-    InvalidDocument,
-    MalformedMessage,
-    OverBudget,
-    ThriftNodePostprocessor,
-    ToolResultWithoutCall,
-    fit_chat_messages,
-    fit_nodes,
-    message_text,
-)
+from thrift_fp.adapters.llamaindex import ThriftNodePostprocessor, fit_chat_messages, fit_nodes, message_text
+from thrift_fp.adapters import AdapterFitError, DuplicateToolCall, InvalidArgument, InvalidDocument, MalformedMessage, OverBudget, ToolResultWithoutCall
 
 # A fresh interpreter with every socket refused and empty tiktoken/nltk/llama-index caches:
 # importing the adapter and fitting must neither download nor fail.
@@ -169,7 +158,8 @@ def test_fit_nodes_renders_in_a_third_party_tier_by_default() -> None:
 def test_the_chat_memory_hands_back_the_stored_chat_fitted_with_calls_paired_and_raises_when_it_cannot() -> None:
     from llama_index.core.memory.types import BaseChatStoreMemory
 
-    from thrift_fp.adapters.llamaindex import AdapterFitError, ThriftChatMemory, fit_chat_messages
+    from thrift_fp.adapters.llamaindex import ThriftChatMemory, fit_chat_messages
+    from thrift_fp.adapters import AdapterFitError
 
     call = ChatMessage(role="assistant", content="", additional_kwargs={"tool_calls": [{"id": "c1", "name": "weather"}]})
     answer = ChatMessage(role="tool", content="Oslo: 4 C", additional_kwargs={"tool_call_id": "c1"})

@@ -316,7 +316,7 @@ def test_wrongly_typed_arguments_are_error_values_naming_the_argument(arguments:
 
 
 def test_a_token_counter_counts_every_text_with_the_precision_it_declares() -> None:
-    from thrift_fp.adapters.openai import TokenCounter
+    from thrift_fp.adapters import TokenCounter
 
     one = [{"role": "user", "content": "hello world"}]
     declared = fit_openai_messages(one, 1000, token_counter=TokenCounter(len, "exact")).unwrap().tokens

@@ -25,22 +25,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from returns.result import Failure
 
 from properties.adapters_pydantic_ai_strategies import adjacent_requests, orphans, sent_tokens, system_parts
-from thrift_fp.adapters.pydantic_ai import (
-    MEDIA_TOKENS,
-    AsyncThriftHistory,
-    CountFailed,
-    HistoryFitError,
-    OverBudget,
-    InvalidArgument,
-    MalformedMessage,
-    ModelMessagesFit,
-    ThriftHistory,
-    TokenCounter,
-    ToolResultWithoutCall,
-    UnknownModel,
-    count_model_messages,
-    fit_model_messages,
-)
+from thrift_fp.adapters.pydantic_ai import AsyncThriftHistory, HistoryFitError, ModelMessagesFit, ThriftHistory, count_model_messages, fit_model_messages
+from thrift_fp.adapters import CountFailed, InvalidArgument, MalformedMessage, OverBudget, TokenCounter, ToolResultWithoutCall, UnknownModel
+from thrift_fp.adapters.pydantic_ai._read import MEDIA_TOKENS
 
 WINDOW, RESERVE = 400, 100
 

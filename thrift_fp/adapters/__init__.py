@@ -8,7 +8,9 @@ the caller's same objects, in the same order, minus what was shed, plus the trac
 takes one vocabulary: ``context_window``, ``output_reserve``, ``reserve_fraction``, ``model=`` /
 ``encoding=`` / ``token_counter=``, and where documents exist ``shed_order=``, ``refill=``,
 ``nonce=``, ``tier=``. Import the one you need; this package imports none of them, and none of
-their third-party packages:
+their third-party packages. It holds what they share: the error values every adapter returns
+(the union `AdapterError`: `OverBudget`, `MalformedMessage`, `UnreadableField`, ...),
+`AdapterFitError` (what a framework hook raises, holding the value) and `TokenCounter`:
 
 =================================  =============================================  ==============
 module                             objects                                        extra
@@ -22,3 +24,43 @@ module                             objects                                      
 
 The model → encoding table lives in ``thrift_fp.adapters._core._models`` (one place for every adapter).
 """
+
+from thrift_fp.adapters._core import (
+    AdapterError,
+    AdapterFitError,
+    CountFailed,
+    DuplicateToolCall,
+    FitFailed,
+    InvalidArgument,
+    InvalidDocument,
+    InvalidTool,
+    MalformedMessage,
+    OverBudget,
+    PricingFailed,
+    ToolCallWithoutResult,
+    ToolResultWithoutCall,
+    UnknownModel,
+    UnknownRole,
+    UnreadableField,
+    TokenCounter,
+)
+
+__all__ = [
+    "AdapterError",
+    "AdapterFitError",
+    "CountFailed",
+    "DuplicateToolCall",
+    "FitFailed",
+    "InvalidArgument",
+    "InvalidDocument",
+    "InvalidTool",
+    "MalformedMessage",
+    "OverBudget",
+    "PricingFailed",
+    "ToolCallWithoutResult",
+    "ToolResultWithoutCall",
+    "UnknownModel",
+    "UnknownRole",
+    "UnreadableField",
+    "TokenCounter",
+]

@@ -86,22 +86,9 @@ from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
 from thrift_fp.tokens import TokenCount
 
 __all__ = [
-    "AGENT",
-    "RAG",
-    "AdapterError",
-    "AdapterFitError",
-    "DuplicateToolCall",
-    "FitFailed",
     "FittedDocuments",
     "FittedMessages",
-    "InvalidArgument",
-    "InvalidDocument",
-    "MalformedMessage",
-    "OverBudget",
     "ThriftDocumentCompressor",
-    "TokenCounter",
-    "ToolResultWithoutCall",
-    "UnknownRole",
     "count_messages",
     "fit_documents",
     "fit_messages",

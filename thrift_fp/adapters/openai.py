@@ -79,36 +79,11 @@ from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
 from thrift_fp.tokens import TokenCount
 
 __all__ = [
-    "AGENT",
-    "DEFAULT_TIER",
-    "MODELS",
-    "PINNED_ROLES",
-    "RAG",
-    "ROLES",
-    "AdapterError",
-    "CountFailed",
     "Document",
-    "DuplicateToolCall",
-    "FitFailed",
     "ImagePricer",
-    "InvalidArgument",
-    "InvalidDocument",
-    "InvalidTool",
-    "MalformedMessage",
-    "ModelProfile",
     "OpenAIFit",
-    "OverBudget",
-    "PricingFailed",
-    "TokenCounter",
-    "ToolCallWithoutResult",
-    "ToolResultWithoutCall",
-    "UnknownModel",
-    "UnknownRole",
-    "content_id",
     "count_openai_tokens",
     "fit_openai_messages",
-    "normalised_scores",
-    "resolve_model",
 ]
 
 ROLES: Final = ("system", "developer", "user", "assistant", "tool", "function")

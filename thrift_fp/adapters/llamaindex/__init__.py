@@ -65,22 +65,10 @@ from thrift_fp.thrift import (
 )
 
 __all__ = [
-    "AGENT",
-    "RAG",
-    "AdapterError",
-    "AdapterFitError",
-    "DuplicateToolCall",
-    "FitFailed",
     "FittedChat",
     "FittedNodes",
-    "InvalidArgument",
-    "InvalidDocument",
-    "MalformedMessage",
-    "OverBudget",
     "ThriftChatMemory",
     "ThriftNodePostprocessor",
-    "TokenCounter",
-    "ToolResultWithoutCall",
     "fit_chat_messages",
     "fit_nodes",
     "message_text",

@@ -80,26 +80,11 @@ from thrift_fp.adapters.pydantic_ai._read import (
 )
 
 __all__ = [
-    "DEFAULT_ENCODING",
-    "MEDIA_TOKENS",
-    "REPLY_PRIMING",
-    "TOKENS_PER_PART",
-    "AdapterError",
     "AsyncThriftHistory",
-    "CountFailed",
-    "DuplicateToolCall",
-    "FitFailed",
     "HistoryFitError",
-    "InvalidArgument",
-    "MalformedMessage",
     "MediaPricer",
     "ModelMessagesFit",
-    "OverBudget",
-    "PricingFailed",
     "ThriftHistory",
-    "TokenCounter",
-    "ToolResultWithoutCall",
-    "UnknownModel",
     "count_model_messages",
     "fit_model_messages",
 ]
