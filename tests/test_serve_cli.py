@@ -11,7 +11,7 @@ import pytest
 
 from tests._serve_harness import build_index
 from thrift_fp.cli import run
-from thrift_fp.cli._serve import _SERVE_DEFAULTS
+from thrift_fp.cli._serve import _IDLE_TIMEOUT, _SERVE_DEFAULTS
 from thrift_fp.serve import ServeSettings
 
 
@@ -22,7 +22,9 @@ def test_the_serve_defaults_are_the_librarys() -> None:
         "max_budget": settings.max_budget,
         "max_calls": settings.max_calls,
         "max_session_tokens": settings.max_session_tokens,
+        "max_request_bytes": settings.max_request_bytes,
     }
+    assert _IDLE_TIMEOUT == settings.session_idle_timeout
 
 
 def test_serve_help_imports_neither_the_sdk_nor_the_library() -> None:
@@ -44,6 +46,8 @@ def test_serve_help_imports_neither_the_sdk_nor_the_library() -> None:
         (["--budget", "9000"], "default_budget = 9000: must not exceed max_budget (8192)"),
         (["--max-calls", "0"], "max_calls = 0: must be at least 1"),
         (["--encoding", "nope"], "unknown encoding 'nope'"),
+        (["--session-idle-timeout", "0"], "session_idle_timeout = 0.0: must be a number of seconds above 0"),
+        (["--max-request-bytes", "0"], "max_request_bytes = 0: must be at least 1"),
     ],
 )
 def test_a_bad_setting_fails_before_anything_starts(

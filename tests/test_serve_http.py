@@ -6,7 +6,9 @@ UTF-8) are answered, and a non-loopback address is refused."""
 from __future__ import annotations
 
 import json
+import socket
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,12 +20,16 @@ from thrift_fp.serve import SqliteBackend, run_server, serve_settings
 
 MAX_CALLS = 4
 MAX_SESSION_TOKENS = 400
+MAX_REQUEST_BYTES = 65536
 
 
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     database = build_index(tmp_path_factory.mktemp("serve-http"))
-    options = ("--max-calls", str(MAX_CALLS), "--max-session-tokens", str(MAX_SESSION_TOKENS), "--budget", "400")
+    options = (
+        "--max-calls", str(MAX_CALLS), "--max-session-tokens", str(MAX_SESSION_TOKENS), "--budget", "400",
+        "--max-request-bytes", str(MAX_REQUEST_BYTES),
+    )
     with http_server(serve_command(database, *options)) as found:
         yield found
 
@@ -124,6 +130,40 @@ def test_frames_no_sdk_client_sends_are_answered_and_the_session_goes_on(url: st
         assert expected in result["content"][0]["text"]
     else:
         assert messages[0]["result"]["isError"] is False, messages  # type: ignore[index]
+    fine = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"question": "handles", "budget": 300}}}'
+    _, after = _post(url, fine, session)
+    assert after and after[0]["result"]["isError"] is False  # type: ignore[index]
+
+
+def _raw_request(url: str, head: str, chunks: Iterator[bytes]) -> bytes:
+    # A request written by hand on a socket, so that the body can stream (chunked) or lie about
+    # its length; the answer is read as soon as the server gives one.
+    parsed = urllib.parse.urlsplit(url)
+    with socket.create_connection((parsed.hostname, parsed.port), timeout=30) as connection:
+        connection.sendall(head.replace("{path}", parsed.path).replace("{host}", parsed.netloc).encode())
+        try:
+            for chunk in chunks:
+                connection.sendall(chunk)
+        except OSError:
+            pass  # the server answered and closed before the whole body went out
+        return connection.recv(65536)
+
+
+def test_a_body_over_the_limit_is_refused_while_it_streams_and_the_server_keeps_serving(url: str) -> None:
+    head = (
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        "Accept: application/json, text/event-stream\r\n"
+    )
+    # Said up front: refused before a byte of the body is read.
+    declared = _raw_request(url, head + "Content-Length: 1000000000\r\n\r\n", iter(()))
+    assert declared.startswith(b"HTTP/1.1 413") and b"larger than 65536 bytes" in declared
+    # Streamed with no length: refused once it grows past the limit, long before its end.
+    chunk = b"[" * 8192
+    streamed = _raw_request(
+        url, head + "Transfer-Encoding: chunked\r\n\r\n", (b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(1000))
+    )
+    assert streamed.startswith(b"HTTP/1.1 413")
+    session = _raw_session(url)
     fine = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"question": "handles", "budget": 300}}}'
     _, after = _post(url, fine, session)
     assert after and after[0]["result"]["isError"] is False  # type: ignore[index]

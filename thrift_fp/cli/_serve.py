@@ -11,7 +11,10 @@ from thrift_fp.cli._options import DATABASE_URL_ENV, DB_HELP, TierOption, tiers_
 
 # thrift_fp.serve's defaults, repeated so that --help needs no library (nor SDK) import;
 # tests/test_serve_cli.py pins them to thrift_fp.serve.ServeSettings.
-_SERVE_DEFAULTS: Final = {"budget": 1024, "max_budget": 8192, "max_calls": 64, "max_session_tokens": 65536}
+_SERVE_DEFAULTS: Final[dict[str, int]] = {
+    "budget": 1024, "max_budget": 8192, "max_calls": 64, "max_session_tokens": 65536, "max_request_bytes": 4 * 1024 * 1024,
+}
+_IDLE_TIMEOUT: Final = 1800.0
 
 
 def serve_command(
@@ -43,6 +46,12 @@ def serve_command(
         bool,
         typer.Option("--lexical", help="Rank lexically even where the index holds vectors (default: hybrid there)."),
     ] = False,
+    session_idle_timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="With --http: end a session idle this long, and free its ledger.")
+    ] = _IDLE_TIMEOUT,
+    max_request_bytes: Annotated[
+        int, typer.Option(metavar="N", help="With --http: refuse a request body larger than this while it streams in.")
+    ] = _SERVE_DEFAULTS["max_request_bytes"],
 ) -> None:
     """Serve `search` and `read` over MCP: budgeted, enveloped answers, a quota and de-duplication per session."""
     try:
@@ -60,7 +69,8 @@ def serve_command(
     served = serve(
         corpus.database if corpus.chosen != "embedded" else None, embedded_index, http=http, allow_remote=allow_remote, default_budget=budget, max_budget=max_budget,
         max_calls=max_calls, max_session_tokens=max_session_tokens, max_results=max_results, encoding=encoding,
-        tiers=tiers_of(tier), lexical=lexical,
+        tiers=tiers_of(tier), lexical=lexical, session_idle_timeout=session_idle_timeout,
+        max_request_bytes=max_request_bytes,
     )
     if isinstance(served, Failure):
         fail(served.failure())

@@ -12,7 +12,7 @@ from thrift_fp._errors import ThriftFpError
 from thrift_fp.serve._backend import Backend, SqliteBackend
 from thrift_fp.serve._errors import InvalidSetting
 from thrift_fp.serve._run import run_server
-from thrift_fp.serve._settings import serve_settings
+from thrift_fp.serve._settings import MAX_REQUEST_BYTES, SESSION_IDLE_TIMEOUT, serve_settings
 from thrift_fp.serve._shared_http import SharedSessions
 from thrift_fp.sources import PathNotFound
 
@@ -59,6 +59,8 @@ def serve_command(
     encoding: str,
     tiers: Iterable[str],
     lexical: bool = False,
+    session_idle_timeout: float = SESSION_IDLE_TIMEOUT,
+    max_request_bytes: int = MAX_REQUEST_BYTES,
 ) -> Result[None, ThriftFpError]:
     """Check the settings, open the source, serve until the client or an interrupt ends it.
 
@@ -70,6 +72,7 @@ def serve_command(
     settings = serve_settings(
         default_budget=default_budget, max_budget=max_budget, max_calls=max_calls,
         max_session_tokens=max_session_tokens, max_results=max_results, encoding=encoding, tiers=tiers,
+        session_idle_timeout=session_idle_timeout, max_request_bytes=max_request_bytes,
     )
     if isinstance(settings, Failure):
         return Failure(settings.failure())

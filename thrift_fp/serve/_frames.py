@@ -118,26 +118,63 @@ class TamedLines(io.TextIOBase):
         return True
 
 
-def tamed_asgi(app: Asgi) -> Asgi:
+def _too_large(limit: int) -> tuple[Message, Message]:
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": f"request body larger than {limit} bytes"}}
+    ).encode()
+    start: Message = {
+        "type": "http.response.start", "status": 413,
+        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close")],
+    }
+    return start, {"type": "http.response.body", "body": body}
+
+
+def declared_length(scope: Scope) -> int | None:
+    """The body length a request's ``Content-Length`` header declares (``None``: none, or not a
+    number).
+
+    >>> declared_length({"headers": [(b"content-length", b"12")]}), declared_length({"headers": []})
+    (12, None)
+    """
+    found = next((value for name, value in scope.get("headers", ()) if name == b"content-length"), None)
+    return int(found) if found is not None and found.isdigit() and len(found) < 20 else None
+
+
+def tamed_asgi(app: Asgi, max_bytes: int = _MAX_FRAME) -> Asgi:
     """``app`` with every HTTP request body decoded (bytes that are not UTF-8 become U+FFFD) and
-    `tame_frame`\\ d first (bodies over 4 MiB pass as they are: the SDK refuses them by size)."""
+    `tame_frame`\\ d first. A body larger than ``max_bytes`` is refused (413) as soon as it says
+    so (``Content-Length``) or grows past it, before the rest is read: the server never holds
+    more than ``max_bytes`` and one chunk of a request."""
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http" or scope.get("method") != "POST":
             await app(scope, receive, send)
             return
+        declared = declared_length(scope)
         chunks: list[bytes] = []
         size = 0
-        while True:
+        refused = declared is not None and declared > max_bytes
+        while not refused:
             message = await receive()
             if message.get("type") != "http.request":
                 break
             body = message.get("body", b"")
-            chunks.append(body)
             size += len(body)
+            if size > max_bytes:
+                refused = True
+                break
+            chunks.append(body)
             if not message.get("more_body", False):
                 break
+        if refused:
+            chunks.clear()
+            start, end = _too_large(max_bytes)
+            await send(start)
+            await send(end)
+            return
         raw = b"".join(chunks)
+        chunks.clear()
         if size <= _MAX_FRAME:
             # Bytes that are not UTF-8 become U+FFFD, as the SDK's stdio reader makes them.
             raw = tame_frame(raw.decode("utf-8", errors="replace")).encode("utf-8")

@@ -17,6 +17,7 @@ import json
 import logging
 import socket
 import sys
+import weakref
 from collections.abc import Callable
 from typing import IO, Any, Final, cast
 
@@ -34,6 +35,7 @@ from thrift_fp.retrieval import CancellationController
 from thrift_fp.serve._arguments import SearchRequest, read_request, search_request
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._frames import TamedLines, tamed_asgi
+from thrift_fp.serve._lifetimes import Asgi, session_lifetimes_asgi, sweep_idle
 from thrift_fp.serve._commit import MAX_ATTEMPTS
 from thrift_fp.serve._errors import Cancelled, NoSession, RepeatedCall, ServeError, SourceFailed, UnknownTool
 from thrift_fp.serve._ledger import CallRecord, SessionLedger, record_call
@@ -52,6 +54,12 @@ STDIO_SESSION: Final = "stdio"
 CANCELLED_BY_CLIENT: Final = "the client cancelled the request"
 
 Context = ServerRequestContext[Any, Any]
+_SERVED: Final[weakref.WeakKeyDictionary[Server[Any], tuple[SessionStore, ServeSettings]]] = weakref.WeakKeyDictionary()
+
+
+def _served(server: Server[Any]) -> tuple[SessionStore | None, ServeSettings]:
+    found = _SERVED.get(server)
+    return (None, ServeSettings()) if found is None else found
 
 
 def session_key(ctx: Context) -> str | None:
@@ -128,7 +136,7 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
             contents=[types.TextResourceContents(uri=RECEIPTS_URI, mime_type="application/json", text=text)]
         )
 
-    return Server(
+    server: Server[Any] = Server(
         "thrift-fp",
         version=__version__,
         instructions=(
@@ -142,6 +150,9 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
         on_list_resources=list_resources,
         on_read_resource=read_resource,
     )
+    # serve_http frees this server's sessions and applies its limits.
+    _SERVED[server] = (registry, settings)
+    return server
 
 
 def request_key(request_id: object, params: types.CallToolRequestParams) -> str | None:
@@ -263,13 +274,27 @@ async def serve_http(
     """Serve streamable HTTP at ``http://HOST:PORT/mcp`` (port 0: a free one) until interrupted;
     ``ready(url)`` is called once the socket listens. On a loopback host the SDK's DNS-rebinding
     protection is on (only loopback Host and Origin headers are accepted). With ``shared``
-    sessions (kept in a database), any server sharing it serves any session (`shared_sessions_asgi`)."""
+    sessions (kept in a database), any server sharing it serves any session (`shared_sessions_asgi`).
+    A body over the operator's ``max_request_bytes`` is refused while it streams in; a session's
+    ledger is freed when its client closes it and after ``session_idle_timeout`` idle
+    (`thrift_fp.serve._lifetimes`)."""
     import uvicorn  # noqa: PLC0415
 
+    registry, settings = _served(server)
+    limits: dict[str, Any] = {
+        "host": host, "session_idle_timeout": settings.session_idle_timeout,
+        "max_request_body_size": settings.max_request_bytes,
+    }
+    app: Asgi
     if shared is None:
-        app = tamed_asgi(server.streamable_http_app(host=host))
+        app = server.streamable_http_app(**limits)
+        if isinstance(registry, Sessions):
+            app = session_lifetimes_asgi(app, registry)
+        app = tamed_asgi(app, settings.max_request_bytes)
     else:
-        app = tamed_asgi(shared_sessions_asgi(server.streamable_http_app(host=host, stateless_http=True), shared))
+        app = tamed_asgi(
+            shared_sessions_asgi(server.streamable_http_app(**limits, stateless_http=True), shared), settings.max_request_bytes
+        )
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -281,7 +306,11 @@ async def serve_http(
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
     if ready is not None:
         ready(f"http://{shown_host}:{bound}/mcp")
-    await uvicorn.Server(config).serve(sockets=[listener])
+    async with anyio.create_task_group() as group:
+        if shared is None and isinstance(registry, Sessions):
+            group.start_soon(sweep_idle, registry, settings.session_idle_timeout)
+        await uvicorn.Server(config).serve(sockets=[listener])
+        group.cancel_scope.cancel()
 
 
 def announce(url: str) -> None:

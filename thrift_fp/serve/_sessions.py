@@ -3,8 +3,9 @@
 A session's calls each run on the ledger the previous commit left (its quota and
 de-duplication need that); two calls of one session prepared on the same version cannot both be
 kept: the second is refused and runs again (`thrift_fp.serve._commit`). Different sessions run
-in parallel. The registry forgets the least
-recently used session beyond ``capacity`` (the HTTP transport also ends idle sessions).
+in parallel. Over HTTP the registry forgets a session as soon as its client closes it
+(``DELETE``) and once it has been idle for the operator's ``session_idle_timeout``
+(`thrift_fp.serve._lifetimes`), and always the least recently used one beyond ``capacity``.
 """
 
 from __future__ import annotations
@@ -96,6 +97,14 @@ class Sessions:
         self._capacity = capacity
         self._lock = threading.Lock()
         self._sessions: OrderedDict[str, Session] = OrderedDict()
+        # HTTP sessions only: when each was last active, and how many of its requests are running.
+        self._active: dict[str, float] = {}
+        self._running: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        """How many sessions hold a ledger."""
+        with self._lock:
+            return len(self._sessions)
 
     def session(self, key: str) -> Session:
         """The session for ``key``, created on first use."""
@@ -108,3 +117,49 @@ class Sessions:
             else:
                 self._sessions.move_to_end(key)
             return found
+
+    def forget(self, key: str) -> None:
+        """Free ``key``'s session (its client closed it): a later request under that key, which
+        the transport refuses anyway, would start afresh.
+
+        >>> sessions = Sessions()
+        >>> _ = sessions.session("http:a"); sessions.forget("http:a"); len(sessions)
+        0
+        """
+        with self._lock:
+            self._sessions.pop(key, None)
+            self._active.pop(key, None)
+            self._running.pop(key, None)
+
+    def started(self, key: str, now: float) -> None:
+        """A request of ``key`` began at ``now`` (a monotonic clock)."""
+        with self._lock:
+            self._running[key] = self._running.get(key, 0) + 1
+            self._active[key] = now
+
+    def ended(self, key: str, now: float) -> None:
+        """A request of ``key`` ended at ``now``."""
+        with self._lock:
+            left = self._running.get(key, 1) - 1
+            if left > 0:
+                self._running[key] = left
+            else:
+                self._running.pop(key, None)
+            if key in self._active:
+                self._active[key] = now
+
+    def forget_idle(self, idle: float, now: float) -> int:
+        """Free every session with no request running and none for ``idle`` seconds before
+        ``now``; how many were freed.
+
+        >>> sessions = Sessions()
+        >>> sessions.started("http:a", 0.0); sessions.ended("http:a", 1.0); _ = sessions.session("http:a")
+        >>> sessions.forget_idle(10.0, 5.0), sessions.forget_idle(10.0, 11.5), len(sessions)
+        (0, 1, 0)
+        """
+        with self._lock:
+            expired = [key for key, at in self._active.items() if key not in self._running and now - at >= idle]
+            for key in expired:
+                self._sessions.pop(key, None)
+                self._active.pop(key, None)
+        return len(expired)
