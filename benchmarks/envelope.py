@@ -38,7 +38,8 @@ from benchmarks._sets import raw_tiktoken
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import SAFETY_DIRECTIVE, KeyedNonce, fit_and_render, render_retrievables
 from thrift_fp.render._skeleton import digit_skeleton
-from thrift_fp.sources import Hit, assemble, embedded_corpus, hit_to_retrievable, index_paths, search_index
+from thrift_fp.sources import Hit, assemble, embedded_corpus, index_paths, search_index
+from thrift_fp.sources.contract import hit_to_retrievable
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 from thrift_fp.tokens import count_tokens
 

@@ -46,6 +46,8 @@ from properties.hostile_strategies import (
     with_strays,
 )
 from thrift_fp import records, render, retrieval, sources, thrift, tokens
+from thrift_fp.sources import contract as sources_contract
+from thrift_fp.sources import ranking as sources_ranking
 from thrift_fp.records import MemoryStore, ReaderDescriptor, Retrievable, SpooledArtifact
 
 # A message names the offending value, cut; a few joined problems stay well under this.
@@ -428,8 +430,8 @@ def test_render_retrievables(drawn: list[Any], key: bytes, keyed: bool) -> None:
 def test_sources_text_functions(text: str, max_tokens: int, markdown: bool, rank: float, ideal: float) -> None:
     assert_value(sources.chunk_text(text, max_tokens, markdown=markdown))
     assert isinstance(sources.content_hash(text), str)
-    assert isinstance(sources.match_expression(text), str)
-    assert 0.0 <= sources.bm25_to_score(rank, ideal) <= 1.0
+    assert isinstance(sources_ranking.match_expression(text), str)
+    assert 0.0 <= sources_ranking.bm25_to_score(rank, ideal) <= 1.0
     assert sources.kind_of(PurePath(text.replace("\x00", "") or "x")) in ("markdown", "text", "jsonl")
 
 
@@ -458,7 +460,7 @@ def _hit(text: str, tier: str, when: datetime, rank: float, score: float, tokens
 @given(st.builds(_hit, hostile_text, st.sampled_from(TIERS) | hostile_text, hostile_datetimes, hostile_floats,
                  hostile_floats, hostile_ints, json_like))
 def test_sources_hit_to_retrievable(hit: sources.Hit) -> None:
-    assert_value(sources.hit_to_retrievable(hit))
+    assert_value(sources_contract.hit_to_retrievable(hit))
 
 
 @settings(_HOSTILE, max_examples=examples(30))

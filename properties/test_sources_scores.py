@@ -11,7 +11,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thrift_fp.sources import bm25_to_score, index_paths, match_expression, search_index
+from thrift_fp.sources import index_paths, search_index
+from thrift_fp.sources.ranking import bm25_to_score, match_expression
 
 _ranks = st.floats(allow_nan=True, allow_infinity=True)
 _ideals = st.floats(min_value=0.0, allow_nan=False, allow_infinity=False)

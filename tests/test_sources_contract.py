@@ -38,10 +38,10 @@ from thrift_fp.sources import (
     UnreadableFile,
     assemble,
     fts5_definition,
-    hit_to_retrievable,
     index_paths,
     search_index,
 )
+from thrift_fp.sources.contract import hit_to_retrievable
 
 OLD = 1_000_000_000.0  # a modification time far from "now": never racy
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from thrift_fp.sources import index_paths, query_terms, search_index
+from thrift_fp.sources import index_paths, search_index
+from thrift_fp.sources.ranking import query_terms
 
 
 @pytest.fixture

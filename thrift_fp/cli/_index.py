@@ -249,7 +249,7 @@ def _model_choice(model: str | None) -> DenseChoice:
     from returns.result import Failure  # noqa: PLC0415 - the library loads on use
 
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
-    from thrift_fp.sources.dense._embedder import embedder_for  # noqa: PLC0415
+    from thrift_fp.sources.dense import embedder_for  # noqa: PLC0415
 
     if model is None:
         return True

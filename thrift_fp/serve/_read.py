@@ -16,7 +16,8 @@ from thrift_fp.serve._errors import ServeError, SourceFailed, UnknownPassage
 from thrift_fp.serve._ledger import CallRecord, SessionLedger, grant_budget, record_call
 from thrift_fp.serve._outcome import ToolAnswer, plain_note, session_summary, tool_error, within_budget
 from thrift_fp.serve._settings import ServeSettings
-from thrift_fp.sources import FtsDefinition, Hit, hit_to_retrievable
+from thrift_fp.sources import FtsDefinition, Hit
+from thrift_fp.sources.contract import hit_to_retrievable
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 
 Step = tuple[SessionLedger, Result[ToolAnswer, ServeError]]

@@ -20,7 +20,8 @@ from thrift_fp.serve._errors import ServeError, SourceFailed
 from thrift_fp.serve._ledger import CallRecord, Delivery, SessionLedger, grant_budget, record_call, split_delivered
 from thrift_fp.serve._outcome import ToolAnswer, plain_note, session_summary, tool_error, within_budget
 from thrift_fp.serve._settings import ServeSettings
-from thrift_fp.sources import Hit, hit_to_retrievable
+from thrift_fp.sources import Hit
+from thrift_fp.sources.contract import hit_to_retrievable
 from thrift_fp.thrift import ThriftOptions, WorkingSet
 
 Step = tuple[SessionLedger, Result[ToolAnswer, ServeError]]

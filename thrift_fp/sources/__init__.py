@@ -11,8 +11,8 @@ through, and each importing only downward:
 - `thrift_fp.sources.sqlite` and `thrift_fp.sources.postgres`: the two stores, side by side
   with the same verbs; neither imports the other.
 
-This face names the SQLite store's and the document readers' public names and imports each
-on first use, so importing `thrift_fp.sources.postgres` loads no SQLite code.
+This face names what users call (the SQLite store, the document readers, the errors) and
+imports each on first use, so importing `thrift_fp.sources.postgres` loads no SQLite code.
 
 >>> from thrift_fp.sources import PathNotFound
 >>> PathNotFound("notes/").message
@@ -108,7 +108,8 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
     )
 
 # Where each name lives (the subpackage faces above); tests/test_sources_stack.py checks this
-# table against the imports above and ``__all__``.
+# table against the imports above. ``__all__`` names what users call; the rest of the table
+# (ranking's and the contract's internals, public from their own faces) stays importable here.
 _HOMES = homes({
     "thrift_fp.sources.contract": (
         "AssembleError", "Assembled", "BinaryFile", "CorruptDatabase", "DatabaseMissing", "Decision",
@@ -140,7 +141,6 @@ _HOMES = homes({
 __all__ = [
     "DEFAULT_INCLUDE",
     "DEFAULT_MAX_TOKENS",
-    "HEADING_WEIGHT",
     "MIN_PASSAGE_TOKENS",
     "Ranking",
     "AssembleError",
@@ -183,7 +183,6 @@ __all__ = [
     "UnreadableFile",
     "UnsplittableText",
     "assemble",
-    "bm25_to_score",
     "check_fts5",
     "chunk_text",
     "content_hash",
@@ -193,16 +192,11 @@ __all__ = [
     "embedded_corpus",
     "file_passages",
     "fts5_definition",
-    "hit_to_retrievable",
     "html_structure",
     "index_paths",
     "kind_of",
     "markdown_structure",
-    "match_expression",
     "plain_structure",
-    "prepare_query",
-    "query_terms",
-    "require_searchable",
     "rst_structure",
     "search_index",
     "search_ranking",

@@ -26,6 +26,7 @@ from thrift_fp.sources.dense._embedder import (
     OnnxEmbedder,
     checked_embed,
     default_embedder,
+    embedder_for,
     load_onnx_embedder,
     missing_runtime,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "chosen_embedder",
     "default_embedder",
     "embed_inputs",
+    "embedder_for",
     "fuse_scored",
     "heading_of",
     "index_embedder",

@@ -28,7 +28,7 @@ class PostgresSearchFailed(StoreSearchFailed[PostgresSourceError]):
 
 def require_terms(query: str, context: OperationContext[object]) -> None:
     """Reject a query with nothing to search for (the lifecycle turns this into ``InvalidQuery``):
-    the same words as the SQLite source's `thrift_fp.sources.require_searchable` (`search_terms`).
+    the same words as the SQLite store's (`thrift_fp.sources.contract.require_searchable`, `search_terms`).
 
     >>> try:
     ...     require_terms(' " - ', OperationContext(None))
