@@ -120,6 +120,11 @@ def test_serve_opens_the_index_ask_would_answer_from(
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"thrift-fp: serving {project / 'thrift-fp.db'} (the nearest thrift-fp.db)"
     )
+    # Over HTTP the address must stay the first line on standard error; a given index is not named.
+    assert run(["serve", "--http", "127.0.0.1:0"]) == 0
+    assert run(["serve", "--db", str(project / "thrift-fp.db")]) == 0
+    assert capsys.readouterr().err == ""
+    assert opened[-2:] == [str(project / "thrift-fp.db")] * 2
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file away needs root")

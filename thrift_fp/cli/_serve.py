@@ -65,7 +65,10 @@ def serve_command(
 
     check_encoding(encoding)
     corpus = chosen_corpus(db)
-    typer.echo(f"thrift-fp: serving {corpus.describe()}", err=True)
+    if corpus.chosen != "given" and http is None:
+        # Over HTTP the first line on standard error is the server's address, which scripts
+        # (and the tests) read: the index is named only on stdio, as index names it, when found.
+        typer.echo(f"thrift-fp: serving {corpus.describe()}", err=True)
     served = serve(
         corpus.database if corpus.chosen != "embedded" else None, embedded_index, http=http, allow_remote=allow_remote, default_budget=budget, max_budget=max_budget,
         max_calls=max_calls, max_session_tokens=max_session_tokens, max_results=max_results, encoding=encoding,
