@@ -70,7 +70,10 @@ def _hit(hit: Hit) -> dict[str, object]:
     return {field.name: _plain(getattr(hit, field.name)) for field in fields(Hit)}
 
 
-def _plain(value: object) -> object:
+_Field = str | int | float | bool | datetime | MappingProxyType[str, object] | tuple[object, ...] | None
+
+
+def _plain(value: _Field) -> str | int | float | bool | dict[str, object] | list[object] | None:
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, MappingProxyType):
