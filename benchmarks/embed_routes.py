@@ -5,7 +5,7 @@
 
 A route is a model and the word pieces it reads of each passage (its heading path, then its
 text, cut at that length): ``minilm-N`` is all-MiniLM-L6-v2 int8 at ``N`` word pieces
-(``minilm-128`` is the hybrid ranking as it was before issue 35). Each route indexes every
+(``minilm-128`` is the hybrid ranking as it was before issue 35), ``static`` the static model. Each route indexes every
 corpus of ``benchmarks/eval/corpora.json`` into its own SQLite index with its vectors (cached
 under ``--cache``, and every vector remembered by model and input, so a second run embeds
 nothing) and answers each question through ``search_index(..., dense=embedder)``: the hybrid
@@ -32,44 +32,9 @@ from benchmarks.dense_systems import RememberingEmbedder, _fingerprint, _relativ
 LIMIT = 10
 
 
-class StaticEmbedder:
-    """WordLlama's static token vectors (``wordllama`` package, l2_supercat 256, bundled in its wheel),
-    mean-pooled and normalised as that package's own ``embed`` does; read directly, since its
-    loader looks for a tokenizer on the network first."""
-
-    dimensions = 256
-
-    def __init__(self, length: int) -> None:
-        import importlib.util
-
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
-
-        spec = importlib.util.find_spec("wordllama")
-        assert spec is not None and spec.origin is not None
-        folder = Path(spec.origin).parent
-        self.model_id = f"wordllama-l2-supercat-256/{length}"
-        self._table = load_file(str(folder / "weights" / "l2_supercat_256.safetensors"))["embedding.weight"].astype("float32")
-        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizers" / "l2_supercat_tokenizer_config.json"))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(max_length=length)
-
-    def embed(self, texts: Sequence[str]) -> tuple[bytes, ...]:
-        import numpy as np
-
-        vectors = []
-        for encoding in self._tokenizer.encode_batch(list(texts), add_special_tokens=False):
-            ids = np.clip(np.array(encoding.ids or [0], dtype=np.int64), 0, len(self._table) - 1)
-            mean = self._table[ids].mean(axis=0)
-            mean /= max(float(np.linalg.norm(mean)), 1e-12)
-            vectors.append(np.ascontiguousarray(mean, dtype="<f4").tobytes())
-        return tuple(vectors)
-
-
 def route_embedder(route: str) -> object:
-    """The embedder a route names: ``minilm-N`` (int8 at N word pieces), ``wordllama-N`` (static)."""
-    if route.startswith("wordllama-"):
-        return StaticEmbedder(int(route.removeprefix("wordllama-")))
+    """The embedder a route names: ``minilm-N`` (int8 at N word pieces), ``static`` (WordLlama's
+    token vectors, `thrift_fp.sources.dense._static`; ``wordllama-512`` in earlier runs)."""
     from thrift_fp.sources.dense._embedder import embedder_for
 
     return embedder_for(route).unwrap()
