@@ -39,7 +39,9 @@ class Workers:
 
     def start(self, slot: int | None = None) -> None:
         command = self.commands[len(self.processes) if slot is None else slot]
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        assert command[0] == sys.executable, command  # the suite starts no other program
+        process = subprocess.Popen([sys.executable, *command[1:]], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   text=True)
         assert process.stderr is not None
         # The command says what it serves, then where it listens (the test worker only the latter).
         line = ""
