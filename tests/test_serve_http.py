@@ -58,17 +58,27 @@ def test_two_sessions_do_not_share_what_they_were_sent(sessions: HttpSessions) -
     assert {row["id"] for row in again.structured_content["repeated"]} >= set(sent)
 
 
-def test_the_call_quota_runs_out_as_a_tool_error_and_the_server_keeps_serving(sessions: HttpSessions) -> None:
-    client = sessions.open()
+@pytest.fixture(scope="module")
+def roomy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpSessions]:
+    """A server whose sessions have tokens to spare: only the call quota runs out."""
+    database = build_index(tmp_path_factory.mktemp("serve-http-roomy"))
+    with http_server(serve_command(database, "--max-calls", str(MAX_CALLS))) as found:
+        opened = HttpSessions(found)
+        yield opened
+        opened.close()
+
+
+def test_the_call_quota_runs_out_as_a_tool_error_and_the_server_keeps_serving(roomy: HttpSessions) -> None:
+    client = roomy.open()
     for question in ("shedding", "budgets", "envelopes", "receipts")[:MAX_CALLS]:
-        assert not client.call("search", {"question": question, "budget": 1}).is_error
-    refused = client.call("search", {"question": "quotas", "budget": 1})
+        assert not client.call("search", {"question": question, "budget": 300}).is_error
+    refused = client.call("search", {"question": "quotas", "budget": 300})
     assert refused.is_error
     assert client.text(refused) == (
         f"quota exhausted: this session has used {MAX_CALLS} of its {MAX_CALLS} calls; start a new session to go on"
     )
     assert client.receipts()["calls"][-1]["outcome"] == client.text(refused)
-    assert not sessions.open().call("search", {"question": "quotas", "budget": 1}).is_error
+    assert not roomy.open().call("search", {"question": "quotas", "budget": 300}).is_error
 
 
 def test_the_token_quota_runs_out_as_a_tool_error(sessions: HttpSessions) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from pathlib import Path
 
 import pytest
 
@@ -13,10 +14,26 @@ from tests._serve_harness import Client, build_index, counted, envelopes, notes,
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
-    database = build_index(tmp_path_factory.mktemp("serve-stdio"))
+def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_index(tmp_path_factory.mktemp("serve-stdio"))
+
+
+@pytest.fixture(scope="module")
+def client(database: Path) -> Iterator[Client]:
     with stdio_session(serve_command(database, "--max-budget", "2000", "--budget", "400")) as session:
         yield session
+
+
+@pytest.fixture
+def fresh(database: Path) -> Iterator[Client]:
+    """A session of its own: nothing sent to it yet."""
+    with stdio_session(serve_command(database, "--max-budget", "2000", "--budget", "400")) as session:
+        yield session
+
+
+# Only handles.md speaks of spooled artifacts, only walk.md's long middle section of gitignore
+# patterns: 150 tokens keep the short one and shed the long one (retrieved, not sent).
+SHEDS_WALK = {"question": "gitignore patterns spooled artifacts", "budget": 150}
 
 
 def test_the_tools_are_search_and_read_with_bounded_schemas(client: Client) -> None:
@@ -109,28 +126,48 @@ def test_an_unknown_tool_and_an_unknown_passage_are_tool_errors(client: Client) 
     assert missing.is_error and 'no passage "docs/nowhere.md#1"' in client.text(missing)
 
 
-def test_read_returns_a_shed_passage_within_its_budget_then_names_it_as_sent(client: Client) -> None:
-    # Only handles.md speaks of spooled artifacts; a 1-token budget sheds it.
-    answer = client.call("search", {"question": "spooled artifacts", "budget": 1})
+def test_read_returns_a_shed_passage_within_its_budget_then_names_it_as_sent(fresh: Client) -> None:
+    answer = fresh.call("search", SHEDS_WALK)
     assert answer.structured_content is not None
-    assert [(row["id"], row["kept"]) for row in answer.structured_content["passages"]] == [("docs/handles.md#1", False)]
-    read = client.call("read", {"id": "docs/handles.md#1", "budget": 300})
-    assert not read.is_error and counted(client.text(read)) <= 300
-    [envelope] = envelopes(client.text(read))
-    assert envelope.attribute("src") == "docs/handles.md" and "spooled artifacts" in envelope.body
-    again = client.call("read", {"id": "docs/handles.md#1", "budget": 400})
-    assert not again.is_error and notes(client.text(again)).startswith("Already sent in answer")
+    assert [(row["id"], row["kept"]) for row in answer.structured_content["passages"]] == [
+        ("docs/handles.md#1", True), ("docs/walk.md#2", False),
+    ] or [(row["id"], row["kept"]) for row in answer.structured_content["passages"]] == [
+        ("docs/walk.md#2", False), ("docs/handles.md#1", True),
+    ]
+    read = fresh.call("read", {"id": "docs/walk.md#2", "budget": 400})
+    assert not read.is_error and counted(fresh.text(read)) <= 400
+    [envelope] = envelopes(fresh.text(read))
+    assert envelope.attribute("src") == "docs/walk.md" and "gitignore patterns" in envelope.body
+    again = fresh.call("read", {"id": "docs/walk.md#2", "budget": 500})
+    assert not again.is_error and notes(fresh.text(again)).startswith("Already sent in answer")
 
 
-def test_read_brings_the_passages_around_one_in_document_order(client: Client) -> None:
-    # Only walk.md's middle section speaks of gitignore patterns.
-    answer = client.call("search", {"question": "gitignore patterns", "budget": 1})
+def test_a_budget_too_small_for_one_passage_is_a_tool_error_naming_the_smallest(client: Client) -> None:
+    smalls = [client.call("search", {"question": "spooled artifacts", "budget": budget}) for budget in (1, 50, 100)]
+    for small in smalls:
+        assert small.is_error and "cannot carry the safety directive and one passage" in client.text(small)
+    small = smalls[-1]
+    smallest = int(client.text(small).rsplit(" ", 1)[1])
+    # Nothing was kept: the same question at that budget is answered, with the passage in it.
+    answered = client.call("search", {"question": "spooled artifacts", "budget": smallest})
+    assert not answered.is_error and answered.structured_content is not None
+    assert [row["kept"] for row in answered.structured_content["passages"]] == [True]
+    assert answered.structured_content["tokens"] <= smallest
+
+
+def test_the_tools_name_the_corpus_not_a_path_on_disk(client: Client) -> None:
+    described = " ".join(tool.description or "" for tool in client.tools())
+    assert "the index 'index.db'" in described and "serve-stdio" not in described and "/" not in described
+
+
+def test_read_brings_the_passages_around_one_in_document_order(fresh: Client) -> None:
+    answer = fresh.call("search", SHEDS_WALK)
     assert answer.structured_content is not None
-    [row] = answer.structured_content["passages"]
-    read = client.call("read", {"id": row["id"], "budget": 1000})
+    [row] = [row for row in answer.structured_content["passages"] if not row["kept"]]
+    read = fresh.call("read", {"id": row["id"], "budget": 1000})
     assert not read.is_error and read.structured_content is not None
-    assert counted(client.text(read)) <= 1000
-    bodies = [envelope.body for envelope in envelopes(client.text(read))]
+    assert counted(fresh.text(read)) <= 1000
+    bodies = [envelope.body for envelope in envelopes(fresh.text(read))]
     firsts = ("First the walker lists folders.", "Then gitignore patterns filter files.", "Last each parser yields sections.")
     assert len(bodies) == 3 and all(first in body for first, body in zip(firsts, bodies, strict=True))
     assert len(read.structured_content["surroundings"]) == 2 and row["id"] not in read.structured_content["surroundings"]

@@ -25,7 +25,8 @@ class Backend(Protocol):
         ...
 
     def describe(self) -> str:
-        """What the server reads, for its instructions and logs."""
+        """What the server reads, named for agents (its instructions, the tool descriptions):
+        the corpus, never a path on the operator's disk nor a database's address."""
         ...
 
     def ranking(self) -> dict[str, object]:
@@ -37,15 +38,17 @@ class Backend(Protocol):
 class SqliteBackend:
     """An FTS5 index file (``thrift-fp index``), searched by `fts5_definition`: hybrid where
     the index holds vectors of the installed model, as ``ask`` and `assemble` rank, unless
-    ``dense`` is off (``serve --lexical``).
+    ``dense`` is off (``serve --lexical``). ``name`` is what agents are told they search (by
+    default the index file's name: never its folder, a path on the operator's disk).
 
-    >>> backend = SqliteBackend(Path("docs.db"))
+    >>> backend = SqliteBackend(Path("/home/ann/work/docs.db"))
     >>> backend.definition(("first-party",), 8, 4).id, backend.describe()
-    ('fts5-search', 'the index docs.db')
+    ('fts5-search', "the index 'docs.db'")
     """
 
     database: Path
     dense: bool = True
+    name: str = ""
 
     def definition(self, tiers: tuple[str, ...], max_results: int, max_calls: int) -> FtsDefinition:
         """The FTS5 search over ``tiers``."""
@@ -66,5 +69,5 @@ class SqliteBackend:
         return sqlite_surroundings(self.database, hit)
 
     def describe(self) -> str:
-        """The index file's path."""
-        return f"the index {self.database}"
+        """The corpus's name for agents: ``name``, else the index file's name (no folder)."""
+        return self.name or f"the index {self.database.name!r}"

@@ -16,6 +16,8 @@ from thrift_fp.serve._settings import MAX_REQUEST_BYTES, SESSION_IDLE_TIMEOUT, s
 from thrift_fp.serve._shared_http import SharedSessions
 from thrift_fp.sources import PathNotFound
 
+# What agents are told the embedded corpus is (its index lives in the user's cache folder).
+EMBEDDED_NAME = "the thrift_fp documentation"
 _URL_SCHEMES = ("postgresql://", "postgres://")
 
 
@@ -27,7 +29,7 @@ def open_backend(db: str | None, embedded: Callable[[], Path], dense: bool = Tru
     >>> open_backend("/nonexistent/docs.db", lambda: Path("x")).failure().message
     'no such file or folder: /nonexistent/docs.db'
     >>> open_backend(None, lambda: Path("cache/embedded.db")).unwrap()
-    SqliteBackend(database=PosixPath('cache/embedded.db'), dense=True)
+    SqliteBackend(database=PosixPath('cache/embedded.db'), dense=True, name='the thrift_fp documentation')
     """
     if db is not None and db.lower().startswith(_URL_SCHEMES):
         try:
@@ -39,7 +41,7 @@ def open_backend(db: str | None, embedded: Callable[[], Path], dense: bool = Tru
         opened: Result[Backend, ThriftFpError] = open_postgres_backend(db, dense=dense)
         return opened
     if db is None:
-        return Success(SqliteBackend(embedded(), dense))
+        return Success(SqliteBackend(embedded(), dense, EMBEDDED_NAME))
     if not Path(db).exists():
         return Failure(PathNotFound(db))
     return Success(SqliteBackend(Path(db), dense))

@@ -156,9 +156,29 @@ class SourceFailed(ThriftFpError):
     message_template: ClassVar[str] = "{tool}: {reason}"
 
 
+@dataclass(frozen=True, slots=True)
+class BudgetTooSmall(ThriftFpError):
+    """The call's budget cannot carry the safety directive and one passage (or its one note):
+    nothing is sent or charged, the question may be asked again, and the message names the
+    smallest budget that would answer.
+
+    >>> BudgetTooSmall("search", 50, 143).message
+    'search: a budget of 50 tokens cannot carry the safety directive and one passage; the smallest useful budget here is 143'
+    """
+
+    tool: str
+    budget: int
+    smallest: int
+
+    message_template: ClassVar[str] = (
+        "{tool}: a budget of {budget} tokens cannot carry the safety directive and one passage; the smallest useful"
+        " budget here is {smallest}"
+    )
+
+
 ServeError = (
     InvalidToolArgument | UnknownTool | QuotaExhausted | UnknownPassage | RepeatedCall | Cancelled | NoSession
-    | SourceFailed
+    | SourceFailed | BudgetTooSmall
 )
 
 

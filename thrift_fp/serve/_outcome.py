@@ -3,13 +3,17 @@ error values as tool errors."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from returns.result import Failure
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp.render import SAFETY_DIRECTIVE
+from thrift_fp._shown import shown_text
+from thrift_fp.records import Retrievable
+from thrift_fp.render import SAFETY_DIRECTIVE, fit_and_render
 from thrift_fp.retrieval import Aborted, BudgetExhausted, DuplicateQuery, ExecutionFailed, InvalidQuery, RetrievalError
 from thrift_fp.serve._errors import (
     Cancelled,
@@ -20,7 +24,12 @@ from thrift_fp.serve._errors import (
     SourceFailed,
 )
 from thrift_fp.serve._ledger import SessionLedger
+from thrift_fp.thrift import ThriftOptions, WorkingSet
 from thrift_fp.tokens import count_tokens
+
+_log: Final = logging.getLogger("thrift_fp.serve")
+# A budget no answer reaches: what a passage alone costs is measured under it.
+_UNBOUNDED: Final = 10**9
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +60,28 @@ def tool_error(tool: str, query: str, error: RetrievalError, ledger: SessionLedg
     if isinstance(error, Aborted):
         return Cancelled(tool, error.reason or "no reason given")
     if isinstance(error, InvalidQuery):
-        return InvalidToolArgument(tool, "question" if tool == "search" else "id", query, error.reason)
+        return InvalidToolArgument(tool, "question" if tool == "search" else "id", query, _without_type(error))
     if isinstance(error, ExecutionFailed):
         # The source raised its own error value inside execute (SearchFailed and its namesakes).
         own = getattr(error.cause, "error", None)
-        return SourceFailed(tool, own.message if isinstance(own, ThriftFpError) else error.reason)
+        if isinstance(own, ThriftFpError):
+            return SourceFailed(tool, own.message)
+        # A raised exception: its type and text are for the operator's log, not the agent.
+        _log.warning("%s failed: %s", tool, error.reason)
+        return SourceFailed(tool, "the source failed on this call; the server's log has the details")
     return SourceFailed(tool, error.message)
+
+
+def _without_type(error: InvalidQuery) -> str:
+    # The check raised: its text is the reason; its exception's type is no business of the agent's.
+    cause = error.cause
+    if not isinstance(cause, BaseException):
+        return error.reason
+    try:
+        text = str(cause)
+    except Exception:  # noqa: BLE001 - an exception's __str__ is user code
+        text = ""
+    return shown_text(" ".join(text.split()), 200) or "refused by the source"
 
 
 def within_budget(body: str, notes: Sequence[str], budget: int, encoding: str) -> tuple[str, int]:
@@ -118,3 +143,36 @@ def session_summary(ledger: SessionLedger, max_calls: int, max_tokens: int) -> d
         "tokens_used": ledger.tokens_used,
         "max_session_tokens": max_tokens,
     }
+
+
+def smallest_budget(records: Sequence[Retrievable], encoding: str) -> int:
+    """The fewest tokens that carry the safety directive and one of ``records`` (its envelope
+    and block tags included): the smallest useful budget for them.
+
+    >>> from datetime import datetime, timezone
+    >>> from thrift_fp.records import parse_retrievable
+    >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> record = parse_retrievable({"id": "a#1", "content": "Short.", "trust_tier": "first-party",
+    ...                             "created_at": at, "updated_at": at}).unwrap()
+    >>> 57 < smallest_budget([record], "cl100k_base") < 100
+    True
+    """
+    costs = [
+        fitted.unwrap().tokens
+        for fitted in (
+            fit_and_render(WorkingSet(retrievables=(record,)), _UNBOUNDED, None, ThriftOptions(output_reserve=0, encoding=encoding))
+            for record in records
+        )
+        if not isinstance(fitted, Failure)
+    ]
+    return min(costs, default=_UNBOUNDED)
+
+
+def smallest_text(text: str, encoding: str) -> int:
+    """The tokens of ``text`` (a note that did not fit): the smallest budget that carries it.
+
+    >>> smallest_text("No passage matched the question.", "cl100k_base")
+    6
+    """
+    counted = count_tokens(text, encoding)
+    return _UNBOUNDED if isinstance(counted, Failure) else counted.unwrap().tokens

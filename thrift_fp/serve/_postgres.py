@@ -61,8 +61,8 @@ class PostgresBackend:
         return tuple(neighbour(hit, row) for row in rows)
 
     def describe(self) -> str:
-        """The collection and the database's redacted URL."""
-        return f"collection {self.collection!r} in {self.database.url}"
+        """The collection's name (the database's address is the operator's, not the agent's)."""
+        return f"the collection {self.collection!r}"
 
 
 def open_postgres_backend(url: str, *, pool_size: int = 8, dense: bool = True) -> Result[PostgresBackend, PostgresError]:

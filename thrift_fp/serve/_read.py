@@ -12,9 +12,9 @@ from thrift_fp.render import FitRendered, fit_and_render, quote_untrusted
 from thrift_fp.retrieval import CancellationSignal, OperationContext, RetrievalDefinition, run_retrieval
 from thrift_fp.serve._arguments import ReadRequest
 from thrift_fp.serve._backend import Backend
-from thrift_fp.serve._errors import ServeError, SourceFailed, UnknownPassage
+from thrift_fp.serve._errors import BudgetTooSmall, ServeError, SourceFailed, UnknownPassage
 from thrift_fp.serve._ledger import CallRecord, SessionLedger, grant_budget, record_call
-from thrift_fp.serve._outcome import ToolAnswer, plain_note, session_summary, tool_error, within_budget
+from thrift_fp.serve._outcome import ToolAnswer, session_summary, smallest_text, tool_error, within_budget
 from thrift_fp.serve._settings import ServeSettings
 from thrift_fp.sources import FtsDefinition, Hit
 from thrift_fp.sources.contract import hit_to_retrievable
@@ -61,11 +61,13 @@ def answer_read(
         return record_call(ledger, CallRecord(number, "read", request.passage_id, unknown.message)), Failure(unknown)
     delivery = ledger.delivered.get(hit.content_hash)
     if delivery is not None:
-        text, tokens = within_budget(
-            "", [f"Already sent in answer {delivery.answer} as {quote_untrusted(delivery.passage_id)}; not repeated."],
-            request.budget,
-            settings.encoding,
-        )
+        note = f"Already sent in answer {delivery.answer} as {quote_untrusted(delivery.passage_id)}; not repeated."
+        text, tokens = within_budget("", [note], request.budget, settings.encoding)
+        if not text:
+            too_small = BudgetTooSmall(
+                "read", request.budget, smallest_text(within_budget("", [note], 10**9, settings.encoding)[0], settings.encoding)
+            )
+            return record_call(ledger, CallRecord(number, "read", request.passage_id, too_small.message)), Failure(too_small)
         call = CallRecord(number, "read", request.passage_id, "answered", (), (hit.passage_id,), tokens)
         next_ledger = record_call(ledger, call)
         return next_ledger, Success(
@@ -96,15 +98,19 @@ def answer_read(
             ledger, CallRecord(number, "read", request.passage_id, fitted.failure().message), retrieval=outcome.state
         ), Failure(fitted.failure())
     done, cut = fitted.unwrap()
+    if not done.records:
+        # Not even its first character fits with the directive: an error naming the budget that
+        # would carry it (nothing kept, so the same read may come again with that budget).
+        opening = _fit(hit, hit.text[:1] + _CUT_NOTE.format(left=len(hit.text) - 1), 10**9, settings.encoding)
+        smallest = opening.unwrap().tokens if not isinstance(opening, Failure) else 10**9
+        too_small = BudgetTooSmall("read", budget, smallest)
+        return record_call(ledger, CallRecord(number, "read", request.passage_id, too_small.message)), Failure(too_small)
     around: tuple[Hit, ...] = ()
     if done.records and not cut:
         widened = _with_surroundings(hit, backend.surroundings(hit), ledger, budget, settings.encoding)
         if widened is not None:
             done, around = widened
-    text, tokens = (
-        within_budget(done.text, [], budget, settings.encoding) if done.records
-        else plain_note("The passage does not fit this budget.", budget, settings.encoding)
-    )
+    text, tokens = within_budget(done.text, [], budget, settings.encoding)
     # A cut passage was not received whole: it stays readable (and searchable) in full later.
     sent = [(item.content_hash, item.passage_id) for item in (hit, *around)] if done.records and not cut else []
     call = CallRecord(

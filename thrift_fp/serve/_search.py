@@ -16,9 +16,17 @@ from thrift_fp.render import FitRendered, fit_and_render, quote_untrusted
 from thrift_fp.retrieval import CancellationSignal, OperationContext, run_retrieval
 from thrift_fp.serve._arguments import SearchRequest
 from thrift_fp.serve._backend import Backend
-from thrift_fp.serve._errors import ServeError, SourceFailed
+from thrift_fp.serve._errors import BudgetTooSmall, ServeError, SourceFailed
 from thrift_fp.serve._ledger import CallRecord, Delivery, SessionLedger, grant_budget, record_call, split_delivered
-from thrift_fp.serve._outcome import ToolAnswer, plain_note, session_summary, tool_error, within_budget
+from thrift_fp.serve._outcome import (
+    ToolAnswer,
+    plain_note,
+    session_summary,
+    smallest_budget,
+    smallest_text,
+    tool_error,
+    within_budget,
+)
 from thrift_fp.serve._settings import ServeSettings
 from thrift_fp.sources import Hit
 from thrift_fp.sources.contract import hit_to_retrievable
@@ -90,10 +98,20 @@ def answer_search(
     done = fitted.unwrap()
     kept = tuple(record.id for record in done.records)
     shed = tuple(record.id for record in records.unwrap() if record.id not in kept)
+    notes = _notes(repeated, shed, budget) if receipt.sources else [NO_MATCH]
     if receipt.sources:
-        text, tokens = within_budget(done.text, _notes(repeated, shed, budget), budget, settings.encoding)
+        text, tokens = within_budget(done.text, notes, budget, settings.encoding)
     else:
         text, tokens = plain_note(NO_MATCH, budget, settings.encoding)
+    if (fresh and not done.records) or not text:
+        # Too small for one passage (or its one note): an error naming the budget that answers,
+        # and nothing kept, not even the question's key, so it may be asked again with that budget.
+        smallest = (
+            smallest_budget(records.unwrap(), settings.encoding) if fresh
+            else smallest_text(within_budget("", notes[:1], 10**9, settings.encoding)[0] if receipt.sources else NO_MATCH, settings.encoding)
+        )
+        too_small = BudgetTooSmall("search", budget, smallest)
+        return record_call(ledger, CallRecord(number, "search", request.question, too_small.message)), Failure(too_small)
     by_id = {hit.passage_id: hit for hit in fresh}
     call = CallRecord(
         number, "search", request.question, "answered", kept, tuple(hit.passage_id for hit, _ in repeated), tokens,

@@ -248,7 +248,7 @@ async def _call(
         raise
     except Exception as exc:  # noqa: BLE001 - the one boundary: a bug must not end the session
         _log.exception("tool %s failed", name)
-        return _error_result(SourceFailed(name, f"internal error ({type(exc).__name__}); the server keeps serving"))
+        return _error_result(SourceFailed(name, "internal error (the server's log has the details); the server keeps serving"))
     finally:
         if stop_relay is not None:
             stop_relay()
