@@ -236,7 +236,7 @@ def _sizes(connection: object, collection: str) -> dict[str, float]:
         " WHERE relname IN ('thrift_fp_passages', 'thrift_fp_dense_vectors')"
     ).fetchall())
     mb = 1024 * 1024
-    return {"hnsw_mb": hnsw / mb, **{f"{name}_total_mb": size / mb for name, size in tables.items()}}
+    return {"hnsw_mb": float(hnsw) / mb, **{f"{name}_total_mb": float(size) / mb for name, size in tables.items()}}
 
 
 def _memory_mb() -> tuple[float, float]:
