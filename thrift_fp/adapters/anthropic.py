@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar, ClassVar
 
 from returns.result import Failure, Result, Success
 
@@ -68,8 +68,8 @@ from thrift_fp.adapters._core import (
     checked_budget,
     checked_counting,
 )
-from thrift_fp.adapters._core import DEFAULT_TIER, documents_to_records, kept_inputs, read_documents
-from thrift_fp.adapters._core import fit_picture
+from thrift_fp.adapters._core import DEFAULT_TIER, Document, documents_to_records, kept_inputs, read_documents
+from thrift_fp.adapters._core import Pictured
 from thrift_fp.adapters._core import (
     AdapterError,
     CountFailed,
@@ -117,13 +117,10 @@ ImagePricer = Callable[[Mapping[str, Any]], int]
 
 System = str | Sequence[Mapping[str, Any]] | None
 
-Document = Mapping[str, object] | Retrievable
-"""A retrieved document: a mapping with ``content`` (and optional ``id``, ``score``,
-``source``, ``trust_tier``, ...) or a `Retrievable`."""
 
 
 @dataclass(frozen=True, slots=True)
-class AnthropicFit(Generic[_Message]):
+class AnthropicFit(Generic[_Message], Pictured):
     """The fitted request: the system prompt to send (the caller's, unchanged, or with the
     surviving documents' envelopes as a last text block), the caller's message objects that stay
     (input order), the input indices shed, thrift's trace, the estimated count as sent, the
@@ -142,10 +139,7 @@ class AnthropicFit(Generic[_Message]):
     documents: tuple[Document, ...] = ()
     records: tuple[Retrievable, ...] = ()
 
-    def _repr_html_(self) -> str:
-        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
-        what was shed and why, the kept documents and the trace."""
-        return fit_picture(self.trace, self.records)
+    pictured: ClassVar[str | None] = "records"
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, ClassVar
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
@@ -66,7 +66,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, counted_rows, fit_rows_and_documents
 from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core import DocumentRow, kept_inputs
-from thrift_fp.adapters._core import fit_picture
+from thrift_fp.adapters._core import Pictured
 from thrift_fp.adapters._core import (
     AdapterError,
     AdapterFitError,
@@ -116,7 +116,7 @@ _DOCUMENTS_ROLES: Final = ("system", "user")
 
 
 @dataclass(frozen=True, slots=True)
-class FittedMessages:
+class FittedMessages(Pictured):
     """The caller's own messages and documents that survived (input order), the surviving
     documents rendered in trust-tier envelopes (``""`` when none), the count as sent of the
     messages plus that text, and the trace.
@@ -132,14 +132,11 @@ class FittedMessages:
     tokens: TokenCount
     trace: ThriftTrace
 
-    def _repr_html_(self) -> str:
-        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
-        what was shed and why, the kept documents and the trace."""
-        return fit_picture(self.trace, self.documents)
+    pictured: ClassVar[str | None] = "documents"
 
 
 @dataclass(frozen=True, slots=True)
-class FittedDocuments:
+class FittedDocuments(Pictured):
     """The caller's own documents that survived (input order), their rendered text (``""`` when
     not rendered), the count as sent, and the trace.
 
@@ -153,10 +150,7 @@ class FittedDocuments:
     tokens: TokenCount
     trace: ThriftTrace
 
-    def _repr_html_(self) -> str:
-        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
-        what was shed and why, the kept documents and the trace."""
-        return fit_picture(self.trace, self.documents)
+    pictured: ClassVar[str | None] = "documents"
 
 
 def _content(content: object, index: int) -> str | AdapterError:

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, repeat
 from operator import add, sub
-from typing import Any, Final, Generic, NamedTuple, TypeVar
+from typing import Any, Final, Generic, NamedTuple, TypeVar, ClassVar
 
 from returns.result import Failure, Result, Success
 
@@ -49,13 +49,14 @@ from thrift_fp.adapters._core import CoreFit, Pairing, Row, checked_shedding, fi
 from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core import (
     DEFAULT_TIER,
+    Document,
     content_id,
     documents_to_records,
     kept_inputs,
     normalised_scores,
     read_documents,
 )
-from thrift_fp.adapters._core import fit_picture
+from thrift_fp.adapters._core import Pictured
 from thrift_fp.adapters._core import (
     AdapterError,
     CountFailed,
@@ -93,16 +94,13 @@ _SCHEMA_COUNTED: Final = frozenset({"type", "description", "enum"})
 
 _Message = TypeVar("_Message")
 
-Document = Mapping[str, object] | Retrievable
-"""A retrieved document: a mapping with ``content`` (and optional ``id``, ``score``,
-``source``, ``trust_tier``, ...) or a `Retrievable`."""
 
 ImagePricer = Callable[[Mapping[str, Any]], int]
 """Prices one ``image_url`` content part in tokens (``detail`` and size are yours to read)."""
 
 
 @dataclass(frozen=True, slots=True)
-class OpenAIFit(Generic[_Message]):
+class OpenAIFit(Generic[_Message], Pictured):
     """The fitted request: the caller's message objects that stay (in input order, with the
     documents message inserted when a document survives), the input indices that were shed,
     thrift's trace, the count of ``messages`` plus ``tools`` as sent in OpenAI's framing, the
@@ -120,10 +118,7 @@ class OpenAIFit(Generic[_Message]):
     documents: tuple[Document, ...] = ()
     records: tuple[Retrievable, ...] = ()
 
-    def _repr_html_(self) -> str:
-        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
-        what was shed and why, the kept documents and the trace."""
-        return fit_picture(self.trace, self.records)
+    pictured: ClassVar[str | None] = "records"
 
 
 class _Bill(NamedTuple):

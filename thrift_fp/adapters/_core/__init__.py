@@ -27,6 +27,7 @@ from thrift_fp.adapters._core._args import (
 from thrift_fp.adapters._core._documents import (
     DEFAULT_TIER,
     UNKNOWN_TIME,
+    Document,
     DocumentRow,
     content_id,
     documents_to_records,
@@ -70,7 +71,7 @@ from thrift_fp.adapters._core._fit import (
 from thrift_fp.adapters._core._groups import GroupCarry, Pairing, Row, groups, newest_turn
 from thrift_fp.adapters._core._models import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.adapters._core._reads import Unread, attr, called, entries, got, unreadable
-from thrift_fp.adapters._core._report import fit_picture
+from thrift_fp.adapters._core._report import Pictured, fit_picture
 from thrift_fp.adapters._core._values import MAX_DEPTH, MAX_INT_BITS, as_mapping, json_text, leaves, non_empty_str
 
 __all__ = [
@@ -89,6 +90,7 @@ __all__ = [
     "CoreFit",
     "CountFailed",
     "CounterArg",
+    "Document",
     "Counting",
     "DocumentRow",
     "DuplicateToolCall",
@@ -102,6 +104,7 @@ __all__ = [
     "OverBudget",
     "Pairing",
     "PricedMessage",
+    "Pictured",
     "PricingFailed",
     "Row",
     "Shedding",

@@ -40,6 +40,10 @@ DEFAULT_TIER: Final[TrustTier] = "third-party-private"
 UNKNOWN_TIME: Final = 0
 """``created_at``/``updated_at`` of a document: the Unix epoch."""
 
+Document = Mapping[str, object] | Retrievable
+"""A retrieved document as the dict-based adapters (OpenAI, Anthropic) take it: a mapping with
+``content`` (and optional ``id``, ``score``, ``source``, ``trust_tier``, ...) or a `Retrievable`."""
+
 
 @dataclass(frozen=True, slots=True)
 class DocumentRow:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Final, ClassVar
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock, ThinkingBlock, ToolCallBlock
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
@@ -14,7 +14,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, counted_rows, fit_rows_and_documents
 from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core import DocumentRow, kept_inputs
-from thrift_fp.adapters._core import fit_picture
+from thrift_fp.adapters._core import Pictured
 from thrift_fp.adapters._core import (
     AdapterError,
     AdapterFitError,
@@ -43,7 +43,7 @@ _DOCUMENTS_ROLES: Final = ("system", "user")
 
 
 @dataclass(frozen=True, slots=True)
-class FittedNodes:
+class FittedNodes(Pictured):
     """The caller's own nodes that survived (input order), their rendered text (``""`` when not
     rendered), the count as sent, and the trace.
 
@@ -57,14 +57,11 @@ class FittedNodes:
     tokens: TokenCount
     trace: ThriftTrace
 
-    def _repr_html_(self) -> str:
-        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
-        what was shed and why, the kept documents and the trace."""
-        return fit_picture(self.trace, self.nodes)
+    pictured: ClassVar[str | None] = "nodes"
 
 
 @dataclass(frozen=True, slots=True)
-class FittedChat:
+class FittedChat(Pictured):
     """The caller's own messages and nodes that survived (input order), the surviving nodes
     rendered in envelopes (``""`` when none), the count as sent, and the trace.
 
@@ -80,10 +77,7 @@ class FittedChat:
     tokens: TokenCount
     trace: ThriftTrace
 
-    def _repr_html_(self) -> str:
-        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
-        what was shed and why, the kept documents and the trace."""
-        return fit_picture(self.trace, self.nodes)
+    pictured: ClassVar[str | None] = "nodes"
 
 
 def _extra_call(entry: object, index: int, at: int) -> tuple[str | None, str] | MalformedMessage:

@@ -7,14 +7,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import compress, count
 from operator import attrgetter, ne
-from typing import Final
+from typing import Final, ClassVar
 
 from pydantic_ai.messages import ModelMessage
 from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core import CoreFit, Pairing, fit_rows
 from thrift_fp.adapters._core import Budgeting, Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
-from thrift_fp.adapters._core import fit_picture
+from thrift_fp.adapters._core import Pictured
 from thrift_fp.adapters._core import (
     AdapterError,
     CountFailed,
@@ -51,7 +51,7 @@ _estimated: Final = attrgetter("estimated")
 
 
 @dataclass(frozen=True, slots=True)
-class ModelMessagesFit:
+class ModelMessagesFit(Pictured):
     """The fitted history and how it was fitted.
 
     ``messages``: what to send (see the module docstring for the one kind of new object);
@@ -69,11 +69,6 @@ class ModelMessagesFit:
     shed: tuple[int, ...]
     trace: ThriftTrace
     tokens: TokenCount
-
-    def _repr_html_(self) -> str:
-        """This fit as one self-contained HTML page (a notebook shows it inline): the window bar,
-        what was shed and why, the kept documents and the trace."""
-        return fit_picture(self.trace, ())
 
 
 class HistoryFitError(Exception):
