@@ -121,14 +121,16 @@ def answer(
     nonce: NonceMode,
     spool: SpoolPolicy | None,
     working_set: WorkingSet,
-    ranking: Ranking,
+    ranking: Callable[[], Result[Ranking, E]],
 ) -> Result[Assembled, AssembleError | E]:
     """Answer ``query`` (one ``str``, or one question per item) with the definition
     ``search(tiers)`` builds: retrieve each under the lifecycle, merge, fit, render.
 
     ``read_error(cause)`` is the source's error value carried by the exception its ``execute``
     raised (``None`` for any other cause), so a failed read reports that value, not the wrapper.
-    ``ranking`` is the ranking the definition's search runs, carried into the answer.
+    ``ranking()`` tells the ranking the definition's search runs, carried into the answer; it is
+    asked only after the arguments are checked, so a bad argument is reported as itself, not as
+    a fault of the store it would have read.
 
     >>> import tempfile, pathlib
     >>> from thrift_fp.render import RandomNonce
@@ -140,7 +142,8 @@ def answer(
     ...     "how does shedding work", lambda tiers: fts5_definition(root / "i.db", tiers=tiers),
     ...     lambda cause: None, tiers=("first-party",), context_window=4096, options=ThriftOptions(),
     ...     state=RetrievalState(), context=OperationContext(None), nonce=RandomNonce(), spool=None,
-    ...     working_set=WorkingSet(), ranking=Ranking("lexical", None, "dense ranking is turned off"),
+    ...     working_set=WorkingSet(),
+    ...     ranking=lambda: Success(Ranking("lexical", None, "dense ranking is turned off")),
     ... ).unwrap()
     >>> [(d.record.id, d.kept) for d in done.decisions]
     [('a.md#1', True)]
@@ -155,6 +158,9 @@ def answer(
     chosen = checked_tiers(tiers)  # one tier as a str is one tier, not its letters
     if isinstance(chosen, Failure):
         return Failure(chosen.failure())
+    ranked = ranking()
+    if isinstance(ranked, Failure):
+        return Failure(ranked.failure())
     retrieved = _retrieve(search(chosen.unwrap()), tuple(str(item) for item in queries), context, state, read_error)
     if isinstance(retrieved, Failure):
         return Failure(retrieved.failure())
@@ -167,7 +173,7 @@ def answer(
     fitted: Result[FitRendered, AssembleError | E] = fit_and_render(
         combined, context_window, None, options, nonce=nonce, fields=ANSWER_FIELDS
     )
-    return fitted.bind(lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding, ranking))
+    return fitted.bind(lambda done: _assembled(done, records.unwrap(), receipts, next_state, options.encoding, ranked.unwrap()))
 
 
 def _retrieve(

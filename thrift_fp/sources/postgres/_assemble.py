@@ -58,9 +58,6 @@ def assemble(
     >>> "Shedding drops the lowest score first." in done.text, done.tokens <= done.budget
     (True, True)
     """
-    ranking = search_ranking(database, collection=collection, dense=dense)
-    if isinstance(ranking, Failure):
-        return Failure(ranking.failure())
     return answer(
         query,
         lambda allowed: postgres_definition(
@@ -70,5 +67,5 @@ def assemble(
         lambda cause: cause.error if isinstance(cause, PostgresSearchFailed) else None,
         tiers=tiers,  # checked element by element (one str is one tier) by answer
         context_window=context_window, options=options, state=state, context=context, nonce=nonce,
-        spool=spool, working_set=working_set, ranking=ranking.unwrap(),
+        spool=spool, working_set=working_set, ranking=lambda: search_ranking(database, collection=collection, dense=dense),
     )

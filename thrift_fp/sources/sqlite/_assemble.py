@@ -89,9 +89,6 @@ def assemble(
     >>> assemble([], database=root / "i.db").failure().message
     'no query to answer: the collection of queries is empty'
     """
-    ranking = search_ranking(database, dense)
-    if isinstance(ranking, Failure):
-        return Failure(ranking.failure())
     return answer(
         query,
         lambda allowed: fts5_definition(
@@ -101,5 +98,5 @@ def assemble(
         lambda cause: cause.error if isinstance(cause, SearchFailed) else None,
         tiers=tiers,  # checked element by element (one str is one tier) by answer
         context_window=context_window, options=options, state=state, context=context, nonce=nonce,
-        spool=spool, working_set=working_set, ranking=ranking.unwrap(),
+        spool=spool, working_set=working_set, ranking=lambda: search_ranking(database, dense),
     )
