@@ -10,9 +10,9 @@ from beartype.claw import beartype_package
 # Under the test suite every function and class of thrift_fp is type-checked at run time; this
 # must run before any test module imports a thrift_fp subpackage (conftest.py is loaded first).
 # Production checks only the public boundary (thrift_fp/_beartype.py, docs/surface.md).
-from thrift_fp._beartype import CLAW_CONF  # noqa: E402 - imports only the conf, no subpackage
+from thrift_fp._beartype import claw_conf  # noqa: E402 - imports only the conf, no subpackage
 
-beartype_package("thrift_fp", conf=CLAW_CONF)
+beartype_package("thrift_fp", conf=claw_conf())
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 

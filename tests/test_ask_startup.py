@@ -63,3 +63,23 @@ def test_an_index_whose_vectors_are_being_made_still_says_how_far_they_are() -> 
     connection.execute("INSERT INTO dense_vectors VALUES ('a', x'00')")
     ranking, embedder = ranking_of(connection, True)
     assert embedder is None and ranking.incomplete == (1, 3)
+
+
+_FACES = """
+import sys
+import thrift_fp.records, thrift_fp.tokens, thrift_fp.thrift, thrift_fp.render, thrift_fp.retrieval
+imported = "beartype" in sys.modules
+from thrift_fp.tokens import count_tokens
+try:
+    count_tokens(123)
+except Exception as error:
+    refused = type(error).__module__.split(".")[0]
+print(imported, refused)
+"""
+
+
+def test_importing_the_faces_loads_no_beartype_until_a_checked_call() -> None:
+    # beartype's decorator machinery (about 320 modules) is loaded by the first checked call,
+    # not by importing a package: the checks stay on (the wrong call below is still refused).
+    shown = subprocess.run([sys.executable, "-c", _FACES], capture_output=True, text=True, check=True).stdout.split()
+    assert shown == ["False", "beartype"]

@@ -88,7 +88,7 @@ def test_public_function_with_wrong_type_raises_a_violation() -> None:
 
 
 def test_returns_decorated_functions_work_under_our_claw_conf(tmp_path: Path) -> None:
-    done = _run_probe(tmp_path, "from thrift_fp._beartype import CLAW_CONF", "conf=CLAW_CONF")
+    done = _run_probe(tmp_path, "from thrift_fp._beartype import claw_conf", "conf=claw_conf()")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
 

@@ -1,7 +1,7 @@
 """How the package is type-checked at run time (see docs/surface.md, "Run-time type checking").
 
 Two levels. Under the test suite ``conftest.py`` installs the beartype claw over the whole
-package (``CLAW_CONF``) before anything imports it. In production each public function
+package (`claw_conf`) before anything imports it. In production each public function
 is checked at its boundary: `check_public` wraps the functions a subpackage exports, and
 each wrapper builds its beartype checker on its first call, so ``import thrift_fp`` pays
 nothing for functions it never calls (decorating them all at import cost about 0.1 s).
@@ -13,17 +13,35 @@ import functools
 import inspect
 import types
 from collections.abc import Callable, Iterable, MutableMapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from beartype import BeartypeConf, BeartypeDecorPlace
+if TYPE_CHECKING:
+    from beartype import BeartypeConf
 
-# FIRST puts @beartype innermost: returns' decorators (@safe, @curry, ...) then wrap
-# an already-checked function. Outermost, beartype would check the wrapper's
-# signature and break them. Decorator exceptions are already errors, not warnings.
-CLAW_CONF: Final = BeartypeConf(
-    claw_decor_place_func=BeartypeDecorPlace.FIRST,
-    warning_cls_on_decorator_exception=None,
-)
+
+def claw_conf() -> BeartypeConf:
+    """The one beartype configuration: the claw's (``conftest.py``) and every `checked` wrapper's.
+
+    FIRST puts @beartype innermost: returns' decorators (@safe, @curry, ...) then wrap an
+    already-checked function. Outermost, beartype would check the wrapper's signature and break
+    them. Decorator exceptions are already errors, not warnings. Built on first use: importing
+    beartype loads its whole decorator machinery (about 320 modules, some 50 ms), which a
+    process pays only when it first calls a checked function, not when it imports a package.
+
+    >>> claw_conf() is claw_conf(), claw_conf().warning_cls_on_decorator_exception
+    (True, None)
+    """
+    if not _conf:
+        from beartype import BeartypeConf, BeartypeDecorPlace  # noqa: PLC0415 - on first use (see above)
+
+        _conf.append(BeartypeConf(
+            claw_decor_place_func=BeartypeDecorPlace.FIRST,
+            warning_cls_on_decorator_exception=None,
+        ))
+    return _conf[0]
+
+
+_conf: Final[list[BeartypeConf]] = []
 
 
 def checked(function: Callable[..., Any], public_module: str) -> Callable[..., Any]:
@@ -47,7 +65,7 @@ def checked(function: Callable[..., Any], public_module: str) -> Callable[..., A
         if not built:
             from beartype import beartype  # noqa: PLC0415 - its decorator machinery is imported on first call
 
-            built.append(beartype(conf=CLAW_CONF)(function))
+            built.append(beartype(conf=claw_conf())(function))
         return built[0]
 
     if inspect.iscoroutinefunction(function):
