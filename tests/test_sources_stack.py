@@ -120,7 +120,7 @@ def _type_checking_imports(module: str) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("face", ["thrift_fp.sources", "thrift_fp.sources.postgres"])
+@pytest.mark.parametrize("face", ["thrift_fp.sources", "thrift_fp.sources.postgres", "thrift_fp.serve"])
 def test_a_lazy_face_names_each_home_once_and_alike(face: str) -> None:
     module = importlib.import_module(face)
     homes = dict(module._HOMES)
@@ -180,7 +180,7 @@ def test_the_sqlite_store_loads_no_postgres_store_and_no_driver() -> None:
     assert _of(loaded, "psycopg") == [] and _of(loaded, "psycopg_pool") == []
 
 
-_LAZY_FACES = ("thrift_fp.sources", "thrift_fp.sources.postgres")
+_LAZY_FACES = ("thrift_fp.sources", "thrift_fp.sources.postgres", "thrift_fp.serve")
 
 
 def _submodules(face: str) -> set[str]:
