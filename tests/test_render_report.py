@@ -183,8 +183,16 @@ def test_ask_names_a_report_path_it_cannot_write(tmp_path: Path, capsys: pytest.
 #
 # A missing file fails (it is never written silently); the rewrite run reports each file it wrote
 # as skipped, so it cannot pass unnoticed either.
+#
+# Every page carries the same stylesheet, so it is pinned once, in golden/fit_report.css, and each
+# golden page holds a marker in its place: the drawn page is still compared whole, byte for byte,
+# with its golden page after the marker is replaced by that stylesheet, and a change of style is
+# one file to review rather than nine.
 
 GOLDEN = Path(__file__).parent / "golden"
+STYLESHEET = GOLDEN / "fit_report.css"
+STYLE_MARKER = "/* the stylesheet pinned in tests/golden/fit_report.css */"
+_STYLE = re.compile(r"(?<=<style>).*?(?=</style>)", re.DOTALL)
 
 
 def _every_bucket() -> str:
@@ -313,12 +321,19 @@ def test_golden_the_page_is_drawn_exactly_as_committed(name: str) -> None:
     page = GOLDEN_PAGES[name]()
     path = GOLDEN / f"fit_report_{name}.html"
     if os.environ.get("THRIFT_FP_REGOLD") == "1":
+        style = _STYLE.search(page)
+        assert style is not None and page.count("<style>") == 1, "the page has no single stylesheet to pin"
         path.parent.mkdir(exist_ok=True)
-        path.write_bytes(page.encode("utf-8"))
-        pytest.skip(f"rewrote {path}: review the diff before committing it")
-    if not path.exists():
-        pytest.fail(f"{path} is missing; write it deliberately with THRIFT_FP_REGOLD=1 (see above)")
-    expected = path.read_bytes().decode("utf-8")
+        STYLESHEET.write_bytes(style.group().encode("utf-8"))
+        path.write_bytes((page[: style.start()] + STYLE_MARKER + page[style.end() :]).encode("utf-8"))
+        pytest.skip(f"rewrote {path} and {STYLESHEET}: review the diff before committing them")
+    for needed in (path, STYLESHEET):
+        if not needed.exists():
+            pytest.fail(f"{needed} is missing; write it deliberately with THRIFT_FP_REGOLD=1 (see above)")
+    pinned = path.read_bytes().decode("utf-8")
+    if pinned.count(STYLE_MARKER) != 1:
+        pytest.fail(f"{path} must hold the stylesheet marker exactly once; rewrite it with THRIFT_FP_REGOLD=1")
+    expected = pinned.replace(STYLE_MARKER, STYLESHEET.read_bytes().decode("utf-8"))
     if page != expected:
         diff = difflib.unified_diff(_readable(expected), _readable(page), str(path), "drawn now", lineterm="", n=2)
         pytest.fail(
