@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from returns.result import Failure, Success
 
+from tests._retrieval_fixtures import Doc, Found
 from thrift_fp.retrieval import (
     Aborted,
     CancellationController,
@@ -39,17 +40,6 @@ LATE_ABORTS = ("abort-in-assert", "abort-in-naming", "abort-in-effect")
 KINDS = (*EARLY_KINDS, *LATE_ABORTS)
 LATE_POINTS = {"abort-in-assert": "after-assert-result", "abort-in-naming": "after-source-naming",
                "abort-in-effect": "after-effect"}
-
-
-@dataclass(frozen=True, slots=True)
-class Doc:
-    source_id: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Found:
-    sources: tuple[Doc, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tests._retrieval_fixtures import App, Found
+from tests._retrieval_fixtures import Doc as Source
 from thrift_fp.retrieval import (
     CancellationController,
     OperationContext,
@@ -14,22 +14,6 @@ from thrift_fp.retrieval import (
     Unauthorized,
     run_retrieval,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    source_id: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Found:
-    sources: tuple[Source, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class App:
-    can_read: bool
 
 
 DOCUMENTS = (Source("manual", "Agent Core 使用指南"),)

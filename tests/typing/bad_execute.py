@@ -6,25 +6,8 @@ error marked below; the well-typed definition above it must pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tests._retrieval_fixtures import App, Doc, Found
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
-
-
-@dataclass(frozen=True, slots=True)
-class Doc:
-    source_id: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Found:
-    sources: tuple[Doc, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class App:
-    can_read: bool
 
 
 def accept(query: str, context: OperationContext[App]) -> None:
