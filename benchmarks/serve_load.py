@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -38,11 +37,11 @@ from mcp.client.streamable_http import streamable_http_client
 
 from benchmarks._harness import Report, Row, run_and_print, seconds
 from benchmarks.postgres import server as postgres_server
+from tests._serve_process import announced_url, stop
 from thrift_fp.sources import assemble, embedded_corpus, index_paths
 from thrift_fp.thrift import ThriftOptions
 
 BUDGET = 1024
-_ANNOUNCED = re.compile(r"serving MCP at (http://\S+)")
 # Words of the embedded corpus's subject matter, paired into distinct questions.
 _WORDS = (
     "budget", "shedding", "envelope", "nonce", "trust", "tier", "token", "count", "fit", "window", "reserve",
@@ -71,27 +70,14 @@ def serving(db: str, processes: int = 1) -> Iterator[list[str]]:
         for _ in range(processes):
             process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             started.append(process)
-            assert process.stderr is not None
-            # `serve` says what it serves, then where it listens.
-            line = ""
-            found = None
-            for _ in range(5):
-                line += process.stderr.readline()
-                found = _ANNOUNCED.search(line)
-                if found is not None or process.poll() is not None:
-                    break
+            found, said = announced_url(process)
             if found is None:
-                raise RuntimeError(f"the server did not start: {line}")
-            urls.append(found.group(1))
+                raise RuntimeError(f"the server did not start: {said}")
+            urls.append(found)
         yield urls
     finally:
         for process in started:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process, timeout=20)
 
 
 async def _session(url: str, asked: Sequence[str], latencies: list[float], errors: list[str]) -> None:

@@ -22,7 +22,6 @@ import argparse
 import itertools
 import json
 import os
-import re
 import signal
 import statistics
 import subprocess
@@ -40,11 +39,11 @@ import httpx
 
 from benchmarks._harness import Report, Row, run_and_print, seconds
 from benchmarks.postgres import server as postgres_server
+from tests._serve_process import announced_url, stop
 from benchmarks.serve_load import questions
 from thrift_fp.sources import embedded_corpus
 
 BUDGET = 400
-_ANNOUNCED = re.compile(r"serving MCP at (http://\S+)")
 _HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
             "Mcp-Protocol-Version": "2025-11-25"}
 
@@ -67,18 +66,12 @@ class Workers:
                                    stderr=subprocess.PIPE, text=True)
         assert process.stderr is not None
         # The command says what it serves, then where it listens (the test worker only the latter).
-        line = ""
-        found = None
-        for _ in range(5):
-            line += process.stderr.readline()
-            found = _ANNOUNCED.search(line)
-            if found is not None or process.poll() is not None:
-                break
+        found, said = announced_url(process)
         if found is None:
-            raise RuntimeError(f"the server did not start: {line}{process.stderr.read()}")
+            raise RuntimeError(f"the server did not start: {said}{process.stderr.read()}")
         # Drained, so a chatty worker never blocks on a full pipe.
         threading.Thread(target=process.stderr.read, daemon=True).start()
-        return process, found.group(1)
+        return process, found
 
     def kill(self, slot: int) -> None:
         self.processes[slot].send_signal(signal.SIGKILL)
@@ -90,13 +83,7 @@ class Workers:
 
     def stop(self) -> None:
         for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process, timeout=20)
 
 
 @dataclass

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,10 +23,9 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from properties.render_parser import ParsedEnvelope, split_served
+from tests._serve_process import announced_url, stop
 from thrift_fp.sources import index_paths
 from thrift_fp.tokens import count_tokens
-
-_ANNOUNCED: Final = re.compile(r"serving MCP at (http://\S+)")
 
 # Six documents in two tiers: enough hits for a budget to shed, and for a second question to
 # find passages the first one already sent.
@@ -136,24 +134,11 @@ def http_server(command: list[str]) -> Iterator[str]:
     process = subprocess.Popen([sys.executable, *command[1:], "--http", "127.0.0.1:0"], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
     try:
-        assert process.stderr is not None
-        # `serve` says what it serves, then where it listens; a server that stops says why.
-        line = ""
-        found = None
-        for _ in range(5):
-            line += process.stderr.readline()
-            found = _ANNOUNCED.search(line)
-            if found is not None or process.poll() is not None:
-                break
-        assert found is not None, f"the server did not start: {line}"
-        yield found.group(1)
+        found, said = announced_url(process)
+        assert found is not None, f"the server did not start: {said}"
+        yield found
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, timeout=15)
         if process.stderr is not None:
             process.stderr.close()
 

@@ -21,7 +21,8 @@ from typing import Any, Final
 import pytest
 
 from tests._postgres_cluster import schema_url
-from tests._serve_harness import _ANNOUNCED, DOCUMENTS, HttpSessions
+from tests._serve_harness import DOCUMENTS, HttpSessions
+from tests._serve_process import announced_url, stop
 from thrift_fp.sources import postgres
 
 MAX_CALLS: Final = 5
@@ -42,23 +43,16 @@ class Workers:
         assert command[0] == sys.executable, command  # the suite starts no other program
         process = subprocess.Popen([sys.executable, *command[1:]], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                    text=True)
-        assert process.stderr is not None
         # The command says what it serves, then where it listens (the test worker only the latter).
-        line = ""
-        found = None
-        for _ in range(5):
-            line += process.stderr.readline()
-            found = _ANNOUNCED.search(line)
-            if found is not None or process.poll() is not None:
-                break
+        found, said = announced_url(process)
         if slot is None:
             self.processes.append(process)
             self.urls.append("")
             slot = len(self.processes) - 1
         else:
             self.processes[slot] = process
-        assert found is not None, f"the server did not start: {line}"
-        self.urls[slot] = found.group(1)
+        assert found is not None, f"the server did not start: {said}"
+        self.urls[slot] = found
 
     def kill(self, slot: int) -> None:
         self.processes[slot].send_signal(signal.SIGKILL)
@@ -68,13 +62,7 @@ class Workers:
 
     def stop(self) -> None:
         for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process, timeout=15)
             if process.stderr is not None:
                 process.stderr.close()
 
