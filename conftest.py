@@ -25,15 +25,9 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-# CI's second run, at the minimum dependency versions: compatibility, not the rules again.
-settings.register_profile(
-    "ci-minimum",
-    max_examples=20,
-    deadline=None,
-    derandomize=True,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+# CI's second run, at the minimum dependency versions: compatibility, not the rules again (the
+# "ci" profile with fewer examples).
+settings.register_profile("ci-minimum", settings.get_profile("ci"), max_examples=20)
 settings.register_profile(
     "nightly",
     max_examples=2000,
