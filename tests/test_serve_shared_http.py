@@ -6,7 +6,6 @@ an unknown or ended session is 404, and the SDK's own client works through them.
 from __future__ import annotations
 
 import json
-import secrets
 import signal
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from typing import Any, Final
 
 import pytest
 
-from tests._postgres_cluster import schema_url
+from tests._server_tests import fresh_schema
 from tests._serve_harness import DOCUMENTS, HttpSessions
 from tests._serve_process import announced_url, stop
 from thrift_fp.sources import postgres
@@ -70,15 +69,14 @@ class Workers:
 @pytest.fixture(scope="module")
 def workers(pg_base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workers]:
     # A schema of its own in the test server, two workers for the whole module.
-    import psycopg
-
     root = tmp_path_factory.mktemp("shared")
     for name, text in DOCUMENTS.items():
         (root / name).write_text(text, encoding="utf-8")
-    schema = f"t_{secrets.token_hex(6)}"
-    with psycopg.connect(pg_base_url, autocommit=True) as admin:
-        admin.execute(f"CREATE SCHEMA {schema}")
-    url = schema_url(pg_base_url, schema)
+    with fresh_schema(pg_base_url, "t_") as url:
+        yield from _started_workers(url, root)
+
+
+def _started_workers(url: str, root: Path) -> Iterator[Workers]:
     # The command itself, and a worker whose searches for "slowly" wait to be cancelled (same settings).
     started = Workers([
         [sys.executable, "-m", "thrift_fp", "serve", "--db", url, "--http", "127.0.0.1:0", "--max-calls", str(MAX_CALLS),
@@ -94,8 +92,6 @@ def workers(pg_base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         yield started
     finally:
         started.stop()
-        with psycopg.connect(pg_base_url, autocommit=True) as admin:
-            admin.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 def _post(url: str, message: dict[str, Any], session: str | None = None, method: str = "POST") -> tuple[int, dict[str, str], Any]:
