@@ -38,14 +38,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, repeat
+from itertools import accumulate
 from operator import add, sub
 from typing import Any, Final, Generic, NamedTuple, TypeVar, ClassVar
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
-from thrift_fp.adapters._core import CoreFit, Pairing, Row, checked_shedding, fit_rows
+from thrift_fp.adapters._core import CoreFit, Pairing, RowColumns, checked_shedding, fit_rows
 from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core import (
     DEFAULT_TIER,
@@ -155,8 +155,8 @@ def count_openai_tokens(
     if isinstance(priced, Failure):
         return Failure(priced.failure())
     fixed, rows = priced.unwrap()
-    estimated = ready.precision == "estimated" or any(row.estimated for row in rows)
-    return Success(TokenCount(fixed + sum(row.tokens for row in rows), ready.name, "estimated" if estimated else "exact"))
+    estimated = ready.precision == "estimated" or any(rows.estimated)
+    return Success(TokenCount(fixed + sum(rows.tokens), ready.name, "estimated" if estimated else "exact"))
 
 
 def fit_openai_messages(
@@ -265,8 +265,9 @@ def _output(
 
 def _priced(
     messages: object, tools: object, counting: Counting, image_tokens: ImagePricer | None
-) -> Result[tuple[int, tuple[Row, ...]], AdapterError]:
-    """The request framing (reply priming and tools) and each message's row, priced as sent."""
+) -> Result[tuple[int, RowColumns], AdapterError]:
+    """The request framing (reply priming and tools) and the messages' rows, priced as sent, in
+    columns (no object per message)."""
     if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
         return Failure(InvalidArgument("messages", messages, "expected a list of messages"))
     if isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence):
@@ -282,13 +283,11 @@ def _priced(
     prices = _message_tokens(columns, counting)
     if isinstance(prices, Failure):
         return Failure(prices.failure())
-    # Positional ``tuple.__new__`` over the columns, in `Row`'s field order (C-level: one row per
-    # message on every fit).
-    size = len(columns.roles)
-    rows = tuple(map(_new, repeat(Row), zip(
-        prices.unwrap(), columns.calls, columns.answers, map(_USER.__eq__, columns.roles),
-        map(PINNED_ROLES.__contains__, columns.roles), columns.roles, columns.estimated, repeat(None, size),
-    )))
+    roles = columns.roles
+    rows = RowColumns(
+        prices.unwrap(), columns.calls, columns.answers, list(map(_USER.__eq__, roles)),
+        list(map(PINNED_ROLES.__contains__, roles)), roles, columns.estimated, [None] * len(roles),
+    )
     return Success((profile.reply_priming + tool_tokens.unwrap(), rows))
 
 
@@ -377,7 +376,6 @@ def _bills(
 
 _PLAIN_ROLES: Final = frozenset({"system", "developer", "user", "assistant"})
 _USER: Final = "user"
-_new: Final = tuple.__new__
 
 
 def _plain_bill(message: dict[Any, Any], per_message: int) -> _Bill | None:
@@ -505,16 +503,16 @@ def _totals_at(totals: list[int], ends: Sequence[int]) -> Iterator[int]:
     return map(totals.__getitem__, ends)
 
 
-def _placement(documents_at: object, rows: Sequence[Row]) -> Result[int, AdapterError]:
+def _placement(documents_at: object, rows: RowColumns) -> Result[int, AdapterError]:
     """Where the documents message goes, as an input index; it may not split a tool group."""
     size = len(rows)
     if documents_at is None:
-        return Success(next((at for at, row in enumerate(rows) if not row.pinned), size))
+        return Success(next((at for at, pinned in enumerate(rows.pinned) if not pinned), size))
     if isinstance(documents_at, bool) or not isinstance(documents_at, int) or not -size <= documents_at <= size:
         return Failure(InvalidArgument("documents_at", documents_at, f"must be an int within [{-size}, {size}]"))
     place = documents_at + size if documents_at < 0 else documents_at
-    before = {ident for row in rows[:place] for _, ident in row.issues}
-    if any(ident in before for row in rows[place:] for _, ident in row.answers):
+    before = {ident for issues in rows.issues[:place] for _, ident in issues}
+    if any(ident in before for answers in rows.answers[place:] for _, ident in answers):
         return Failure(InvalidArgument("documents_at", documents_at, "falls between a tool call and its results"))
     return Success(place)
 

@@ -68,7 +68,7 @@ from thrift_fp.adapters._core._fit import (
     one_text_frame,
     working_set,
 )
-from thrift_fp.adapters._core._groups import GroupCarry, Pairing, Row, groups, newest_turn
+from thrift_fp.adapters._core._groups import GroupCarry, Pairing, Row, RowColumns, groups, newest_turn
 from thrift_fp.adapters._core._models import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.adapters._core._reads import Unread, attr, called, entries, got, unreadable
 from thrift_fp.adapters._core._report import Pictured, fit_picture
@@ -107,6 +107,7 @@ __all__ = [
     "Pictured",
     "PricingFailed",
     "Row",
+    "RowColumns",
     "Shedding",
     "StrippedThought",
     "TokenCounter",

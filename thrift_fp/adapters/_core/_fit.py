@@ -32,11 +32,11 @@ equal ages first.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from itertools import compress, count, filterfalse, repeat
 from functools import partial
-from operator import attrgetter, is_not, ne
+from operator import is_not, ne
 from typing import Final, NamedTuple, cast, no_type_check
 
 from returns.result import Failure, Result, Success
@@ -45,9 +45,10 @@ from thrift_fp.adapters._core._args import Budgeting, Counting, checked_budget, 
 from thrift_fp.adapters._core._documents import DocumentRow, documents_to_records, fit_order
 from thrift_fp.adapters._core._errors import AdapterError, FitFailed, InvalidArgument, OverBudget
 # Re-exported: the adapters build rows and pairing rules from here.
-from thrift_fp.adapters._core._groups import GroupCarry, groups, newest_turn
+from thrift_fp.adapters._core._groups import GroupCarry, grouped, newest_turn
 from thrift_fp.adapters._core._groups import Pairing as Pairing
 from thrift_fp.adapters._core._groups import Row as Row
+from thrift_fp.adapters._core._groups import RowColumns as RowColumns
 from thrift_fp.records import Retrievable
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
 from thrift_fp.thrift import AGENT, Message, MessageLike, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet, subtract_to_fit
@@ -138,14 +139,10 @@ class PricedMessage(NamedTuple):
 
 
 _new: Final = tuple.__new__
-_role: Final = attrgetter("role")
-_pinned: Final = attrgetter("pinned")
-_tokens: Final = attrgetter("tokens")
-_estimated: Final = attrgetter("estimated")
 
 
 def working_set(
-    rows: Sequence[Row],
+    rows: Sequence[Row] | RowColumns,
     group_ids: Sequence[str | None],
     fixed_tokens: int,
     thoughts: Sequence[StrippedThought] = (),
@@ -163,16 +160,31 @@ def working_set(
     >>> [(m.id, m.token_cost, m.pair_id, m.summary) for m in ws.messages]
     [('messages[0]', 4, 'g', False), ('messages[1]', 6, 'g', False), ('messages[2]', 5, None, False), ('request', 3, None, True)]
     """
+    own = None if isinstance(rows, RowColumns) else rows
+    return _working_set(RowColumns.of(rows), own, group_ids, fixed_tokens, thoughts, documents, carried, exact)
+
+
+def _working_set(
+    rows: RowColumns,
+    own: Sequence[Row] | None,
+    group_ids: Sequence[str | None],
+    fixed_tokens: int,
+    thoughts: Sequence[StrippedThought],
+    documents: Sequence[Retrievable],
+    carried: CoreCarry | None,
+    exact: bool,
+) -> WorkingSet:
+    """`working_set` of rows in columns; ``own`` the `Row` objects themselves, when there are any
+    (only they can be the very rows ``carried`` priced)."""
     total = len(rows)
-    start = 0 if carried is None else _shared_rows(rows, group_ids, carried)
+    start = 0 if carried is None or own is None else _shared_rows(own, group_ids, carried)
     rest = total - start
     # Built in C-level passes over the new rows' columns: named tuples in bulk for a one-off fit;
     # with a carry, exact `Message` objects (slower to construct, once per row), which the core
     # carries from fit to fit by identity.
     columns = (
         map("messages[{}]".format, range(start, total)), repeat("", rest), repeat(AGE, rest),
-        map(_role, rows[start:]), map(_pinned, rows[start:]), repeat(False, rest), group_ids[start:],
-        map(_tokens, rows[start:]),
+        rows.role[start:], rows.pinned[start:], repeat(False, rest), group_ids[start:], rows.tokens[start:],
     )
     built: Iterable[MessageLike] = map(_new, repeat(PricedMessage), zip(*columns)) if not exact else map(Message, *columns)
     request_fields = (REQUEST_ID, "", AGE, None, True, False, None, fixed_tokens)
@@ -219,7 +231,7 @@ def _kept_positions(given: Sequence[object], kept: Sequence[object]) -> tuple[in
 
 
 def fit_rows(
-    rows: Sequence[Row],
+    rows: Sequence[Row] | RowColumns,
     fixed_tokens: int,
     budgeting: Budgeting,
     counting: Counting,
@@ -243,7 +255,9 @@ def fit_rows(
     ``carry`` (a previous fit's `CoreFit.carry`) lets this fit reuse what that one measured of
     the rows it shares (the very same `Row` objects, in order); ``checkpoint`` is where the next
     fit's rows will likely start to differ (an agent loop's newest turn), so the grouping
-    remembers its state there. The fit is identical with or without them.
+    remembers its state there. The fit is identical with or without them. Rows given as
+    `RowColumns` (a long history with no object per message) carry nothing: their fit's
+    ``carry`` is ``None``.
 
     >>> from thrift_fp.adapters._core._args import checked_budget, checked_counting
     >>> budget = checked_budget(20, 0, 0.35).unwrap()
@@ -251,16 +265,24 @@ def fit_rows(
     >>> fit_rows([Row(30, pinned=True), Row(4)], 0, budget, counting, Pairing()).failure().message
     'what cannot be shed costs 34 tokens as sent, over the budget of 20; raise context_window or lower output_reserve'
     """
-    grouped = groups(rows, pairing, None if carry is None else carry.grouping, checkpoint)
-    if isinstance(grouped, Failure):
-        return Failure(grouped.failure())
-    group_ids, grouping = grouped.unwrap()
+    columns = RowColumns.of(rows)
+    # The `Row` objects themselves, when the caller gave rows: only they carry to the next fit.
+    own = None if isinstance(rows, RowColumns) else rows
+    found = grouped(columns, own, pairing, None if carry is None else carry.grouping, checkpoint)
+    if isinstance(found, Failure):
+        return Failure(found.failure())
+    group_ids, grouping = found.unwrap()
     # (The newest row needs no pin: the core never sheds the newest message, and a pinned one
     # would pass that protection to the last row of an older turn.)
-    if pairing.whole_turns and (opening := newest_turn(rows)) < len(rows) - 1:
-        rows = (*rows[:opening], rows[opening]._replace(pinned=True), *rows[opening + 1:])
+    if pairing.whole_turns and (opening := newest_turn(columns)) < len(columns) - 1:
+        pinned = list(columns.pinned)
+        pinned[opening] = True
+        columns = replace(columns, pinned=pinned)
+        if own is not None:
+            own = (*own[:opening], own[opening]._replace(pinned=True), *own[opening + 1:])
     fixed = fixed_tokens + (documents_frame if documents else 0)
-    ws = working_set(rows, group_ids, fixed, thoughts, documents, carry, carry is not None or checkpoint is not None)
+    exact = carry is not None or checkpoint is not None
+    ws = _working_set(columns, own, group_ids, fixed, thoughts, documents, carry, exact)
     options = ThriftOptions(
         budgeting.output_reserve, budgeting.reserve_fraction, encoding=counting.name,
         shed_order=shedding.shed_order, refill=shedding.refill,
@@ -289,8 +311,7 @@ def fit_rows(
                 return Failure(FitFailed(fitted.failure()))
             kept_set, trace, counts = fitted.unwrap().working_set, fitted.unwrap().trace, fitted.unwrap().counts
     kept = _kept_positions(ws.messages, kept_set.messages)
-    row_at = rows.__getitem__
-    tokens = fixed_tokens + sum(map(_tokens, map(row_at, kept)))
+    tokens = fixed_tokens + sum(map(columns.tokens.__getitem__, kept))
     if rendered is not None and rendered.records:
         tokens += rendered.tokens
     plain = tuple(record for record in kept_set.retrievables if isinstance(record, Retrievable)) if plain_costs else ()
@@ -301,9 +322,10 @@ def fit_rows(
     budget = budgeting.budget.budget
     if tokens > budget:
         return Failure(OverBudget(tokens, budget))
-    shed = tuple(filterfalse(frozenset(kept).__contains__, range(len(rows))))
-    estimated = counting.precision == "estimated" or any(map(_estimated, map(row_at, kept)))
-    carried = None if rendered is not None else CoreCarry(tuple(rows), group_ids, ws.messages[:-1], grouping, counts)
+    shed = tuple(filterfalse(frozenset(kept).__contains__, range(len(columns))))
+    estimated = counting.precision == "estimated" or any(map(columns.estimated.__getitem__, kept))
+    carried = None if rendered is not None or own is None else CoreCarry(
+        tuple(own), group_ids, ws.messages[:-1], grouping, counts)
     return Success(CoreFit(kept, shed, trace, tokens, "estimated" if estimated else "exact", rendered, plain, carried))
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, count
-from operator import attrgetter, is_not, ne
-from typing import Final, NamedTuple
+from operator import is_not, ne
+from typing import NamedTuple
 
 from returns.result import Failure, Result, Success
 
@@ -42,6 +42,41 @@ class Row(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class RowColumns:
+    """The rows of one fit column by column (``tokens[i]``, ``issues[i]``, ... are row ``i``'s
+    fields): what an adapter whose reader already holds its messages' fields in columns hands
+    the core, so a long history costs no object per message on the way in. The core reads the
+    rows of a `Row` sequence into these columns too (`of`); only `Row` objects carry a fit's
+    state to the next (`CoreFit.carry`).
+
+    >>> columns = RowColumns.of([Row(3, role="user", starts_turn=True), Row(5, role="assistant")])
+    >>> columns.tokens, columns.role, len(columns)
+    ((3, 5), ('user', 'assistant'), 2)
+    """
+
+    tokens: Sequence[int]
+    issues: Sequence[tuple[tuple[str, str], ...]]
+    answers: Sequence[tuple[tuple[str, str], ...]]
+    starts_turn: Sequence[bool]
+    pinned: Sequence[bool]
+    role: Sequence[str | None]
+    estimated: Sequence[bool]
+    group: Sequence[str | None]
+
+    @staticmethod
+    def of(rows: Sequence[Row] | RowColumns) -> RowColumns:
+        """``rows`` column by column (one C-level transposition; columns are returned as they are)."""
+        if isinstance(rows, RowColumns):
+            return rows
+        if not rows:
+            return RowColumns((), (), (), (), (), (), (), ())
+        return RowColumns(*zip(*rows))
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+
+@dataclass(frozen=True, slots=True)
 class Pairing:
     """The API's pairing rules: ``answer_once`` (a second result for one call is an error),
     ``require_answers`` (a call with no later result is an error), ``whole_turns`` (a turn, from
@@ -54,11 +89,6 @@ class Pairing:
     answer_once: bool = True
     require_answers: bool = True
     whole_turns: bool = False
-
-
-_issues: Final = attrgetter("issues")
-_answers: Final = attrgetter("answers")
-_group: Final = attrgetter("group")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,22 +146,24 @@ def _saved(
     return GroupCarry(pairing, tuple(rows[:at]), at, linked._parent[:at], dict(issued), dict(open_calls), dict(keyed))
 
 
-def newest_turn(rows: Sequence[Row]) -> int:
+def newest_turn(rows: Sequence[Row] | RowColumns) -> int:
     """The position of the row that opens the newest turn (``len(rows)`` when none does).
 
     >>> newest_turn([Row(1, starts_turn=True), Row(1), Row(1, starts_turn=True), Row(1)])
     2
     """
+    columns = RowColumns.of(rows)
+    starts, pinned = columns.starts_turn, columns.pinned
     # Scanned back from the end: the newest turn is near it, whatever the history's length.
-    for index in range(len(rows) - 1, -1, -1):
-        row = rows[index]
-        if row.starts_turn and not row.pinned:
+    for index in range(len(starts) - 1, -1, -1):
+        if starts[index] and not pinned[index]:
             return index
-    return len(rows)
+    return len(starts)
 
 
-def _resumable(rows: Sequence[Row], pairing: Pairing, carry: GroupCarry | None) -> GroupCarry | None:
-    if carry is None or carry.pairing != pairing or pairing.whole_turns or carry.at > len(rows):
+def _resumable(rows: Sequence[Row] | None, pairing: Pairing, carry: GroupCarry | None) -> GroupCarry | None:
+    # Only `Row` objects can be recognised as the very rows a checkpoint was made from.
+    if rows is None or carry is None or carry.pairing != pairing or pairing.whole_turns or carry.at > len(rows):
         return None
     at = carry.at
     # The checkpoint holds while every row before it is the very object it was made from.
@@ -140,20 +172,32 @@ def _resumable(rows: Sequence[Row], pairing: Pairing, carry: GroupCarry | None) 
 
 
 def groups(
-    rows: Sequence[Row], pairing: Pairing, carry: GroupCarry | None = None, checkpoint: int | None = None
+    rows: Sequence[Row] | RowColumns, pairing: Pairing, carry: GroupCarry | None = None, checkpoint: int | None = None
 ) -> Result[tuple[tuple[str | None, ...], GroupCarry | None], AdapterError]:
     """Each row's group id (``None``: it leaves alone), or the first pairing problem; with a
-    ``checkpoint``, also this call's state after that many rows, for the next call's ``carry``.
+    ``checkpoint``, also this call's state after that many rows, for the next call's ``carry``
+    (rows given as `RowColumns` neither resume from a carry nor save one).
 
     >>> rows = [Row(1, issues=(("calls[0]", "a"), ("calls[1]", "b"))), Row(1, answers=(("id", "a"),)),
     ...         Row(1, answers=(("id", "b"),)), Row(1), Row(1, group="k"), Row(1, group="k")]
     >>> groups(rows, Pairing()).unwrap()[0]
     ('group@0', 'group@0', 'group@0', None, 'group@4', 'group@4')
+    >>> groups(RowColumns.of(rows), Pairing()).unwrap()[0]
+    ('group@0', 'group@0', 'group@0', None, 'group@4', 'group@4')
     >>> groups([Row(1, answers=(("tool_call_id", "z"),))], Pairing()).failure().message
     "messages[0].tool_call_id: no earlier unanswered tool call has id 'z'"
     """
-    resumed = _resumable(rows, pairing, carry)
-    total = len(rows)
+    return grouped(RowColumns.of(rows), None if isinstance(rows, RowColumns) else rows, pairing, carry, checkpoint)
+
+
+def grouped(
+    columns: RowColumns, own: Sequence[Row] | None, pairing: Pairing, carry: GroupCarry | None, checkpoint: int | None
+) -> Result[tuple[tuple[str | None, ...], GroupCarry | None], AdapterError]:
+    """`groups` of rows already in columns; ``own`` the `Row` objects themselves when there are
+    any (only they resume from a carry or save one)."""
+    resumed = _resumable(own, pairing, carry)
+    total = len(columns)
+    issues, answers, group = columns.issues, columns.answers, columns.group
     issued: dict[str, tuple[int, str]]
     open_calls: dict[str, tuple[int, str]]
     keyed: dict[str, int]
@@ -165,54 +209,57 @@ def groups(
         issued, open_calls, keyed = dict(resumed.issued), dict(resumed.open_calls), dict(resumed.keyed)
         linked = _Groups([*resumed.parent, *range(start, total)])
     if pairing.whole_turns:
-        turn: int | None = None
-        # The newest turn is not one group: when it alone is too big its oldest tool rounds go
-        # (whole pairs), while its opening row stays (`fit_rows` pins it).
-        newest = newest_turn(rows)
-        # No row opens a turn (no question at all): there is no turn to keep whole.
-        newest = 0 if newest == total else newest
-        parent = linked._parent
-        for index, row in enumerate(rows[:newest]):
-            if row.pinned:
-                # A pinned row that starts a turn still ends the one before it.
-                turn = None if row.starts_turn else turn
-                continue
-            if row.starts_turn or turn is None:
-                turn = index
-            else:
-                # Nothing is linked yet (a whole-turns call never resumes): the turn's opening
-                # row is a root, earlier than its member, so hanging the member under it is a link.
-                parent[index] = turn
+        _link_turns(columns, linked._parent)
     # A resumed call that was asked to stop at the same checkpoint hands that checkpoint on.
     saved = resumed if resumed is not None and resumed.at == checkpoint else None
-    wanted = checkpoint is not None and start <= checkpoint <= total and saved is None
+    wanted = own is not None and checkpoint is not None and start <= checkpoint <= total and saved is None
     # Only rows that link something are walked (C-level pass to find them); the state at the
     # checkpoint is the state before the first such row at or after it.
-    linking = compress(range(start, total), map(any, zip(
-        map(_issues, rows[start:]), map(_answers, rows[start:]), map(_group, rows[start:]))))
+    linking = compress(range(start, total), map(any, zip(issues[start:], answers[start:], group[start:])))
     for index in linking:
-        if wanted and checkpoint is not None and index >= checkpoint:
-            saved, wanted = _saved(pairing, rows, checkpoint, linked, issued, open_calls, keyed), False
-        row = rows[index]
-        if row.group is not None:
-            linked.link(keyed.setdefault(row.group, index), index)
-        for field, call_id in row.answers:
+        if wanted and own is not None and checkpoint is not None and index >= checkpoint:
+            saved, wanted = _saved(pairing, own, checkpoint, linked, issued, open_calls, keyed), False
+        key = group[index]
+        if key is not None:
+            linked.link(keyed.setdefault(key, index), index)
+        for field, call_id in answers[index]:
             call = open_calls.pop(call_id, None) if pairing.answer_once else issued.get(call_id)
             if call is None:
                 return Failure(ToolResultWithoutCall(index, field, call_id))
             linked.link(call[0], index)
-        for field, call_id in row.issues:
+        for field, call_id in issues[index]:
             if call_id in issued:
                 return Failure(DuplicateToolCall(index, field, call_id))
             issued[call_id] = open_calls[call_id] = (index, field)
-    if wanted and checkpoint is not None:
-        saved = _saved(pairing, rows, checkpoint, linked, issued, open_calls, keyed)
+    if wanted and own is not None and checkpoint is not None:
+        saved = _saved(pairing, own, checkpoint, linked, issued, open_calls, keyed)
     if pairing.require_answers and pairing.answer_once and open_calls:
         call_id, (index, field) = next(iter(open_calls.items()))
         return Failure(ToolCallWithoutResult(index, field, call_id))
     if pairing.require_answers and not pairing.answer_once:
-        answered = {call_id for row in rows for _, call_id in row.answers}
+        answered = {call_id for links in answers for _, call_id in links}
         for call_id, (index, field) in issued.items():
             if call_id not in answered:
                 return Failure(ToolCallWithoutResult(index, field, call_id))
     return Success((linked.ids(), saved))
+
+
+def _link_turns(columns: RowColumns, parent: list[int]) -> None:
+    """Hang every row of each turn before the newest under the turn's opening row."""
+    # The newest turn is not one group: when it alone is too big its oldest tool rounds go
+    # (whole pairs), while its opening row stays (`fit_rows` pins it).
+    newest = newest_turn(columns)
+    # No row opens a turn (no question at all): there is no turn to keep whole.
+    newest = 0 if newest == len(columns) else newest
+    starts, pinned = columns.starts_turn, columns.pinned
+    turn = -1  # the open turn's opening row (-1: none is open)
+    for index in range(newest):
+        if pinned[index]:
+            # A pinned row that starts a turn still ends the one before it.
+            turn = -1 if starts[index] else turn
+        elif starts[index] or turn < 0:
+            turn = index
+        else:
+            # Nothing is linked yet (a whole-turns call never resumes): the turn's opening
+            # row is a root, earlier than its member, so hanging the member under it is a link.
+            parent[index] = turn
