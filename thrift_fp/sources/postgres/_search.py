@@ -2,8 +2,9 @@
 
 The user's text is never query syntax: it is analyzed into terms by the same analyzer the
 SQLite source uses (`query_words`), and each term is looked up in the passages' ``lexicon``
-(their distinct analyzed terms, under a GIN index). PostgreSQL finds and counts each term's
-passages and hands back the collection's sizes and the candidates' analyzed fields; the
+(their distinct analyzed terms, under a GIN index). PostgreSQL finds each term's passages, hands
+back the candidates' analyzed fields, and reads the collection's sizes and each term's passage
+count from the statistics it keeps as passages change (`_statistics`); the
 score and the order are the shared ranking's (`top_passages`), so a collection and an SQLite
 index of the same files return the same passages in the same order.
 """
@@ -31,6 +32,7 @@ from thrift_fp.sources.postgres._errors import (
 from thrift_fp.sources.dense import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_scored
 from thrift_fp.sources.postgres._dense import dense_candidates, ranking_of
 from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
+from thrift_fp.sources.postgres._statistics import collection_sizes, term_counts
 from thrift_fp.sources.postgres._store import PostgresDatabase, query_error
 from thrift_fp.sources.ranking import (
     Candidate,
@@ -45,18 +47,10 @@ from thrift_fp.sources.ranking import (
 
 _Connection = psycopg.Connection[tuple[object, ...]]
 
-# The collection's analyzer and sizes (passages, and the total length of each field).
-_STATS: Final = """
-SELECT c.analyzer, count(p.id), coalesce(sum(p.body_length), 0), coalesce(sum(p.heading_length), 0),
-       coalesce(sum(p.trail_length), 0)
-FROM thrift_fp_collections AS c LEFT JOIN thrift_fp_passages AS p ON p.collection = c.collection
-WHERE c.collection = %(collection)s GROUP BY c.analyzer
-"""
-# How many passages hold each term, over every tier (the GIN index counts them).
-_COUNTS: Final = """
-SELECT term, (SELECT count(*) FROM thrift_fp_passages AS p WHERE p.collection = %(collection)s
-              AND p.lexicon @> ARRAY[term])
-FROM unnest(%(terms)s::text[]) AS term
+# The collection's analyzer, and whether the database keeps its statistics (`_statistics`).
+_COLLECTION: Final = """
+SELECT analyzer, to_regclass('thrift_fp_term_passages') IS NOT NULL FROM thrift_fp_collections
+WHERE collection = %(collection)s
 """
 # Each candidate of an allowed tier with its bound (the idfs of the terms it holds), best first.
 _BOUNDED: Final = """
@@ -143,23 +137,23 @@ def search_index(
     allowed = sorted(chosen.unwrap())
     try:
         with database.pool.connection() as connection:
-            found = connection.execute(_STATS, {"collection": collection}).fetchone()
+            found = connection.execute(_COLLECTION, {"collection": collection}).fetchone()
             if found is None:
                 return Failure(CollectionMissing(database.url, collection))
-            analyzer = str(found[0])
+            analyzer, kept = str(found[0]), bool(found[1])
             if not analyzer_available(analyzer):
                 where = f"{database.url} collection {collection!r}"
                 return Failure(MissingParser(where, f"a collection built with {analyzer}", "snowballstemmer"))
             terms = query_words(query, analyzer)
             if not terms or limit <= 0:
                 return Success(())
-            stats = CollectionStats(*(int(str(value)) for value in found[1:]))
+            stats = collection_sizes(connection, collection, kept)
             _, embedder, generation, column = ranking_of(connection, collection, dense)
             if embedder is None or generation is None:
-                ranked = _ranked(connection, collection, terms, stats, allowed, limit)[0]
+                ranked = _ranked(connection, collection, terms, stats, kept, allowed, limit)[0]
             else:
                 # Each ranking offers its pool; every candidate gets both scores, computed exactly.
-                lexical, share_of = _ranked(connection, collection, terms, stats, allowed, LEXICAL_POOL)
+                lexical, share_of = _ranked(connection, collection, terms, stats, kept, allowed, LEXICAL_POOL)
                 near = dense_candidates(
                     database.url, connection, collection, generation, embedder, query, allowed,
                     max(limit, DENSE_POOL), [s.key for s in lexical], column,
@@ -194,11 +188,16 @@ def search_ranking(
 
 
 def _ranked(
-    connection: _Connection, collection: str, terms: Sequence[str], stats: CollectionStats, tiers: Sequence[str], limit: int
+    connection: _Connection,
+    collection: str,
+    terms: Sequence[str],
+    stats: CollectionStats,
+    kept: bool,
+    tiers: Sequence[str],
+    limit: int,
 ) -> tuple[tuple[Scored, ...], Callable[[Sequence[int]], dict[int, float]]]:
     # The lexical top, and how to score any other passages of the collection the same way.
-    counted = connection.execute(_COUNTS, {"collection": collection, "terms": list(terms)}).fetchall()
-    idfs = term_idfs(terms, stats, {str(term): int(str(df)) for term, df in counted})
+    idfs = term_idfs(terms, stats, term_counts(connection, collection, terms, kept))
     parameters = {"collection": collection, "terms": list(terms), "idfs": [idfs[t] for t in terms], "tiers": list(tiers)}
 
     def ordered() -> Iterator[tuple[int, float]]:

@@ -28,6 +28,7 @@ from thrift_fp.sources.postgres._errors import (
     scrub,
 )
 from thrift_fp.sources.postgres._secrets import invalid_port, secret_forms
+from thrift_fp.sources.postgres._statistics import ensure_statistics
 
 SCHEMA_VERSION: Final = 2
 DEFAULT_POOL_SIZE: Final = 8
@@ -204,14 +205,18 @@ def check_schema(connection: psycopg.Connection[tuple[object, ...]], url: str) -
 
 
 def ensure_schema(connection: psycopg.Connection[tuple[object, ...]], url: str) -> Result[None, PostgresError]:
-    """Create the schema in one transaction unless it is there; concurrent callers wait on a lock."""
+    """Create the schema in one transaction unless it is there, and the ranking statistics a database
+    made before them lacks (`ensure_statistics`); concurrent callers wait on a lock."""
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('thrift_fp schema', 0))")
         row = connection.execute("SELECT to_regclass('thrift_fp_schema') IS NOT NULL").fetchone()
         if row is not None and not row[0]:
             connection.execute(SCHEMA)
             connection.execute("INSERT INTO thrift_fp_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
-    return check_schema(connection, url)
+        checked = check_schema(connection, url)
+        if isinstance(checked, Success):
+            ensure_statistics(connection)
+    return checked
 
 
 _AUTHENTICATION: Final = (
