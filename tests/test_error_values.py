@@ -127,3 +127,32 @@ def test_an_error_holding_a_hostile_value_has_a_bounded_repr() -> None:
     assert len(shown) < 400 and shown.endswith("... (1000000 chars), allowed=('first-party',))")
     nested = repr(FitFailed(InvalidBudget("context_window", 10**5000, "too large")))
     assert nested.startswith("FitFailed(error=InvalidBudget(") and "16610 bits" in nested
+
+
+def test_a_plain_int_field_past_pythons_digit_limit_does_not_break_the_message() -> None:
+    # ``{line_count}`` is formatted with ``str``, which raises past 4300 digits; the message
+    # names the int by its size instead (found by properties/test_error_values_props.py).
+    from thrift_fp.records import LineOutOfRange  # noqa: PLC0415
+
+    assert LineOutOfRange("doc", 5, 10**5000).message == (
+        "line 5 of 'doc' does not exist; it has an int of 16610 bits (too long to print) lines (0-based)"
+    )
+    assert LineOutOfRange("doc", 5, 2).message == "line 5 of 'doc' does not exist; it has 2 lines (0-based)"
+
+
+def test_a_callers_own_subclass_of_the_public_base_works_as_before() -> None:
+    # The library declares its errors through the private ErrorValue; ThriftFpError itself stays
+    # a plain exception base, so a caller's subclass of it is neither changed nor refused.
+    class Plain(ThriftFpError):
+        pass
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Declared(ThriftFpError):
+        what: str
+
+        message_template: typing.ClassVar[str] = "bad {what!r}"
+
+    assert Plain("anything").args == ("anything",) and str(Plain()) == "Plain"
+    assert not dataclasses.is_dataclass(Plain)
+    assert Declared("x").message == "bad 'x'" and Declared("x") == Declared("x")
+    assert repr(Declared("y" * 1000)).endswith("... (1000 chars))")

@@ -6,14 +6,17 @@ exceptions, for one reason: ``returns``' ``Failure.unwrap()`` raises
 traceback then prints the error's ``message`` (``str(error)``) right above the unwrap.
 They are never raised by the library itself; they are values first.
 
-A class states its message declaratively, as a ``message_template`` (``str.format`` syntax over
-its own fields): ``{field}`` is the field as text, ``{field!r}`` the value through the safe
-renderer `thrift_fp._shown.shown` (bounded, never raises; used for any value a caller or a
-document supplied), ``{field!t}`` through `thrift_fp._shown.shown_text` (unquoted, cut),
-``{field!q}`` through `thrift_fp._shown.quote_untrusted` (a name an agent will read: quoted,
-bounded, one line, nothing that hides, reorders or opens a tag). A
-message that needs more than its fields (a count, a join) adds a private property the template
-names, or overrides ``message``.
+The library's error classes derive from `ErrorValue` and state only what differs: a name, the
+fields and a message template. The template is a class keyword (``class X(ErrorValue,
+template="...")``), in ``str.format`` syntax over the class's own fields: ``{field}`` is the field as
+text, ``{field!r}`` the value through the safe renderer `thrift_fp._shown.shown` (bounded, never
+raises; used for any value a caller or a document supplied), ``{field!t}`` through
+`thrift_fp._shown.shown_text` (unquoted, cut), ``{field!q}`` through
+`thrift_fp._shown.quote_untrusted` (a name an agent will read: quoted, bounded, one line, nothing
+that hides, reorders or opens a tag), ``{field!l}`` the text on one line (a driver's message that
+spans lines). A message that needs more than its fields (a count, a join) adds a private property
+the template names, or overrides ``message``. Making the class a frozen, slotted dataclass, its
+bounded ``repr`` and its pickling all happen here, once.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import string
 from collections.abc import Callable, Mapping, Sequence
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final, cast, dataclass_transform
 
 from thrift_fp._shown import quote_untrusted, shown, shown_text
 
@@ -51,8 +54,10 @@ class ThriftFpError(Exception):
     message_template: ClassVar[str | None] = None
     """The message over the fields (see the module's docstring); ``None``: the class's name."""
 
-    def __init_subclass__(cls, **kwargs: object) -> None:
+    def __init_subclass__(cls, *, template: str | None = None, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
+        if template is not None:
+            cls.message_template = template
         # ``@dataclass(frozen=True, slots=True)`` rebuilds the class with its frozen
         # ``__setattr__`` already in the namespace; let the exception machinery through it.
         frozen = cls.__dict__.get("__setattr__")
@@ -85,8 +90,45 @@ class ThriftFpError(Exception):
         return (_rebuild, (type(self), fields))
 
 
+@dataclass_transform(frozen_default=True)
+class _ErrorValueType(type):
+    """Makes every class it builds a frozen, slotted dataclass over the fields its body annotates."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any) -> _ErrorValueType:
+        cls = super().__new__(mcs, name, bases, namespace, **kwargs)
+        # A class that lays out its own slots is a base (`ErrorValue` itself), or the slotted copy
+        # ``dataclass`` builds of a value class through this same metaclass: leave it as it is.
+        if "__slots__" in namespace:
+            return cls
+        value_class: type = cls
+        return cast(_ErrorValueType, dataclasses.dataclass(frozen=True, slots=True)(value_class))
+
+
+class ErrorValue(ThriftFpError, metaclass=_ErrorValueType):
+    """The one shape of the library's error values: a subclass declares its fields and its
+    ``template``; it is then a frozen, slotted dataclass (compared and hashed by its fields, matched
+    by ``case Name(field=...)``) whose ``message`` is the template over those fields.
+
+    >>> class TooLarge(ErrorValue, template="{what} holds {size} items, more than {limit}"):
+    ...     what: str
+    ...     size: int
+    ...     limit: int
+    >>> error = TooLarge("the batch", 12, 10)
+    >>> error.message, error == TooLarge("the batch", 12, 10)
+    ('the batch holds 12 items, more than 10', True)
+    >>> error
+    TooLarge(what='the batch', size=12, limit=10)
+
+    `ThriftFpError` itself stays a plain exception base: a caller's own subclass of it keeps working
+    as before, with or without ``@dataclass``.
+    """
+
+    __slots__ = ()
+
+
 class _Messages(string.Formatter):
-    """``str.format`` over an error's attributes, with ``!r``, ``!t`` and ``!q`` through the safe renderers."""
+    """``str.format`` over an error's attributes, with ``!r``, ``!t`` and ``!q`` through the safe renderers
+    and ``!l`` on one line."""
 
     def get_value(self, key: int | str, args: Sequence[object], kwargs: Mapping[str, object]) -> object:
         return getattr(args[0], str(key))
@@ -98,7 +140,19 @@ class _Messages(string.Formatter):
             return shown_text(value) if isinstance(value, str) else shown(value)
         if conversion == "q":
             return quote_untrusted(value) if isinstance(value, str) else shown(value)
+        if conversion == "l":
+            return " ".join(value.split()) if isinstance(value, str) else shown(value)
         return super().convert_field(value, conversion)
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        try:
+            formatted: str = super().format_field(value, format_spec)
+        except ValueError:
+            # An int past Python's 4300-digit limit refuses ``str``; a message must never raise.
+            if isinstance(value, int):
+                return shown(value)
+            raise
+        return formatted
 
 
 _MESSAGES: Final = _Messages()

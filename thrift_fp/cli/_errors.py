@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
-from thrift_fp._errors import ThriftFpError
+from thrift_fp._errors import ErrorValue
 from thrift_fp.sources import AssembleError
 from thrift_fp.sources.postgres import PostgresError
 from thrift_fp.thrift import ThriftError
 
 
-@dataclass(frozen=True, slots=True)
-class InvalidJson(ThriftFpError):
+class InvalidJson(ErrorValue, template="{origin} is not valid JSON: {reason}"):
     """The input is not JSON at all."""
 
     origin: str
     reason: str
 
-    message_template: ClassVar[str] = "{origin} is not valid JSON: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidWorkingSet(ThriftFpError):
+class InvalidWorkingSet(ErrorValue):
     """The JSON does not follow the working-set format (every problem, by JSON path)."""
 
     origin: str
@@ -34,8 +27,7 @@ class InvalidWorkingSet(ThriftFpError):
         return f"{self.origin} is not a valid working set: {self.problems[0]}{more}"
 
 
-@dataclass(frozen=True, slots=True)
-class InvalidArgument(ThriftFpError):
+class InvalidArgument(ErrorValue):
     """A command-line value out of range, such as a negative budget."""
 
     option: str

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
-from thrift_fp._errors import ThriftFpError
+from thrift_fp._errors import ErrorValue
 from thrift_fp._shown import shown_text
 from thrift_fp.tokens import TokenError
 
@@ -26,8 +25,7 @@ class FieldProblem:
         return f"{shown_text(self.field)}: {self.reason}"
 
 
-@dataclass(frozen=True, slots=True)
-class InvalidRetrievable(ThriftFpError):
+class InvalidRetrievable(ErrorValue):
     """A raw retrievable broke one or more rules; ``problems`` lists every one.
 
     >>> error = InvalidRetrievable((FieldProblem("score", "must be a finite number in [0, 1], got 2"),))
@@ -51,8 +49,7 @@ class InvalidRetrievable(ThriftFpError):
         return f"invalid retrievable ({count} problem{'s' if count != 1 else ''}):\n{lines}"
 
 
-@dataclass(frozen=True, slots=True)
-class InvalidStoreId(ThriftFpError):
+class InvalidStoreId(ErrorValue, template="invalid store id {id!r}: {reason}"):
     """A store id that is empty, contains NUL, or would escape the store's folder.
 
     >>> InvalidStoreId("../x", "contains a path separator").message
@@ -62,11 +59,8 @@ class InvalidStoreId(ThriftFpError):
     id: str
     reason: str
 
-    message_template: ClassVar[str] = "invalid store id {id!r}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class ValueNotFound(ThriftFpError):
+class ValueNotFound(ErrorValue, template="no value stored under id {id!r} in {store}"):
     """Nothing is stored under ``id``.
 
     >>> ValueNotFound("memory store 'm'", "doc").message
@@ -76,11 +70,8 @@ class ValueNotFound(ThriftFpError):
     store: str
     id: str
 
-    message_template: ClassVar[str] = "no value stored under id {id!r} in {store}"
 
-
-@dataclass(frozen=True, slots=True)
-class NotUtf8(ThriftFpError):
+class NotUtf8(ErrorValue, template="value for id {id!r} is not UTF-8 text: {reason}"):
     """Bytes written to (or found in) a store are not valid UTF-8 text.
 
     >>> NotUtf8("doc", "invalid start byte").message
@@ -90,11 +81,8 @@ class NotUtf8(ThriftFpError):
     id: str
     reason: str
 
-    message_template: ClassVar[str] = "value for id {id!r} is not UTF-8 text: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class StoreFailed(ThriftFpError):
+class StoreFailed(ErrorValue, template="{operation!t} of id {id!r} failed: {reason}"):
     """The file system or database refused an operation, or the caller's byte iterable raised.
 
     >>> StoreFailed("write", "doc", "disk full").message
@@ -106,11 +94,11 @@ class StoreFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "{operation!t} of id {id!r} failed: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class LineOutOfRange(ThriftFpError):
+class LineOutOfRange(
+    ErrorValue,
+    template="line {index!r} of {id!r} does not exist; it has {line_count} lines (0-based)",
+):
     """``line(i)`` asked for a line the body does not have.
 
     >>> LineOutOfRange("doc", 5, 2).message
@@ -121,13 +109,8 @@ class LineOutOfRange(ThriftFpError):
     index: int
     line_count: int
 
-    message_template: ClassVar[str] = (
-        "line {index!r} of {id!r} does not exist; it has {line_count} lines (0-based)"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidLineRange(ThriftFpError):
+class InvalidLineRange(ErrorValue, template="{operation}: {reason}"):
     """A negative count or range bound passed to head/tail/cat.
 
     >>> InvalidLineRange("head", "n must be >= 0, got -1").message
@@ -137,11 +120,8 @@ class InvalidLineRange(ThriftFpError):
     operation: str
     reason: str
 
-    message_template: ClassVar[str] = "{operation}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidPattern(ThriftFpError):
+class InvalidPattern(ErrorValue, template="grep pattern {pattern!r} is not a valid regular expression: {reason}"):
     """A grep pattern that is not a valid regular expression.
 
     >>> InvalidPattern("(", "missing )").message
@@ -151,11 +131,8 @@ class InvalidPattern(ThriftFpError):
     pattern: str
     reason: str
 
-    message_template: ClassVar[str] = "grep pattern {pattern!r} is not a valid regular expression: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class DuplicateRetrievableId(ThriftFpError):
+class DuplicateRetrievableId(ErrorValue, template="duplicate retrievable id {id!r} in one batch; ids must be unique"):
     """Two retrievables in one batch share an id.
 
     >>> DuplicateRetrievableId("d").message
@@ -164,11 +141,8 @@ class DuplicateRetrievableId(ThriftFpError):
 
     id: str
 
-    message_template: ClassVar[str] = "duplicate retrievable id {id!r} in one batch; ids must be unique"
 
-
-@dataclass(frozen=True, slots=True)
-class SnapshotUnsupported(ThriftFpError):
+class SnapshotUnsupported(ErrorValue, template="retrievable {id!r} cannot be snapshotted: {reason}"):
     """A retrievable whose content cannot be written to a snapshot faithfully.
 
     >>> SnapshotUnsupported("a", "its content is a dynamic Tokenizable").message
@@ -178,11 +152,8 @@ class SnapshotUnsupported(ThriftFpError):
     id: str
     reason: str
 
-    message_template: ClassVar[str] = "retrievable {id!r} cannot be snapshotted: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidSnapshot(ThriftFpError):
+class InvalidSnapshot(ErrorValue, template="invalid snapshot at {field!t}: {reason}"):
     """A snapshot that does not have the shape ``to_snapshot`` writes.
 
     >>> InvalidSnapshot("content", "expected an object, got int").message
@@ -192,11 +163,8 @@ class InvalidSnapshot(ThriftFpError):
     field: str
     reason: str
 
-    message_template: ClassVar[str] = "invalid snapshot at {field!t}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class UnresolvableReader(ThriftFpError):
+class UnresolvableReader(ErrorValue, template="cannot reopen {store!t} store at {location!r} for id {id!r}: {reason}"):
     """A reader descriptor that names no store this process can open.
 
     >>> UnresolvableReader("memory", "m", "doc", "pass it in stores=").message
@@ -208,11 +176,8 @@ class UnresolvableReader(ThriftFpError):
     id: str
     reason: str
 
-    message_template: ClassVar[str] = "cannot reopen {store!t} store at {location!r} for id {id!r}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class ArtifactConstructorFailed(ThriftFpError):
+class ArtifactConstructorFailed(ErrorValue, template="artifact constructor for retrievable {id!r} failed: {reason}"):
     """A record's artifact constructor raised, or built something that is not a valid artifact.
 
     >>> ArtifactConstructorFailed("doc", "raised ValueError: no pages").message
@@ -222,8 +187,6 @@ class ArtifactConstructorFailed(ThriftFpError):
     id: str
     reason: str
     cause: BaseException | None = None
-
-    message_template: ClassVar[str] = "artifact constructor for retrievable {id!r} failed: {reason}"
 
 
 StoreError = InvalidStoreId | ValueNotFound | NotUtf8 | StoreFailed | LineOutOfRange

@@ -2,64 +2,50 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
-from thrift_fp._errors import ThriftFpError
+from thrift_fp._errors import ErrorValue
 from thrift_fp._shown import shown
 from thrift_fp.records import RecordError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
 
 
-@dataclass(frozen=True, slots=True)
-class WeakNonceKey(ThriftFpError):
+class WeakNonceKey(
+    ErrorValue,
+    template="KeyedNonce key has {key_bytes} bytes; at least {minimum} are needed"
+    " (e.g. secrets.token_bytes(32))",
+):
     """A `KeyedNonce` key shorter than the 128 bits its nonces claim."""
 
     key_bytes: int
     minimum: int
 
-    message_template: ClassVar[str] = (
-        "KeyedNonce key has {key_bytes} bytes; at least {minimum} are needed"
-        " (e.g. secrets.token_bytes(32))"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidFields(ThriftFpError):
+class InvalidFields(ErrorValue, template="fields: {name!r} {problem}"):
     """A ``fields=`` selection naming something that is not a field, or a field twice."""
 
     name: object
     problem: str
 
-    message_template: ClassVar[str] = "fields: {name!r} {problem}"
 
-
-@dataclass(frozen=True, slots=True)
-class DuplicateRecordId(ThriftFpError):
+class DuplicateRecordId(ErrorValue, template="record id {record_id!r} appears more than once"):
     """Two records share an id, so their nonces (keyed by id) could not tell them apart."""
 
     record_id: str
 
-    message_template: ClassVar[str] = "record id {record_id!r} appears more than once"
 
-
-@dataclass(frozen=True, slots=True)
-class NonceCollision(ThriftFpError):
+class NonceCollision(
+    ErrorValue,
+    template="no usable nonce for the {block} block after {attempts} draws:"
+    " each one showed in a rendered body or attribute",
+):
     """Every nonce drawn for a block showed (after normalisation) in some rendered body or
     attribute: only text built to collide gets here."""
 
     block: str
     attempts: int
 
-    message_template: ClassVar[str] = (
-        "no usable nonce for the {block} block after {attempts} draws:"
-        " each one showed in a rendered body or attribute"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class RenderCountFailed(ThriftFpError):
+class RenderCountFailed(ErrorValue):
     """The token layer could not count the rendered text."""
 
     error: TokenError
@@ -73,8 +59,7 @@ class RenderCountFailed(ThriftFpError):
         return getattr(self.error, "cause", None)
 
 
-@dataclass(frozen=True, slots=True)
-class BodyUnavailable(ThriftFpError):
+class BodyUnavailable(ErrorValue):
     """A record's body (or handle text) could not be produced; ``error`` is the records layer's."""
 
     record_id: str
@@ -89,8 +74,13 @@ class BodyUnavailable(ThriftFpError):
         return getattr(self.error, "cause", None)
 
 
-@dataclass(frozen=True, slots=True)
-class NotRenderable(ThriftFpError):
+class NotRenderable(
+    ErrorValue,
+    template="{parameter}[{index}] is a {type_name!t}, not a Retrievable;"
+    " only records with a trust tier can be rendered: build a thrift_fp.Retrievable"
+    " (thrift_fp.parse_retrievable validates one: id, content, trust_tier, created_at,"
+    " updated_at), or fit text you do not render with thrift_fp.subtract_to_fit",
+):
     """An item that is not a `Retrievable` (a working-set retrievable, or an element of
     `render_retrievables`' ``records``): without a trust tier it has no envelope.
 
@@ -108,16 +98,8 @@ class NotRenderable(ThriftFpError):
     type_name: str
     parameter: str = "retrievables"
 
-    message_template: ClassVar[str] = (
-        "{parameter}[{index}] is a {type_name!t}, not a Retrievable;"
-        " only records with a trust tier can be rendered: build a thrift_fp.Retrievable"
-        " (thrift_fp.parse_retrievable validates one: id, content, trust_tier, created_at,"
-        " updated_at), or fit text you do not render with thrift_fp.subtract_to_fit"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class FitFailed(ThriftFpError):
+class FitFailed(ErrorValue):
     """The fit itself failed; ``error`` is the thrift layer's."""
 
     error: ThriftError
@@ -131,19 +113,17 @@ class FitFailed(ThriftFpError):
         return getattr(self.error, "cause", None)
 
 
-@dataclass(frozen=True, slots=True)
-class ChargeExceeded(ThriftFpError):
+class ChargeExceeded(
+    ErrorValue,
+    template="rendered text counts {counted} {encoding} tokens but its pieces were charged"
+    " {charged}; this encoding is not additive at envelope boundaries",
+):
     """The rendered text counts more tokens than its pieces were charged: the encoding (a custom
     estimator) is not additive at envelope boundaries, so the fit cannot be trusted."""
 
     encoding: str
     charged: int
     counted: int
-
-    message_template: ClassVar[str] = (
-        "rendered text counts {counted} {encoding} tokens but its pieces were charged"
-        " {charged}; this encoding is not additive at envelope boundaries"
-    )
 
 
 RenderError = (

@@ -6,10 +6,9 @@ derived, and the exception a user callback raised as ``cause``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
-from thrift_fp._errors import ThriftFpError
+from thrift_fp._errors import ErrorValue
 from thrift_fp._shown import shown, shown_exception, shown_text
 from thrift_fp.retrieval._receipt import Receipt
 
@@ -29,8 +28,7 @@ def describe_exception(exc: BaseException) -> str:
     return shown_exception(exc)
 
 
-@dataclass(frozen=True, slots=True)
-class NotCanonical(ThriftFpError):
+class NotCanonical(ErrorValue):
     """A value has no canonical key: an unsupported type, a cycle, or too deep.
 
     ``path`` locates the offending part, written as Python subscripts from ``query``.
@@ -48,8 +46,7 @@ class NotCanonical(ThriftFpError):
         return f"{shown_text(self.path, 200)} ({shown_text(self.type_name)}): {self.reason}"
 
 
-@dataclass(frozen=True, slots=True)
-class PrepareFailed(ThriftFpError):
+class PrepareFailed(ErrorValue, template="retrieval {definition_id!r}: prepare failed: {reason}"):
     """``prepare`` raised while normalising the query; nothing was reserved.
 
     >>> PrepareFailed("docs", "AttributeError: no strip").message
@@ -60,11 +57,8 @@ class PrepareFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "retrieval {definition_id!r}: prepare failed: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidQuery(ThriftFpError):
+class InvalidQuery(ErrorValue, template="retrieval {definition_id!r}: invalid query: {reason}"):
     """``assert_input`` rejected the query, or it has no canonical key.
 
     >>> InvalidQuery("docs", "ValueError: empty query").message
@@ -75,11 +69,8 @@ class InvalidQuery(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "retrieval {definition_id!r}: invalid query: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class KeyFailed(ThriftFpError):
+class KeyFailed(ErrorValue, template="retrieval {definition_id!r}: key function failed: {reason}"):
     """A custom ``key`` function raised or did not return a string.
 
     >>> KeyFailed("docs", "returned int, not str").message
@@ -90,11 +81,8 @@ class KeyFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "retrieval {definition_id!r}: key function failed: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class DuplicateQuery(ThriftFpError):
+class DuplicateQuery(ErrorValue):
     """The query's key was already attempted in this request.
 
     ``custom_message`` comes from ``errors.duplicate``; ``cause`` is set when that
@@ -121,8 +109,7 @@ class DuplicateQuery(ThriftFpError):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class LimitFailed(ThriftFpError):
+class LimitFailed(ErrorValue, template="retrieval {definition_id!r}: limit failed for query {key!t}: {reason}"):
     """``limit`` raised or returned something other than a non-negative int.
 
     >>> LimitFailed("docs", '"Agent"', "returned -1").message
@@ -134,11 +121,8 @@ class LimitFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "retrieval {definition_id!r}: limit failed for query {key!t}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class BudgetExhausted(ThriftFpError):
+class BudgetExhausted(ErrorValue):
     """The request already accepted ``limit`` queries.
 
     >>> BudgetExhausted("docs", '"Agent"', 2, 2).message
@@ -162,8 +146,7 @@ class BudgetExhausted(ThriftFpError):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Unauthorized(ThriftFpError):
+class Unauthorized(ErrorValue, template="retrieval {definition_id!r}: query {key!t} not authorized: {reason}"):
     """``authorize`` refused the query; its key stays free.
 
     >>> Unauthorized("docs", '"Agent"', "PermissionError: no read access").message
@@ -175,14 +158,11 @@ class Unauthorized(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "retrieval {definition_id!r}: query {key!t} not authorized: {reason}"
-
 
 AbortPoint = Literal["before-execute", "after-execute", "after-assert-result", "after-source-naming", "after-effect"]
 
 
-@dataclass(frozen=True, slots=True)
-class Aborted(ThriftFpError):
+class Aborted(ErrorValue):
     """The operation's signal was aborted.
 
     ``before-execute``: nothing was reserved. At every later point (``after-execute``,
@@ -208,8 +188,7 @@ class Aborted(ThriftFpError):
         return f"retrieval {shown(self.definition_id)}: aborted {where} for query {shown_text(self.key)}: {why}"
 
 
-@dataclass(frozen=True, slots=True)
-class ExecutionFailed(ThriftFpError):
+class ExecutionFailed(ErrorValue, template="retrieval {definition_id!r}: execute failed for query {key!t}: {reason}"):
     """``execute`` raised; the key stays reserved (no refund), nothing counted.
 
     >>> ExecutionFailed("docs", '"Agent"', "OSError: disk gone").message
@@ -221,11 +200,8 @@ class ExecutionFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "retrieval {definition_id!r}: execute failed for query {key!t}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidResult(ThriftFpError):
+class InvalidResult(ErrorValue, template="retrieval {definition_id!r}: result for query {key!t} rejected: {reason}"):
     """``assert_result`` (or reading the result's sources) rejected the result.
 
     The key stays seen; no success is counted.
@@ -239,11 +215,11 @@ class InvalidResult(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "retrieval {definition_id!r}: result for query {key!t} rejected: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class SourceIdFailed(ThriftFpError):
+class SourceIdFailed(
+    ErrorValue,
+    template="retrieval {definition_id!r}: naming sources for query {key!t} failed: {reason}",
+):
     """Naming the result's sources failed; the key stays seen, nothing counted.
 
     >>> SourceIdFailed("docs", '"Agent"', "returned None, not str").message
@@ -255,13 +231,8 @@ class SourceIdFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = (
-        "retrieval {definition_id!r}: naming sources for query {key!t} failed: {reason}"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class ClockFailed(ThriftFpError):
+class ClockFailed(ErrorValue, template="retrieval {definition_id!r}: clock failed: {reason}"):
     """``now`` raised or returned a naive datetime.
 
     At the start nothing is reserved (``key`` is None); at the finish the key
@@ -276,11 +247,12 @@ class ClockFailed(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "retrieval {definition_id!r}: clock failed: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class EffectFailed(ThriftFpError):
+class EffectFailed(
+    ErrorValue,
+    template="retrieval {definition_id!r}: effect {effect_id!r} failed "
+    "for query {key!t}: {reason}",
+):
     """An effect raised or returned a non-mapping; the query is still counted.
 
     ``receipt`` is the receipt with the extensions of the effects that ran before.
@@ -298,11 +270,6 @@ class EffectFailed(ThriftFpError):
     reason: str
     receipt: Receipt[Any, Any, Any]
     cause: BaseException | None = None
-
-    message_template: ClassVar[str] = (
-        "retrieval {definition_id!r}: effect {effect_id!r} failed "
-        "for query {key!t}: {reason}"
-    )
 
 
 RetrievalError = (

@@ -2,48 +2,39 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
-from thrift_fp._errors import ThriftFpError
+from thrift_fp._errors import ErrorValue
 from thrift_fp._shown import shown
 from thrift_fp.tokens import TokenError
 
 
-@dataclass(frozen=True, slots=True)
-class InvalidBudget(ThriftFpError):
+class InvalidBudget(ErrorValue, template="invalid {field} {value!r}: {reason}"):
     """A context window, reserve fraction or output reserve that yields no sane budget."""
 
     field: str
     value: object
     reason: str
 
-    message_template: ClassVar[str] = "invalid {field} {value!r}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidOption(ThriftFpError):
+class InvalidOption(ErrorValue, template="invalid option {field}={value!r}: {reason}"):
     """A `ThriftOptions` field outside its domain."""
 
     field: str
     value: object
     reason: str
 
-    message_template: ClassVar[str] = "invalid option {field}={value!r}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class DuplicateId(ThriftFpError):
+class DuplicateId(ErrorValue, template="duplicate id {id!r} in {bucket}"):
     """Two items of one bucket share an id, so the trace could not tell them apart."""
 
     bucket: str
     id: str
 
-    message_template: ClassVar[str] = "duplicate id {id!r} in {bucket}"
 
-
-@dataclass(frozen=True, slots=True)
-class MalformedItem(ThriftFpError):
+class MalformedItem(
+    ErrorValue,
+    template="{bucket}[{index}] (a {type_name!t}) has no usable {attribute}:"
+    " {reason}",
+):
     """A working-set item without an attribute its bucket requires (or whose attribute raised):
     ``bucket[index]`` names it, ``reason`` says what reading the attribute gave."""
 
@@ -53,14 +44,8 @@ class MalformedItem(ThriftFpError):
     attribute: str
     reason: str
 
-    message_template: ClassVar[str] = (
-        "{bucket}[{index}] (a {type_name!t}) has no usable {attribute}:"
-        " {reason}"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidItemField(ThriftFpError):
+class InvalidItemField(ErrorValue, template="{bucket} item {item!r}: invalid {field} {value!r} ({reason})"):
     """An item attribute (score, importance, token_cost, ...) of the wrong type or range."""
 
     bucket: str
@@ -69,11 +54,8 @@ class InvalidItemField(ThriftFpError):
     value: object
     reason: str
 
-    message_template: ClassVar[str] = "{bucket} item {item!r}: invalid {field} {value!r} ({reason})"
 
-
-@dataclass(frozen=True, slots=True)
-class UnmeasurableContent(ThriftFpError):
+class UnmeasurableContent(ErrorValue, template="cannot measure {bucket} item {item!r}: {reason}"):
     """Content with no real string form (only ``object.__str__``), or whose ``str()`` raised."""
 
     bucket: str
@@ -81,11 +63,8 @@ class UnmeasurableContent(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "cannot measure {bucket} item {item!r}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class EstimatorRaised(ThriftFpError):
+class EstimatorRaised(ErrorValue):
     """A retrievable's own ``estimate_tokens`` raised; the original exception is the cause."""
 
     item: str
@@ -97,8 +76,7 @@ class EstimatorRaised(ThriftFpError):
         return f"estimate_tokens of retrievable {shown(self.item)} raised {kind}: {self.cause}"
 
 
-@dataclass(frozen=True, slots=True)
-class CountingFailed(ThriftFpError):
+class CountingFailed(ErrorValue):
     """The token layer could not count (unknown encoding, failing custom estimator, ...)."""
 
     error: TokenError

@@ -9,20 +9,17 @@ through the bounded renderer: a 5,000-digit int or a list nested 5,000 deep neve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import ClassVar
 
 from thrift_fp.adapters._core._models import UnknownModel
 from thrift_fp.records import RecordError
 from thrift_fp.render import RenderError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
-from thrift_fp._errors import ThriftFpError
+from thrift_fp._errors import ErrorValue
 
 
-@dataclass(frozen=True, slots=True)
-class MalformedMessage(ThriftFpError):
+class MalformedMessage(ErrorValue, template="messages[{index}].{field}: {reason}, got {value!r}"):
     """A message (or one of its fields) of the wrong shape.
 
     >>> MalformedMessage(2, "content", 7, "expected a str or a list of content parts").message
@@ -34,11 +31,11 @@ class MalformedMessage(ThriftFpError):
     value: object
     reason: str
 
-    message_template: ClassVar[str] = "messages[{index}].{field}: {reason}, got {value!r}"
 
-
-@dataclass(frozen=True, slots=True)
-class UnreadableField(ThriftFpError):
+class UnreadableField(
+    ErrorValue,
+    template="{collection}[{index}].{field} (a {type_name!t}): reading it raised {raised}",
+):
     """Reading a caller's object raised (a property, a descriptor, a mapping's ``get``): its list,
     position and field, its type, and what was raised (``cause`` is the exception itself).
 
@@ -53,11 +50,8 @@ class UnreadableField(ThriftFpError):
     cause: BaseException | None = dataclass_field(default=None, compare=False, repr=False)
     collection: str = "messages"
 
-    message_template: ClassVar[str] = "{collection}[{index}].{field} (a {type_name!t}): reading it raised {raised}"
 
-
-@dataclass(frozen=True, slots=True)
-class UnknownRole(ThriftFpError):
+class UnknownRole(ErrorValue, template="messages[{index}].role: unknown role {role!r}; expected one of {_known}"):
     """A role the format does not have.
 
     >>> UnknownRole(0, "robot", ("user", "assistant")).message
@@ -68,15 +62,15 @@ class UnknownRole(ThriftFpError):
     role: object
     known: tuple[str, ...]
 
-    message_template: ClassVar[str] = "messages[{index}].role: unknown role {role!r}; expected one of {_known}"
-
     @property
     def _known(self) -> str:
         return ", ".join(self.known)
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResultWithoutCall(ThriftFpError):
+class ToolResultWithoutCall(
+    ErrorValue,
+    template="messages[{index}].{field}: no earlier unanswered tool call has id {call_id!r}",
+):
     """A tool result whose call is not in an earlier message (or was already answered).
 
     >>> ToolResultWithoutCall(3, "tool_call_id", "call_9").message
@@ -87,11 +81,11 @@ class ToolResultWithoutCall(ThriftFpError):
     field: str
     call_id: str
 
-    message_template: ClassVar[str] = "messages[{index}].{field}: no earlier unanswered tool call has id {call_id!r}"
 
-
-@dataclass(frozen=True, slots=True)
-class ToolCallWithoutResult(ThriftFpError):
+class ToolCallWithoutResult(
+    ErrorValue,
+    template="messages[{index}].{field}: tool call {call_id!r} has no result in a later message",
+):
     """A tool call no later message answers (the provider would refuse the request).
 
     >>> ToolCallWithoutResult(1, "tool_calls[0].id", "call_1").message
@@ -102,11 +96,8 @@ class ToolCallWithoutResult(ThriftFpError):
     field: str
     call_id: str
 
-    message_template: ClassVar[str] = "messages[{index}].{field}: tool call {call_id!r} has no result in a later message"
 
-
-@dataclass(frozen=True, slots=True)
-class DuplicateToolCall(ThriftFpError):
+class DuplicateToolCall(ErrorValue, template="messages[{index}].{field}: tool call id {call_id!r} is used twice"):
     """Two tool calls share an id, so their results could not be told apart.
 
     >>> DuplicateToolCall(4, "tool_calls[1].id", "call_1").message
@@ -117,11 +108,8 @@ class DuplicateToolCall(ThriftFpError):
     field: str
     call_id: str
 
-    message_template: ClassVar[str] = "messages[{index}].{field}: tool call id {call_id!r} is used twice"
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidTool(ThriftFpError):
+class InvalidTool(ErrorValue, template="tools[{index}].{field}: {reason}, got {value!r}"):
     """A tool definition of the wrong shape.
 
     >>> InvalidTool(0, "function.name", None, "expected a non-empty str").message
@@ -133,11 +121,8 @@ class InvalidTool(ThriftFpError):
     value: object
     reason: str
 
-    message_template: ClassVar[str] = "tools[{index}].{field}: {reason}, got {value!r}"
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidDocument(ThriftFpError):
+class InvalidDocument(ErrorValue, template="{collection}[{index}].{field}: {reason}"):
     """A retrieved document that cannot become a record (its list, index, field and reason).
 
     >>> InvalidDocument(1, "score", "expected a finite number").message
@@ -151,11 +136,8 @@ class InvalidDocument(ThriftFpError):
     reason: str
     collection: str = "documents"
 
-    message_template: ClassVar[str] = "{collection}[{index}].{field}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidArgument(ThriftFpError):
+class InvalidArgument(ErrorValue, template="invalid {field} {value!r}: {reason}"):
     """An adapter argument outside its domain.
 
     >>> InvalidArgument("documents_at", 9, "must be within [-3, 3]").message
@@ -166,11 +148,8 @@ class InvalidArgument(ThriftFpError):
     value: object
     reason: str
 
-    message_template: ClassVar[str] = "invalid {field} {value!r}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class PricingFailed(ThriftFpError):
+class PricingFailed(ErrorValue, template="messages[{index}].{field}: {callback} {reason}"):
     """A caller's pricing callback (``image_tokens``, ``token_counter``) raised or returned a
     non-count.
 
@@ -184,11 +163,12 @@ class PricingFailed(ThriftFpError):
     cause: BaseException | None = None
     callback: str = "image_tokens"
 
-    message_template: ClassVar[str] = "messages[{index}].{field}: {callback} {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class OverBudget(ThriftFpError):
+class OverBudget(
+    ErrorValue,
+    template="what cannot be shed costs {tokens} tokens as sent, over the budget of {budget};"
+    " raise context_window or lower output_reserve",
+):
     """What must be sent (pinned messages, the newest message, request framing) costs more than
     the budget: the adapter returns this rather than an over-budget request.
 
@@ -199,14 +179,8 @@ class OverBudget(ThriftFpError):
     tokens: int
     budget: int
 
-    message_template: ClassVar[str] = (
-        "what cannot be shed costs {tokens} tokens as sent, over the budget of {budget};"
-        " raise context_window or lower output_reserve"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class CountFailed(ThriftFpError):
+class CountFailed(ErrorValue, template="counting failed: {error}"):
     """The token layer could not count (an unavailable encoding, a failing estimator).
 
     >>> from thrift_fp.tokens import get_encoding
@@ -216,11 +190,8 @@ class CountFailed(ThriftFpError):
 
     error: TokenError
 
-    message_template: ClassVar[str] = "counting failed: {error}"
 
-
-@dataclass(frozen=True, slots=True)
-class FitFailed(ThriftFpError):
+class FitFailed(ErrorValue, template="fit failed: {error}"):
     """The core fit (or the render of the documents) returned an error value.
 
     >>> from thrift_fp.thrift import resolve_budget
@@ -229,8 +200,6 @@ class FitFailed(ThriftFpError):
     """
 
     error: ThriftError | RenderError | RecordError
-
-    message_template: ClassVar[str] = "fit failed: {error}"
 
 
 AdapterError = (

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from returns.result import Failure, Result, Success
-from thrift_fp._errors import ThriftFpError
+from thrift_fp._errors import ErrorValue
 
 _MAX_TILES: Final = 8
 
@@ -102,8 +102,7 @@ MODELS: Final[dict[str, ModelProfile]] = {
 _BY_ENCODING: Final = {"o200k_base": _GPT4O, "cl100k_base": _GPT4}
 
 
-@dataclass(frozen=True, slots=True)
-class UnknownModel(ThriftFpError):
+class UnknownModel(ErrorValue):
     """A model name the table does not know, with the names it does.
 
     >>> UnknownModel("gpt-9", ("gpt-4o", "gpt-4")).message

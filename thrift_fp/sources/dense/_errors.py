@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
-from thrift_fp._errors import ThriftFpError
+from thrift_fp._errors import ErrorValue
 
 
-@dataclass(frozen=True, slots=True)
-class DenseUnavailable(ThriftFpError):
+class DenseUnavailable(
+    ErrorValue,
+    template="dense ranking needs the [dense] extra (pip install 'thrift_fp[dense]'): no module named {module!r}",
+):
     """Dense ranking cannot run here: a package of the ``[dense]`` extra is not installed.
 
     >>> DenseUnavailable("onnxruntime").message
@@ -18,13 +17,8 @@ class DenseUnavailable(ThriftFpError):
 
     module: str
 
-    message_template: ClassVar[str] = (
-        "dense ranking needs the [dense] extra (pip install 'thrift_fp[dense]'): no module named {module!r}"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class DenseModelInvalid(ThriftFpError):
+class DenseModelInvalid(ErrorValue, template="cannot use the embedding model {path}: {reason}"):
     """An embedding model file that cannot be used: missing, not the expected bytes, or not a text encoder.
 
     >>> DenseModelInvalid("/m/model.onnx", "sha256 1234 differs from the expected abcd").message
@@ -35,11 +29,8 @@ class DenseModelInvalid(ThriftFpError):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = "cannot use the embedding model {path}: {reason}"
 
-
-@dataclass(frozen=True, slots=True)
-class EmbeddingFailed(ThriftFpError):
+class EmbeddingFailed(ErrorValue, template="embedding with {model_id!r} failed: {reason}"):
     """The embedder raised, or returned something other than one vector per text.
 
     >>> EmbeddingFailed("all-MiniLM-L6-v2", "it returned 1 vectors for 2 texts").message
@@ -49,8 +40,6 @@ class EmbeddingFailed(ThriftFpError):
     model_id: str
     reason: str
     cause: BaseException | None = None
-
-    message_template: ClassVar[str] = "embedding with {model_id!r} failed: {reason}"
 
 
 DenseError = DenseUnavailable | DenseModelInvalid | EmbeddingFailed

@@ -7,13 +7,12 @@ This module imports no driver: the command line and the error union need it even
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import ClassVar, Final
+from typing import Final
 
 from thrift_fp.sources.postgres import _secrets
 
 from thrift_fp.sources.contract import AssembleError, SourceError
-from thrift_fp._errors import ThriftFpError
+from thrift_fp._errors import ErrorValue
 
 URL_SCHEMES: Final = ("postgresql://", "postgres://")
 # The first key of a libpq key=value connection string (a file name rarely starts like this).
@@ -65,104 +64,72 @@ def scrub(text: str, password: str | tuple[str, ...] | None) -> str:
     return _secrets.scrub(text, _secrets.password_forms(password) if isinstance(password, str) else password)
 
 
-class _DriverReason(ThriftFpError):
-    """An error whose ``reason`` is a driver's message: its template shows it as ``{_reason_line}``."""
-
-    __slots__ = ()
-    reason: str
-
-    @property
-    def _reason_line(self) -> str:
-        # Driver messages span lines (libpq adds hints); an error value is one line.
-        return " ".join(self.reason.split())
-
-
-@dataclass(frozen=True, slots=True)
-class PostgresExtraMissing(ThriftFpError):
+class PostgresExtraMissing(
+    ErrorValue,
+    template="PostgreSQL support needs the postgres extra ({reason}): pip install 'thrift_fp[postgres]'",
+):
     """``psycopg``/``psycopg_pool`` are not installed (the ``postgres`` extra)."""
 
     reason: str
 
-    message_template: ClassVar[str] = (
-        "PostgreSQL support needs the postgres extra ({reason}): pip install 'thrift_fp[postgres]'"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class InvalidDatabaseUrl(_DriverReason):
+class InvalidDatabaseUrl(ErrorValue, template="{url} is not a valid PostgreSQL connection string: {reason!l}"):
     """The connection string cannot be parsed."""
 
     url: str
     reason: str
 
-    message_template: ClassVar[str] = "{url} is not a valid PostgreSQL connection string: {_reason_line}"
 
-
-@dataclass(frozen=True, slots=True)
-class DatabaseUnreachable(_DriverReason):
+class DatabaseUnreachable(ErrorValue, template="cannot reach PostgreSQL at {url}: {reason!l}"):
     """No server answered at the address (not running, wrong host, port or socket, timeout)."""
 
     url: str
     reason: str
 
-    message_template: ClassVar[str] = "cannot reach PostgreSQL at {url}: {_reason_line}"
 
-
-@dataclass(frozen=True, slots=True)
-class AuthenticationFailed(_DriverReason):
+class AuthenticationFailed(
+    ErrorValue,
+    template="PostgreSQL at {url} refused the credentials: {reason!l}; check the user and password",
+):
     """The server refused the user name or password."""
 
     url: str
     reason: str
 
-    message_template: ClassVar[str] = (
-        "PostgreSQL at {url} refused the credentials: {_reason_line}; check the user and password"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class DatabaseNotFound(_DriverReason):
+class DatabaseNotFound(ErrorValue, template="{reason!l} at {url}; create it first (createdb), or fix the URL"):
     """The server is there but the database named in the URL is not."""
 
     url: str
     reason: str
 
-    message_template: ClassVar[str] = "{_reason_line} at {url}; create it first (createdb), or fix the URL"
 
-
-@dataclass(frozen=True, slots=True)
-class SchemaMissing(ThriftFpError):
+class SchemaMissing(
+    ErrorValue,
+    template="{url} has no thrift_fp schema; build an index first with `thrift-fp index PATH... --db {url}`",
+):
     """The database holds no thrift_fp tables (nothing was ever indexed into it)."""
 
     url: str
 
-    message_template: ClassVar[str] = (
-        "{url} has no thrift_fp schema; build an index first with `thrift-fp index PATH... --db {url}`"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class SchemaVersionMismatch(ThriftFpError):
+class SchemaVersionMismatch(
+    ErrorValue,
+    template="{url} holds thrift_fp schema version {stored}, this thrift_fp uses {expected}; "
+    "nothing was changed: use the thrift_fp version that wrote it, or index into another database",
+):
     """The database was set up by a thrift_fp with another schema version; nothing is migrated."""
 
     url: str
     stored: str
     expected: str
 
-    message_template: ClassVar[str] = (
-        "{url} holds thrift_fp schema version {stored}, this thrift_fp uses {expected}; "
-        "nothing was changed: use the thrift_fp version that wrote it, or index into another database"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class CollectionMissing(ThriftFpError):
+class CollectionMissing(ErrorValue, template="{url} has no collection {_collection_repr}; index into it first"):
     """A search named a collection that was never indexed in this database."""
 
     url: str
     collection: str
-
-    message_template: ClassVar[str] = "{url} has no collection {_collection_repr}; index into it first"
 
     @property
     def _collection_repr(self) -> str:
@@ -170,17 +137,15 @@ class CollectionMissing(ThriftFpError):
         return repr(self.collection)
 
 
-@dataclass(frozen=True, slots=True)
-class UnknownTextSearchConfig(ThriftFpError):
+class UnknownTextSearchConfig(
+    ErrorValue,
+    template="PostgreSQL at {url} has no text search configuration {_config_repr}"
+    " (`SELECT cfgname FROM pg_ts_config` lists them)",
+):
     """The text search configuration (``english``, ``simple``, ...) does not exist on the server."""
 
     url: str
     config: str
-
-    message_template: ClassVar[str] = (
-        "PostgreSQL at {url} has no text search configuration {_config_repr}"
-        " (`SELECT cfgname FROM pg_ts_config` lists them)"
-    )
 
     @property
     def _config_repr(self) -> str:
@@ -188,8 +153,11 @@ class UnknownTextSearchConfig(ThriftFpError):
         return repr(self.config)
 
 
-@dataclass(frozen=True, slots=True)
-class ConnectionLost(_DriverReason):
+class ConnectionLost(
+    ErrorValue,
+    template="lost the connection to {url} after {committed_batches} of {total_batches} batches ({reason!l});"
+    " the batch in flight was rolled back: run the same index again",
+):
     """The connection dropped mid-run; the batch in flight was rolled back, earlier ones are kept."""
 
     url: str
@@ -197,14 +165,12 @@ class ConnectionLost(_DriverReason):
     total_batches: int
     reason: str
 
-    message_template: ClassVar[str] = (
-        "lost the connection to {url} after {committed_batches} of {total_batches} batches ({_reason_line});"
-        " the batch in flight was rolled back: run the same index again"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class IndexInterrupted(_DriverReason):
+class IndexInterrupted(
+    ErrorValue,
+    template="indexing into {url} stopped after {committed_batches} of {total_batches} batches: {reason!l};"
+    " the batch in flight was rolled back",
+):
     """The caller's progress callback raised; the batch in flight was rolled back, earlier ones kept."""
 
     url: str
@@ -213,24 +179,17 @@ class IndexInterrupted(_DriverReason):
     reason: str
     cause: BaseException | None = None
 
-    message_template: ClassVar[str] = (
-        "indexing into {url} stopped after {committed_batches} of {total_batches} batches: {_reason_line};"
-        " the batch in flight was rolled back"
-    )
 
-
-@dataclass(frozen=True, slots=True)
-class PostgresQueryFailed(_DriverReason):
+class PostgresQueryFailed(
+    ErrorValue,
+    template="PostgreSQL at {url} failed to {operation}: {reason!l} (nothing was half-written)",
+):
     """The server refused a statement (permissions, resources, a damaged schema)."""
 
     url: str
     operation: str
     reason: str
     cause: BaseException | None = None
-
-    message_template: ClassVar[str] = (
-        "PostgreSQL at {url} failed to {operation}: {_reason_line} (nothing was half-written)"
-    )
 
 
 PostgresError = (
