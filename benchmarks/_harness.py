@@ -25,6 +25,7 @@ import statistics
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +148,33 @@ def machine() -> dict[str, str]:
         "ram": _ram_gib(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
     }
+
+
+class Verdict(TypedDict):
+    """A figure, its target as printed and whether it meets it, for `Row` and `Report` (``**``):
+    the target's text and the check come from one number, so they cannot disagree."""
+
+    value: float
+    target: str
+    met: bool
+
+
+def at_most(value: float, limit: float, unit: str = "", spec: str = "") -> Verdict:
+    """``value`` against the ceiling ``limit`` (printed with the format ``spec``, then ``unit``).
+
+    >>> at_most(1.25, 1.2, "x")
+    {'value': 1.25, 'target': '<= 1.2x', 'met': False}
+    """
+    return Verdict(value=value, target=f"<= {limit:{spec}}{unit}", met=value <= limit)
+
+
+def at_least(value: float, limit: float, unit: str = "", spec: str = "") -> Verdict:
+    """``value`` against the floor ``limit`` (printed with the format ``spec``, then ``unit``).
+
+    >>> at_least(12.0, 10, "x", ".0f")
+    {'value': 12.0, 'target': '>= 10x', 'met': True}
+    """
+    return Verdict(value=value, target=f">= {limit:{spec}}{unit}", met=value >= limit)
 
 
 @dataclass(frozen=True, slots=True)

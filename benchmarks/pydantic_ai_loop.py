@@ -16,7 +16,7 @@ import sys
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
-from benchmarks._harness import Report, interleaved, ratio_text, run_and_print
+from benchmarks._harness import Report, at_most, interleaved, ratio_text, run_and_print
 from thrift_fp.adapters.pydantic_ai import ThriftHistory, fit_model_messages
 
 MESSAGES = 2000
@@ -75,9 +75,7 @@ def run(repeats: int = REPEATS) -> Report:
     return Report(
         workload="pydantic ai agent loop: the next step of a history processor",
         headline="processor step CPU / cold fit CPU after one appended tool round (median)",
-        value=ratio,
-        target=f"<= {TARGET}x, same messages",
-        met=ratio <= TARGET,
+        **at_most(ratio, TARGET, "x, same messages"),
         inputs=(
             ("history", f"{len(before):,} messages (prompts with {len(INSTRUCTIONS)}-char instructions, tool rounds, "
                         f"replies; seed {SEED}), then one tool round appended"),
