@@ -184,14 +184,14 @@ def test_ask_names_a_report_path_it_cannot_write(tmp_path: Path, capsys: pytest.
 # A missing file fails (it is never written silently); the rewrite run reports each file it wrote
 # as skipped, so it cannot pass unnoticed either.
 #
-# Every page carries the same stylesheet, so it is pinned once, in golden/fit_report.css, and each
-# golden page holds a marker in its place: the drawn page is still compared whole, byte for byte,
-# with its golden page after the marker is replaced by that stylesheet, and a change of style is
-# one file to review rather than nine.
+# Every page carries the same stylesheet, so it is pinned once, in golden/fit_report_style.golden
+# (the bytes between <style> and </style>), and each golden page holds a marker in its place: the
+# drawn page is still compared whole, byte for byte, with its golden page after the marker is
+# replaced by that stylesheet, and a change of style is one file to review rather than nine.
 
 GOLDEN = Path(__file__).parent / "golden"
-STYLESHEET = GOLDEN / "fit_report.css"
-STYLE_MARKER = "/* the stylesheet pinned in tests/golden/fit_report.css */"
+STYLESHEET = GOLDEN / "fit_report_style.golden"
+STYLE_MARKER = "/* the stylesheet pinned in tests/golden/fit_report_style.golden */"
 _STYLE = re.compile(r"(?<=<style>).*?(?=</style>)", re.DOTALL)
 
 
