@@ -29,11 +29,10 @@ SERVER: Final = ServerTests(
     how_to_run=HOW_TO_RUN, fixtures=frozenset({"pgvector_url", "pgvector_base_url"}),
 )
 
-pytest_configure = SERVER.pytest_configure
-pytest_collection_modifyitems = SERVER.pytest_collection_modifyitems
-pytest_runtest_makereport = SERVER.pytest_runtest_makereport
-pytest_runtest_logreport = SERVER.pytest_runtest_logreport
-pytest_terminal_summary = SERVER.pytest_terminal_summary
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Hand pytest the hooks of SERVER (its own pytest_configure runs at once)."""
+    SERVER.register(config)
 
 
 @pytest.fixture(scope="session")

@@ -27,11 +27,10 @@ HOW_TO_RUN: Final = (
 SERVER: Final = ServerTests(kind="PostgreSQL", server="the PostgreSQL server", marker="postgres", url_env=URL_ENV,
                             require_env=REQUIRE_ENV, how_to_run=HOW_TO_RUN, fixtures=frozenset({"pg_url", "pg_base_url"}))
 
-pytest_configure = SERVER.pytest_configure
-pytest_collection_modifyitems = SERVER.pytest_collection_modifyitems
-pytest_runtest_makereport = SERVER.pytest_runtest_makereport
-pytest_runtest_logreport = SERVER.pytest_runtest_logreport
-pytest_terminal_summary = SERVER.pytest_terminal_summary
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Hand pytest the hooks of SERVER (its own pytest_configure runs at once)."""
+    SERVER.register(config)
 
 
 @pytest.fixture(scope="session")

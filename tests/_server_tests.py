@@ -2,8 +2,8 @@
 
 A `ServerTests` holds the hooks for one kind of server named by an environment variable: its
 tests are marked, skipped without the variable (one line at the end says how to run them), and,
-with the require variable set, a skipped one fails. Each plugin module binds its instance's hooks
-to module names, where pytest looks for them.
+with the require variable set, a skipped one fails. Each plugin module registers its instance
+as a plugin from its own ``pytest_configure``.
 """
 
 from __future__ import annotations
@@ -54,6 +54,10 @@ class ServerTests:
         self.kind, self.server, self.marker = kind, server, marker
         self.url_env, self.require_env, self.how_to_run, self.fixtures = url_env, require_env, how_to_run, fixtures
         self.skipped: list[str] = []
+
+    def register(self, config: pytest.Config) -> None:
+        """Register these hooks with pytest; pytest_configure, a historic hook, is called at once."""
+        config.pluginmanager.register(self, f"thrift_fp {self.marker} server")
 
     def required(self) -> bool:
         return os.environ.get(self.require_env, "") not in ("", "0")
