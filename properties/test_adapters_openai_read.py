@@ -36,3 +36,30 @@ def test_inline_read_prices_as_the_general_read(events: list[Say | Round], model
     if fitted.value_or(None) is not None:
         left, right = fitted.unwrap(), again.unwrap()
         assert (left.shed, left.tokens, len(left.messages)) == (right.shed, right.tokens, len(right.messages))
+
+
+_EXTRA = st.sampled_from(("call", "function", "none"))
+
+
+@given(conversations, st.data())
+def test_inline_tool_calls_with_other_keys_price_as_the_general_read(events: list[Say | Round], data: st.DataObject) -> None:
+    """A tool call (or its function) with one more key, or its keys in another order, is not the
+    plain shape the inline read knows: its count is the general read's all the same."""
+    messages = openai(events).messages
+    changed: list[Any] = []
+    for message in messages:
+        if message.get("tool_calls"):
+            calls = []
+            for call in message["tool_calls"]:
+                where = data.draw(_EXTRA)
+                function = dict(reversed(call["function"].items())) if data.draw(st.booleans()) else dict(call["function"])
+                if where == "function":
+                    function["strict"] = data.draw(st.text(max_size=8))
+                shaped = {"function": function, "type": call["type"], "id": call["id"]}
+                if where == "call":
+                    shaped["index"] = data.draw(st.text(max_size=8))
+                calls.append(shaped)
+            message = {**message, "tool_calls": calls}
+        changed.append(message)
+    inline = count_openai_tokens(changed, model="gpt-4o").unwrap()
+    assert inline == count_openai_tokens(_general(changed), model="gpt-4o").unwrap()

@@ -312,16 +312,19 @@ def _bills(
     texts: list[str] = []
     ends: list[int] = []
     # Most messages are plain (fixed framing, exact, no tool links): the other columns are filled
-    # in bulk at the end and only the messages that differ are noted (index: bill).
+    # in bulk at the end. Only what differs is noted by index: the ids a plain tool result
+    # answers or a plain assistant message calls (no object per message), and the bill of any
+    # message the general read (`_bill`) took.
+    answered: dict[int, str] = {}
+    issuing: dict[int, tuple[tuple[str, str], ...]] = {}
     special: dict[int, _Bill] = {}
     open_function: list[tuple[int, str]] = []
-    per_message = profile.tokens_per_message
     add_role, add_end, add_texts = roles.append, ends.append, texts.extend
     for index, message in enumerate(messages):
         if type(message) is dict:
-            # The commonest shapes inline (a plain dict: role and str content; a tool result), as
-            # `_plain_bill` reads them; plain function tool calls in `_plain_bill`; anything else
-            # takes `_bill`.
+            # The commonest shapes of a plain dict, read inline: role and str content; a tool
+            # result; an assistant message of function tool calls. They price exactly as `_bill`
+            # would (properties/test_adapters_openai_read.py); anything else takes `_bill`.
             role = message.get("role")
             content = message.get("content")
             size = len(message)
@@ -330,45 +333,48 @@ def _bills(
                 add_texts((role, content))
                 add_end(len(texts))
                 continue
-            if (
-                size == 3 and role == "tool" and type(content) is str
-                and type(answer := message.get("tool_call_id")) is str and answer and next(iter(message)) == "role"
-            ):
+            if size == 3 and type(content) is str and role == "tool" and type(answer := message.get("tool_call_id")) is str and answer:
                 add_role(role)
-                add_texts((role, content, answer) if list(message)[1] == "content" else (role, answer, content))
+                add_texts((role, content, answer))
                 add_end(len(texts))
-                special[index] = _Bill(role, (), per_message, False, (), (("tool_call_id", answer),))
+                answered[index] = answer
                 continue
-            quick = _plain_bill(message, per_message)
-        else:
-            quick = None
-        if quick is None:
-            try:
-                bill = _bill(index, message, profile, image_tokens)
-            except Unread as unread:
-                return Failure(unreadable(unread, index, message))
-            if isinstance(bill, Failure):
-                return Failure(bill.failure())
-            made = bill.unwrap()
-            if made.role == "function":
-                # A legacy function result answers the latest function_call still open.
-                if not open_function:
-                    return Failure(ToolResultWithoutCall(index, "name", "function_call"))
-                made = _Bill(made.role, made.texts, made.fixed, made.estimated, (), (("name", open_function.pop()[1]),))
-            elif any(field == "function_call" for field, _ in made.call_ids):
-                open_function.append((index, f"function_call@{index}"))
-                issued = tuple((field, f"function_call@{index}" if field == "function_call" else ident) for field, ident in made.call_ids)
-                made = _Bill(made.role, made.texts, made.fixed, made.estimated, issued, made.answers)
-        else:
-            made = quick
+            if size == 3 and role == "assistant" and (content is None or type(content) is str) and "content" in message:
+                read = _plain_calls(message.get("tool_calls"), [role] if content is None else [role, content])
+                if read is not None:
+                    add_role(role)
+                    add_texts(read[0])
+                    add_end(len(texts))
+                    issuing[index] = read[1]
+                    continue
+        try:
+            bill = _bill(index, message, profile, image_tokens)
+        except Unread as unread:
+            return Failure(unreadable(unread, index, message))
+        if isinstance(bill, Failure):
+            return Failure(bill.failure())
+        made = bill.unwrap()
+        if made.role == "function":
+            # A legacy function result answers the latest function_call still open.
+            if not open_function:
+                return Failure(ToolResultWithoutCall(index, "name", "function_call"))
+            made = _Bill(made.role, made.texts, made.fixed, made.estimated, (), (("name", open_function.pop()[1]),))
+        elif any(field == "function_call" for field, _ in made.call_ids):
+            open_function.append((index, f"function_call@{index}"))
+            issued = tuple((field, f"function_call@{index}" if field == "function_call" else ident) for field, ident in made.call_ids)
+            made = _Bill(made.role, made.texts, made.fixed, made.estimated, issued, made.answers)
         add_role(made.role)
         add_texts(made.texts)
         add_end(len(texts))
         special[index] = made
     size = len(roles)
-    fixed, estimated = [per_message] * size, [False] * size
+    fixed, estimated = [profile.tokens_per_message] * size, [False] * size
     calls: list[tuple[tuple[str, str], ...]] = [()] * size
     answers: list[tuple[tuple[str, str], ...]] = [()] * size
+    for index, answer in answered.items():
+        answers[index] = (("tool_call_id", answer),)
+    for index, issued_ids in issuing.items():
+        calls[index] = issued_ids
     for index, made in special.items():
         fixed[index], estimated[index], calls[index], answers[index] = made.fixed, made.estimated, made.call_ids, made.answers
     return Success(_Bills(roles, texts, ends, fixed, estimated, calls, answers))
@@ -376,42 +382,30 @@ def _bills(
 
 _PLAIN_ROLES: Final = frozenset({"system", "developer", "user", "assistant"})
 _USER: Final = "user"
+# The field naming each of the first tool calls' ids (built once, not per call).
+_CALL_ID_FIELDS: Final = tuple(f"tool_calls[{at}].id" for at in range(64))
 
 
-def _plain_bill(message: dict[Any, Any], per_message: int) -> _Bill | None:
-    """The bill of a message in one of the common shapes, exactly as `_bill` would make it, or
-    ``None`` (then `_bill` reads it, and names any problem)."""
-    role = message.get("role")
-    content = message.get("content")
-    size = len(message)
-    if size == 2 and type(content) is str and role in _PLAIN_ROLES:
-        return _Bill(role, (role, content), per_message, False, (), ())
-    if size == 3 and role == "tool" and type(content) is str:
-        answered = message.get("tool_call_id")
-        if type(answered) is str and answered and next(iter(message)) == "role":
-            ordered = (role, content, answered) if list(message)[1] == "content" else (role, answered, content)
-            return _Bill(role, ordered, per_message, False, (), (("tool_call_id", answered),))
+def _plain_calls(calls: object, texts: list[str]) -> tuple[list[str], tuple[tuple[str, str], ...]] | None:
+    """``texts`` with the texts of ``calls`` when it is a non-empty list of plain function tool
+    calls (dicts of exactly ``id``, ``type`` "function" and ``function``, itself exactly a
+    non-empty str ``name`` and str ``arguments``), with the ids they issue; else ``None``."""
+    if type(calls) is not list or not calls:
         return None
-    calls = message.get("tool_calls")
-    if role != "assistant" or type(calls) is not list or not calls or size != 3 or "content" not in message:
-        return None
-    if content is not None and type(content) is not str or list(message) != ["role", "content", "tool_calls"]:
-        return None
-    texts = [role] if content is None else [role, content]
     issues: list[tuple[str, str]] = []
     for at, call in enumerate(calls):
-        function = call.get("function") if type(call) is dict else None
-        if (
-            type(function) is not dict or list(call) != ["id", "type", "function"] or call["type"] != "function"
-            or list(function) != ["name", "arguments"]
-        ):
+        # Three keys, of which these three are present: exactly these.
+        if type(call) is not dict or len(call) != 3 or call.get("type") != "function":
             return None
-        ident, name, arguments = call["id"], function["name"], function["arguments"]
-        if type(ident) is not str or not ident or type(name) is not str or not name or type(arguments) is not str:
+        ident, function = call.get("id"), call.get("function")
+        if type(ident) is not str or not ident or type(function) is not dict or len(function) != 2:
+            return None
+        name, arguments = function.get("name"), function.get("arguments")
+        if type(name) is not str or not name or type(arguments) is not str:
             return None
         texts += (ident, name, arguments)
-        issues.append((f"tool_calls[{at}].id", ident))
-    return _Bill(role, tuple(texts), per_message, False, tuple(issues), ())
+        issues.append((_CALL_ID_FIELDS[at] if at < 64 else f"tool_calls[{at}].id", ident))
+    return texts, tuple(issues)
 
 
 def _bill(
