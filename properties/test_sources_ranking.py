@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,10 +11,12 @@ from hypothesis import strategies as st
 from thrift_fp.sources.ranking import _score
 from thrift_fp.sources.ranking._score import (
     Candidate,
+    Phase,
     CollectionStats,
     Postings,
     Scored,
     bounded,
+    by_rarity,
     idf,
     order_scored,
     passage_score,
@@ -78,6 +81,33 @@ def _collection(rows: list[tuple[str, str, str, str]]) -> tuple[dict[int, Candid
     return candidates, stats
 
 
+def _phase_of(postings: dict[str, Postings], idfs: dict[str, float]) -> Phase:
+    """A store's phase written out: the candidates holding any of ``essential`` bounded in (lower, upper]."""
+
+    def phase(essential: Sequence[str], lower: float, upper: float | None) -> list[tuple[int, float]]:
+        return [
+            (key, bound) for key, bound in bounded(postings, idfs)
+            if any(key in postings[term].keys for term in essential) and bound > lower and (upper is None or bound <= upper)
+        ]
+
+    return phase
+
+
+@given(rows=_passages, terms=st.lists(st.sampled_from(_vocabulary), min_size=1, max_size=4, unique=True))
+def test_phases_by_rarity_give_every_candidate_once_in_bound_order_under_their_markers(
+    rows: list[tuple[str, str, str, str]], terms: list[str]
+) -> None:
+    candidates, stats = _collection(rows)
+    keys = {t: tuple(k for k, c in candidates.items() if t in f"{c.body} {c.heading} {c.trail}".split()) for t in terms}
+    postings = {t: Postings(len(keys[t]), keys[t]) for t in terms}
+    idfs = term_idfs(terms, stats, {t: p.df for t, p in postings.items()})
+    stream = list(by_rarity(terms, idfs, _phase_of(postings, idfs)))
+    assert [item for item in stream if item[0] is not None] == bounded(postings, idfs)
+    for at, (key, bound) in enumerate(stream):
+        if key is None:  # a marker bounds everything after it
+            assert all(later <= bound for _, later in stream[at + 1:])
+
+
 @given(rows=_passages, terms=st.lists(st.sampled_from(_vocabulary), min_size=1, max_size=4, unique=True),
        limit=st.integers(min_value=0, max_value=6))
 def test_the_pruned_top_is_the_exact_top_of_scoring_every_passage(
@@ -98,8 +128,13 @@ def test_the_pruned_top_is_the_exact_top_of_scoring_every_passage(
     try:
         idfs = term_idfs(terms, stats, {t: p.df for t, p in postings.items()})
         top = top_passages(terms, stats, idfs, bounded(postings, idfs), fetch, limit)
+        fetched_bounded, fetched[:] = list(fetched), []
+        # Read rarest terms first, in phases (as the PostgreSQL source reads them): the same top.
+        by_phases = top_passages(terms, stats, idfs, by_rarity(terms, idfs, _phase_of(postings, idfs)), fetch, limit)
     finally:
         _score.FIRST_BATCH = first
+    assert by_phases == top
+    assert len(fetched) == len(set(fetched)) and set(fetched) <= set(fetched_bounded)
     idfs = {t: idf(stats.passages, postings[t].df) for t in terms}
     ideal = math.fsum(idfs.values())
     every = [

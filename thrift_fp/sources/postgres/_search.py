@@ -39,6 +39,7 @@ from thrift_fp.sources.ranking import (
     CollectionStats,
     Scored,
     analyzer_available,
+    by_rarity,
     query_words,
     shares,
     term_idfs,
@@ -52,13 +53,18 @@ _COLLECTION: Final = """
 SELECT analyzer, to_regclass('thrift_fp_term_passages') IS NOT NULL FROM thrift_fp_collections
 WHERE collection = %(collection)s
 """
-# Each candidate of an allowed tier with its bound (the idfs of the terms it holds), best first.
-_BOUNDED: Final = """
-SELECT p.id, sum(t.w) AS bound
-FROM unnest(%(terms)s::text[], %(idfs)s::float8[]) AS t(term, w)
-JOIN thrift_fp_passages AS p ON p.collection = %(collection)s AND p.lexicon @> ARRAY[t.term]
-WHERE p.trust_tier = ANY(%(tiers)s)
-GROUP BY p.id ORDER BY bound DESC, p.id"""
+# One phase of `by_rarity`: each candidate of an allowed tier holding one of the phase's terms
+# (the GIN index finds them), with its bound (the idfs of the question terms it holds, summed in
+# the question's order, so every phase sums a passage alike) in the phase's range, best first.
+_PHASE: Final = """
+SELECT id, bound FROM (
+    SELECT p.id, (SELECT sum(t.w) FROM unnest(%(terms)s::text[], %(idfs)s::float8[]) AS t(term, w)
+                  WHERE t.term = ANY(p.lexicon)) AS bound
+    FROM thrift_fp_passages AS p
+    WHERE p.collection = %(collection)s AND p.lexicon && %(essential)s::text[] AND p.trust_tier = ANY(%(tiers)s)
+) AS candidate
+WHERE bound > %(lower)s AND (%(upper)s::float8 IS NULL OR bound <= %(upper)s::float8)
+ORDER BY bound DESC, id"""
 _FIRST_PAGE: Final = 512
 _FIELDS: Final = """
 SELECT id, passage_id, content_hash, body_terms, heading_terms, trail_terms, body_length, heading_length,
@@ -200,12 +206,13 @@ def _ranked(
     idfs = term_idfs(terms, stats, term_counts(connection, collection, terms, kept))
     parameters = {"collection": collection, "terms": list(terms), "idfs": [idfs[t] for t in terms], "tiers": list(tiers)}
 
-    def ordered() -> Iterator[tuple[int, float]]:
+    def phase(essential: Sequence[str], lower: float, upper: float | None) -> Iterator[tuple[int, float]]:
         # The first page usually proves the top; the rest crosses the wire only when it does not.
-        first = connection.execute(_BOUNDED + f" LIMIT {_FIRST_PAGE}", parameters).fetchall()
+        asked = {**parameters, "essential": list(essential), "lower": lower, "upper": upper}
+        first = connection.execute(_PHASE + f" LIMIT {_FIRST_PAGE}", asked).fetchall()
         yield from ((int(str(key)), float(str(bound))) for key, bound in first)
         if len(first) == _FIRST_PAGE:
-            rest = connection.execute(_BOUNDED + f" OFFSET {_FIRST_PAGE}", parameters).fetchall()
+            rest = connection.execute(_PHASE + f" OFFSET {_FIRST_PAGE}", asked).fetchall()
             yield from ((int(str(key)), float(str(bound))) for key, bound in rest)
 
     def fetch(keys: Sequence[int]) -> list[Candidate]:
@@ -219,7 +226,7 @@ def _ranked(
             )
         ]
 
-    return top_passages(terms, stats, idfs, ordered(), fetch, limit), lambda keys: shares(terms, stats, idfs, fetch(keys))
+    return top_passages(terms, stats, idfs, by_rarity(terms, idfs, phase), fetch, limit), lambda keys: shares(terms, stats, idfs, fetch(keys))
 
 
 def _hit(row: tuple[object, ...], scored: Scored) -> Hit:

@@ -44,8 +44,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import islice
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -211,18 +210,59 @@ def bounded(postings: Mapping[str, Postings], idfs: Mapping[str, float]) -> list
     return sorted(bounds.items(), key=lambda item: (-item[1], item[0]))
 
 
+# A store's phase of `by_rarity`: the candidates holding any of the given terms whose bound is
+# above the first number and at most the second (no limit for None), highest first, then by key.
+Phase = Callable[[Sequence[str], float, float | None], Iterable[tuple[int, float]]]
+# Bounds that differ only by the order a store sums them in stay on one side of a phase's edge.
+_EDGE = 1.0 + 1e-12
+
+
+def by_rarity(terms: Sequence[str], idfs: Mapping[str, float], phase: Phase) -> Iterator[tuple[int | None, float]]:
+    """Candidates in `bounded` order, found rarest terms first, for `top_passages`.
+
+    With the terms sorted by idf, ``P_j`` the sum of the ``j`` commonest ones' idfs: a candidate
+    whose bound is above ``P_j`` holds one of the other terms. So phase ``j`` (from the rarest
+    alone down to every term) asks ``phase(those terms, P_j, P_j+1)`` for the candidates bounded
+    in that range, and before each phase but the first a marker ``(None, P_j+1)`` says no later
+    candidate is bounded above it: `top_passages` stops there when its k-th score is proven, so
+    the postings of the common terms are read only when the rare ones cannot decide the top.
+
+    >>> postings = {"shed": [1], "the": [1, 2, 3]}
+    >>> idfs = {"shed": 2.0, "the": 0.5}
+    >>> def phase(essential, lower, upper):
+    ...     keys = sorted({k for t in essential for k in postings[t]})
+    ...     bounds = [(k, sum(idfs[t] for t in postings if k in postings[t])) for k in keys]
+    ...     return sorted(((k, b) for k, b in bounds if b > lower and (upper is None or b <= upper)),
+    ...                   key=lambda kb: (-kb[1], kb[0]))
+    >>> [(key, round(bound, 2)) for key, bound in by_rarity(["the", "shed"], idfs, phase)]
+    [(1, 2.5), (None, 0.5), (2, 0.5), (3, 0.5)]
+    """
+    order = sorted(terms, key=lambda term: (idfs[term], term))
+    prefix = [0.0]
+    for term in order:
+        prefix.append(prefix[-1] + idfs[term])
+    upper: float | None = None
+    for j in range(len(order) - 1, -1, -1):
+        lower = prefix[j] * _EDGE
+        if upper is not None:
+            yield (None, upper)
+        yield from phase(order[j:], lower, upper)
+        upper = lower
+
+
 def top_passages(
     terms: Sequence[str],
     stats: CollectionStats,
     idfs: Mapping[str, float],
-    ordered: Iterable[tuple[int, float]],
+    ordered: Iterable[tuple[int | None, float]],
     fetch: Callable[[Sequence[int]], Sequence[Candidate]],
     limit: int,
 ) -> tuple[Scored, ...]:
     """The ``limit`` best passages for ``terms``, one per distinct content, best first.
 
     ``ordered`` yields each candidate's key and bound (the sum of ``idfs`` of the question
-    terms it holds), highest bound first; it is read only as far as needed. ``fetch(keys)``
+    terms it holds), highest bound first; it is read only as far as needed, and a ``None`` key
+    is a marker: no later candidate is bounded above its number (see `by_rarity`). ``fetch(keys)``
     returns those passages' analyzed fields. Only candidates that could still enter the top
     are fetched and scored.
 
@@ -252,9 +292,16 @@ def top_passages(
             # bound in another order: the margin covers its rounding.)
             if following[1] * (1.0 + 1e-9) <= kth:
                 break
+        if following[0] is None:  # a marker that did not stop the search: read on
+            following = next(pending, None)
+            continue
         size = max(FIRST_BATCH, limit) if fetched == 0 else fetched
-        batch = [following[0], *(key for key, _ in islice(pending, size - 1))]
+        batch = [following[0]]
         following = next(pending, None)
+        # A batch ends at a marker: past it, the store may have to read what the marker spares.
+        while following is not None and following[0] is not None and len(batch) < size:
+            batch.append(following[0])
+            following = next(pending, None)
         fetched += len(batch)
         for candidate in fetch(batch):
             raw = passage_score(terms, idfs, candidate, stats)
