@@ -46,40 +46,37 @@ class NotCanonical(ErrorValue):
         return f"{shown_text(self.path, 200)} ({shown_text(self.type_name)}): {self.reason}"
 
 
-class PrepareFailed(ErrorValue, template="retrieval {definition_id!r}: prepare failed: {reason}"):
+class _StepFailed(ErrorValue):
+    """A step of the definition ``definition_id`` failed before the query had a key; ``reason`` says
+    how and ``cause`` is what the caller's function raised, if it raised."""
+
+    definition_id: str
+    reason: str
+    cause: BaseException | None = None
+
+
+class PrepareFailed(_StepFailed, template="retrieval {definition_id!r}: prepare failed: {reason}"):
     """``prepare`` raised while normalising the query; nothing was reserved.
 
     >>> PrepareFailed("docs", "AttributeError: no strip").message
     "retrieval 'docs': prepare failed: AttributeError: no strip"
     """
 
-    definition_id: str
-    reason: str
-    cause: BaseException | None = None
 
-
-class InvalidQuery(ErrorValue, template="retrieval {definition_id!r}: invalid query: {reason}"):
+class InvalidQuery(_StepFailed, template="retrieval {definition_id!r}: invalid query: {reason}"):
     """``assert_input`` rejected the query, or it has no canonical key.
 
     >>> InvalidQuery("docs", "ValueError: empty query").message
     "retrieval 'docs': invalid query: ValueError: empty query"
     """
 
-    definition_id: str
-    reason: str
-    cause: BaseException | None = None
 
-
-class KeyFailed(ErrorValue, template="retrieval {definition_id!r}: key function failed: {reason}"):
+class KeyFailed(_StepFailed, template="retrieval {definition_id!r}: key function failed: {reason}"):
     """A custom ``key`` function raised or did not return a string.
 
     >>> KeyFailed("docs", "returned int, not str").message
     "retrieval 'docs': key function failed: returned int, not str"
     """
-
-    definition_id: str
-    reason: str
-    cause: BaseException | None = None
 
 
 class DuplicateQuery(ErrorValue):
@@ -109,17 +106,22 @@ class DuplicateQuery(ErrorValue):
         )
 
 
-class LimitFailed(ErrorValue, template="retrieval {definition_id!r}: limit failed for query {key!t}: {reason}"):
-    """``limit`` raised or returned something other than a non-negative int.
-
-    >>> LimitFailed("docs", '"Agent"', "returned -1").message
-    'retrieval \\'docs\\': limit failed for query "Agent": returned -1'
-    """
+class _QueryFailed(ErrorValue):
+    """A step failed for the query whose key is ``key``; ``reason`` says how and ``cause`` is what the
+    caller's function raised, if it raised."""
 
     definition_id: str
     key: str
     reason: str
     cause: BaseException | None = None
+
+
+class LimitFailed(_QueryFailed, template="retrieval {definition_id!r}: limit failed for query {key!t}: {reason}"):
+    """``limit`` raised or returned something other than a non-negative int.
+
+    >>> LimitFailed("docs", '"Agent"', "returned -1").message
+    'retrieval \\'docs\\': limit failed for query "Agent": returned -1'
+    """
 
 
 class BudgetExhausted(ErrorValue):
@@ -146,17 +148,12 @@ class BudgetExhausted(ErrorValue):
         )
 
 
-class Unauthorized(ErrorValue, template="retrieval {definition_id!r}: query {key!t} not authorized: {reason}"):
+class Unauthorized(_QueryFailed, template="retrieval {definition_id!r}: query {key!t} not authorized: {reason}"):
     """``authorize`` refused the query; its key stays free.
 
     >>> Unauthorized("docs", '"Agent"', "PermissionError: no read access").message
     'retrieval \\'docs\\': query "Agent" not authorized: PermissionError: no read access'
     """
-
-    definition_id: str
-    key: str
-    reason: str
-    cause: BaseException | None = None
 
 
 AbortPoint = Literal["before-execute", "after-execute", "after-assert-result", "after-source-naming", "after-effect"]
@@ -188,20 +185,15 @@ class Aborted(ErrorValue):
         return f"retrieval {shown(self.definition_id)}: aborted {where} for query {shown_text(self.key)}: {why}"
 
 
-class ExecutionFailed(ErrorValue, template="retrieval {definition_id!r}: execute failed for query {key!t}: {reason}"):
+class ExecutionFailed(_QueryFailed, template="retrieval {definition_id!r}: execute failed for query {key!t}: {reason}"):
     """``execute`` raised; the key stays reserved (no refund), nothing counted.
 
     >>> ExecutionFailed("docs", '"Agent"', "OSError: disk gone").message
     'retrieval \\'docs\\': execute failed for query "Agent": OSError: disk gone'
     """
 
-    definition_id: str
-    key: str
-    reason: str
-    cause: BaseException | None = None
 
-
-class InvalidResult(ErrorValue, template="retrieval {definition_id!r}: result for query {key!t} rejected: {reason}"):
+class InvalidResult(_QueryFailed, template="retrieval {definition_id!r}: result for query {key!t} rejected: {reason}"):
     """``assert_result`` (or reading the result's sources) rejected the result.
 
     The key stays seen; no success is counted.
@@ -210,14 +202,9 @@ class InvalidResult(ErrorValue, template="retrieval {definition_id!r}: result fo
     'retrieval \\'docs\\': result for query "Agent" rejected: ValueError: no sources'
     """
 
-    definition_id: str
-    key: str
-    reason: str
-    cause: BaseException | None = None
-
 
 class SourceIdFailed(
-    ErrorValue,
+    _QueryFailed,
     template="retrieval {definition_id!r}: naming sources for query {key!t} failed: {reason}",
 ):
     """Naming the result's sources failed; the key stays seen, nothing counted.
@@ -225,11 +212,6 @@ class SourceIdFailed(
     >>> SourceIdFailed("docs", '"Agent"', "returned None, not str").message
     'retrieval \\'docs\\': naming sources for query "Agent" failed: returned None, not str'
     """
-
-    definition_id: str
-    key: str
-    reason: str
-    cause: BaseException | None = None
 
 
 class ClockFailed(ErrorValue, template="retrieval {definition_id!r}: clock failed: {reason}"):

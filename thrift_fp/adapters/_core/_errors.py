@@ -67,8 +67,16 @@ class UnknownRole(ErrorValue, template="messages[{index}].role: unknown role {ro
         return ", ".join(self.known)
 
 
+class _ToolCallMismatch(ErrorValue):
+    """The tool call id ``call_id`` at ``messages[index].field`` does not pair with one other call or result."""
+
+    index: int
+    field: str
+    call_id: str
+
+
 class ToolResultWithoutCall(
-    ErrorValue,
+    _ToolCallMismatch,
     template="messages[{index}].{field}: no earlier unanswered tool call has id {call_id!r}",
 ):
     """A tool result whose call is not in an earlier message (or was already answered).
@@ -77,13 +85,9 @@ class ToolResultWithoutCall(
     "messages[3].tool_call_id: no earlier unanswered tool call has id 'call_9'"
     """
 
-    index: int
-    field: str
-    call_id: str
-
 
 class ToolCallWithoutResult(
-    ErrorValue,
+    _ToolCallMismatch,
     template="messages[{index}].{field}: tool call {call_id!r} has no result in a later message",
 ):
     """A tool call no later message answers (the provider would refuse the request).
@@ -92,21 +96,13 @@ class ToolCallWithoutResult(
     "messages[1].tool_calls[0].id: tool call 'call_1' has no result in a later message"
     """
 
-    index: int
-    field: str
-    call_id: str
 
-
-class DuplicateToolCall(ErrorValue, template="messages[{index}].{field}: tool call id {call_id!r} is used twice"):
+class DuplicateToolCall(_ToolCallMismatch, template="messages[{index}].{field}: tool call id {call_id!r} is used twice"):
     """Two tool calls share an id, so their results could not be told apart.
 
     >>> DuplicateToolCall(4, "tool_calls[1].id", "call_1").message
     "messages[4].tool_calls[1].id: tool call id 'call_1' is used twice"
     """
-
-    index: int
-    field: str
-    call_id: str
 
 
 class InvalidTool(ErrorValue, template="tools[{index}].{field}: {reason}, got {value!r}"):

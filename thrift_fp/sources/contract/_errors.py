@@ -52,12 +52,16 @@ class PathNotFound(ErrorValue, template="no such file or folder: {path}"):
     path: str
 
 
-class UnreadableFile(ErrorValue, template="cannot read {path}: {reason}"):
-    """A file exists but could not be read or decoded as UTF-8."""
+class _FileFailed(ErrorValue):
+    """An operation on the file ``path`` failed; ``reason`` says how, ``cause`` is what was raised."""
 
     path: str
     reason: str
     cause: BaseException | None = None
+
+
+class UnreadableFile(_FileFailed, template="cannot read {path}: {reason}"):
+    """A file exists but could not be read or decoded as UTF-8."""
 
 
 class InvalidJsonlRecord(ErrorValue, template="{path}, line {line}: {reason}"):
@@ -68,12 +72,8 @@ class InvalidJsonlRecord(ErrorValue, template="{path}, line {line}: {reason}"):
     reason: str
 
 
-class CorruptDatabase(ErrorValue, template="{path} is not a usable thrift_fp index: {reason}"):
+class CorruptDatabase(_FileFailed, template="{path} is not a usable thrift_fp index: {reason}"):
     """The index file is not a thrift_fp SQLite index (or is damaged)."""
-
-    path: str
-    reason: str
-    cause: BaseException | None = None
 
 
 class DatabaseMissing(
@@ -86,14 +86,10 @@ class DatabaseMissing(
 
 
 class IndexWriteFailed(
-    ErrorValue,
+    _FileFailed,
     template="could not write the index {path}: {reason} (the previous index is unchanged)",
 ):
     """Writing the index failed; the previous index (if any) is left as it was."""
-
-    path: str
-    reason: str
-    cause: BaseException | None = None
 
 
 class IndexSettingsMismatch(

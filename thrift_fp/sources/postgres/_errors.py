@@ -73,35 +73,30 @@ class PostgresExtraMissing(
     reason: str
 
 
-class InvalidDatabaseUrl(ErrorValue, template="{url} is not a valid PostgreSQL connection string: {reason!l}"):
+class _ConnectFailed(ErrorValue):
+    """Connecting to ``url`` (redacted) failed; ``reason`` is the driver's message."""
+
+    url: str
+    reason: str
+
+
+class InvalidDatabaseUrl(_ConnectFailed, template="{url} is not a valid PostgreSQL connection string: {reason!l}"):
     """The connection string cannot be parsed."""
 
-    url: str
-    reason: str
 
-
-class DatabaseUnreachable(ErrorValue, template="cannot reach PostgreSQL at {url}: {reason!l}"):
+class DatabaseUnreachable(_ConnectFailed, template="cannot reach PostgreSQL at {url}: {reason!l}"):
     """No server answered at the address (not running, wrong host, port or socket, timeout)."""
-
-    url: str
-    reason: str
 
 
 class AuthenticationFailed(
-    ErrorValue,
+    _ConnectFailed,
     template="PostgreSQL at {url} refused the credentials: {reason!l}; check the user and password",
 ):
     """The server refused the user name or password."""
 
-    url: str
-    reason: str
 
-
-class DatabaseNotFound(ErrorValue, template="{reason!l} at {url}; create it first (createdb), or fix the URL"):
+class DatabaseNotFound(_ConnectFailed, template="{reason!l} at {url}; create it first (createdb), or fix the URL"):
     """The server is there but the database named in the URL is not."""
-
-    url: str
-    reason: str
 
 
 class SchemaMissing(
