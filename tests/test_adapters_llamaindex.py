@@ -15,29 +15,14 @@ from llama_index.core.base.llms.types import ImageBlock, ThinkingBlock, ToolCall
 from llama_index.core.llms import ChatMessage
 from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 
+from tests._offline_vocab import NETWORK_REFUSED
 from thrift_fp.adapters.llamaindex import ThriftNodePostprocessor, fit_chat_messages, fit_nodes, message_text
 from thrift_fp.adapters import AdapterFitError, DuplicateToolCall, InvalidArgument, InvalidDocument, MalformedMessage, OverBudget, ToolResultWithoutCall
 
 # A fresh interpreter with every socket refused and empty tiktoken/nltk/llama-index caches:
 # importing the adapter and fitting must neither download nor fail.
-_OFFLINE = textwrap.dedent(
+_OFFLINE = NETWORK_REFUSED + textwrap.dedent(
     """
-    import json, socket, sys
-
-    def refuse(*args, **kwargs):
-        raise OSError("network blocked by test")
-
-    socket.socket.connect = refuse
-    socket.socket.connect_ex = refuse
-    socket.create_connection = refuse
-    socket.getaddrinfo = refuse
-
-    def audit(event, args):
-        if event.startswith("socket.") and event != "socket.__new__":
-            raise OSError("network blocked by test: " + event)
-
-    sys.addaudithook(audit)
-
     from llama_index.core.llms import ChatMessage
     from llama_index.core.schema import NodeWithScore, TextNode
     from thrift_fp.adapters.llamaindex import ThriftNodePostprocessor, fit_chat_messages

@@ -11,28 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from tests._offline_vocab import seed_tiktoken_cache
+from tests._offline_vocab import NETWORK_REFUSED, seed_tiktoken_cache
 
 # Runs in a fresh interpreter so no encoder is prebuilt: every socket call raises
 # before thrift_fp is even imported.
-_SCRIPT = textwrap.dedent(
+_SCRIPT = NETWORK_REFUSED + textwrap.dedent(
     """
-    import json, socket, sys
-
-    def refuse(*args, **kwargs):
-        raise OSError("network blocked by test")
-
-    socket.socket.connect = refuse
-    socket.socket.connect_ex = refuse
-    socket.create_connection = refuse
-    socket.getaddrinfo = refuse
-
-    def audit(event, args):
-        if event.startswith("socket.") and event != "socket.__new__":
-            raise OSError("network blocked by test: " + event)
-
-    sys.addaudithook(audit)
-
     import tiktoken
     import thrift_fp
 
