@@ -3,10 +3,14 @@ whose output has the shape of a BERT model's last hidden state, loaded through t
 
 from __future__ import annotations
 
+import importlib.util
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 VOCABULARY = (
     "[PAD]", "[UNK]", "[CLS]", "[SEP]", "shed", "##ding", "budget", "token", "##s", "score", "low", "first",
@@ -63,3 +67,22 @@ class CountingEmbedder:
             norm = sum(value * value for value in counts) ** 0.5
             vectors.append(struct.pack(f"<{DIMENSIONS}f", *(value / norm for value in counts)))
         return vectors
+
+
+@contextmanager
+def onnxruntime_missing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """As if the [dense] extra were not installed: ``find_spec`` finds no onnxruntime (until the
+    test ends), and the cached default embedder is forgotten on entry and on exit."""
+    from thrift_fp.sources.dense._embedder import default_embedder
+
+    real = importlib.util.find_spec
+
+    def without_onnxruntime(name: str, package: str | None = None) -> object:
+        return None if name == "onnxruntime" else real(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_onnxruntime)
+    default_embedder.cache_clear()
+    try:
+        yield
+    finally:
+        default_embedder.cache_clear()

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from tests._dense_model import onnxruntime_missing
 from thrift_fp.cli import run
 from thrift_fp.sources.dense import missing_runtime
-from thrift_fp.sources.dense._embedder import DEFAULT_MODEL_ID, default_embedder
+from thrift_fp.sources.dense._embedder import DEFAULT_MODEL_ID
 
 
 def _docs(root: Path) -> Path:
@@ -35,19 +36,10 @@ def _ask_json(database: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, o
 def test_without_the_extra_index_and_ask_stay_lexical_and_ask_says_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = importlib.util.find_spec
-
-    def without_onnxruntime(name: str, package: str | None = None) -> object:
-        return None if name == "onnxruntime" else real(name, package)
-
-    monkeypatch.setattr(importlib.util, "find_spec", without_onnxruntime)
-    default_embedder.cache_clear()
-    try:
+    with onnxruntime_missing(monkeypatch):
         assert run(["index", str(_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["embedded"] == 0
         shown = _ask_json(tmp_path / "i.db", capsys)
-    finally:
-        default_embedder.cache_clear()
     assert shown["ranking"] == "lexical"
     assert shown["ranking_reason"] == (
         "dense ranking needs the [dense] extra (pip install 'thrift_fp[dense]'): no module named 'onnxruntime'"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from returns.result import Failure
 
-from tests._dense_model import DIMENSIONS, write_tiny_model
+from tests._dense_model import DIMENSIONS, onnxruntime_missing, write_tiny_model
 from thrift_fp.sources.dense import (
     DEFAULT_MODEL_ID,
     DenseModelInvalid,
@@ -103,17 +103,8 @@ def test_a_model_that_is_not_a_sentence_encoder_is_refused(tmp_path: Path) -> No
 
 
 def test_without_the_extra_the_default_embedder_names_the_missing_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = importlib.util.find_spec
-
-    def without_onnxruntime(name: str, package: str | None = None) -> object:
-        return None if name == "onnxruntime" else real(name, package)
-
-    monkeypatch.setattr(importlib.util, "find_spec", without_onnxruntime)
-    default_embedder.cache_clear()
-    try:
+    with onnxruntime_missing(monkeypatch):
         refused = default_embedder().failure()
-    finally:
-        default_embedder.cache_clear()
     assert refused == DenseUnavailable("onnxruntime")
     assert refused.message == (
         "dense ranking needs the [dense] extra (pip install 'thrift_fp[dense]'): no module named 'onnxruntime'"

@@ -3,7 +3,6 @@ passages embedded, the fused search, and lexical ranking (with its reason) whene
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sqlite3
 import struct
@@ -12,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests._dense_model import CountingEmbedder, write_tiny_model
+from tests._dense_model import CountingEmbedder, onnxruntime_missing, write_tiny_model
 from thrift_fp.sources import index_paths, search_index, search_ranking
 from thrift_fp.sources.dense import EmbeddingFailed, load_onnx_embedder, missing_runtime
-from thrift_fp.sources.dense._embedder import default_embedder
 from thrift_fp.sources.dense._vectors import embedding_input
 
 pytestmark = pytest.mark.skipif(missing_runtime() is not None, reason="the [dense] extra's runtime is not installed")
@@ -172,19 +170,10 @@ def test_without_the_extra_indexing_and_search_stay_lexical_and_say_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     docs = _docs(tmp_path)
-    real = importlib.util.find_spec
-
-    def without_onnxruntime(name: str, package: str | None = None) -> object:
-        return None if name == "onnxruntime" else real(name, package)
-
-    monkeypatch.setattr(importlib.util, "find_spec", without_onnxruntime)
-    default_embedder.cache_clear()
-    try:
+    with onnxruntime_missing(monkeypatch):
         report = index_paths(tmp_path / "i.db", [docs], dense=True).unwrap()
         ranking = search_ranking(tmp_path / "i.db", dense=True).unwrap()
         hits = search_index(tmp_path / "i.db", "shed the lowest score", dense=True).unwrap()
-    finally:
-        default_embedder.cache_clear()
     assert report.embedded == 0 and report.passages > 0
     assert ranking.as_json() == {
         "ranking": "lexical",
