@@ -21,8 +21,8 @@ from thrift_fp.records import (
     SpooledArtifact,
     SpoolReader,
     SqliteStore,
-    check_id,
 )
+from thrift_fp.records._store import check_id
 from thrift_fp.tokens import Tokenizable
 
 # Pieces chosen to sit on tokenizer and line-splitting edges: every line break splitlines knows,

@@ -47,6 +47,9 @@ from properties.hostile_strategies import (
 )
 from thrift_fp import records, render, retrieval, sources, thrift, tokens
 from thrift_fp.sources import contract as sources_contract
+from thrift_fp.sources import documents as sources_documents
+from thrift_fp.records import _store as records_store, _timestamps as records_timestamps
+from thrift_fp.thrift import _relevance as thrift_relevance
 from thrift_fp.sources import ranking as sources_ranking
 from thrift_fp.records import MemoryStore, ReaderDescriptor, Retrievable, SpooledArtifact
 
@@ -162,13 +165,13 @@ def test_records_from_snapshot(snapshot: Any, data: st.DataObject) -> None:
 @settings(_HOSTILE, max_examples=examples(80, nightly=16000))
 @given(timestamp_like | json_like)
 def test_records_parse_timestamp(value: object) -> None:
-    assert_value(records.parse_timestamp(value))
+    assert_value(records_timestamps.parse_timestamp(value))
 
 
 @settings(_HOSTILE, max_examples=examples(80, nightly=16000))
 @given(hostile_text)
 def test_records_ids_and_size_hints(text: str) -> None:
-    assert_value(records.check_id(text))
+    assert_value(records_store.check_id(text))
     byte_length, line_count = records.size_hints(text)
     assert byte_length >= 0 and line_count >= 0
 
@@ -350,7 +353,7 @@ def test_thrift_resolve_budget(window: int | float, reserve: int | float | None,
 @settings(_HOSTILE, max_examples=examples(60, nightly=12000))
 @given(hostile_ints, hostile_ints)
 def test_thrift_scaled_relevance_floor(older: int, budget: int) -> None:
-    assert isinstance(thrift.scaled_relevance_floor(older, budget), float)
+    assert isinstance(thrift_relevance.scaled_relevance_floor(older, budget), float)
 
 
 def _message(id: str, content: str, when: datetime) -> thrift.Message:
@@ -388,12 +391,12 @@ def test_thrift_subtract_to_fit(
 def test_thrift_relevance(messages: list[thrift.Message], query: str, budget: int) -> None:
     turns = thrift.group_history_into_turns(messages)
     assert isinstance(turns, tuple)
-    assert isinstance(thrift.content_words(query), frozenset)
-    assert_value(thrift.turn_tokens(turns))
+    assert isinstance(thrift_relevance.content_words(query), frozenset)
+    assert_value(thrift_relevance.turn_tokens(turns))
     assert_value(thrift.select_naive_turns(turns, budget))
     assert_value(thrift.select_relevant_turns(turns, query, budget))
     for turn in turns:
-        assert_value(thrift.turn_relevance(query, turn))
+        assert_value(thrift_relevance.turn_relevance(query, turn))
 
 
 # --- render (owned by the render engineer) ---------------------------------------------------------
@@ -429,10 +432,10 @@ def test_render_retrievables(drawn: list[Any], key: bytes, keyed: bool) -> None:
 @given(huge_text, hostile_ints, st.booleans(), hostile_floats, hostile_floats)
 def test_sources_text_functions(text: str, max_tokens: int, markdown: bool, rank: float, ideal: float) -> None:
     assert_value(sources.chunk_text(text, max_tokens, markdown=markdown))
-    assert isinstance(sources.content_hash(text), str)
+    assert isinstance(sources_documents.content_hash(text), str)
     assert isinstance(sources_ranking.match_expression(text), str)
     assert 0.0 <= sources_ranking.bm25_to_score(rank, ideal) <= 1.0
-    assert sources.kind_of(PurePath(text.replace("\x00", "") or "x")) in ("markdown", "text", "jsonl")
+    assert sources_documents.kind_of(PurePath(text.replace("\x00", "") or "x")) in ("markdown", "text", "jsonl")
 
 
 @settings(_HOSTILE, max_examples=examples(40))
@@ -565,7 +568,7 @@ def test_stray_items_in_a_working_set(bucket: str, data: st.DataObject) -> None:
     _stray_failure(thrift.subtract_to_fit(working_set, 4096))
     _stray_failure(asyncio.run(thrift.fit_async(working_set, 4096)))
     if bucket == "messages":
-        _stray_failure(thrift.turn_tokens(thrift.group_history_into_turns(items)))  # type: ignore[arg-type]  # strays on purpose
+        _stray_failure(thrift_relevance.turn_tokens(thrift.group_history_into_turns(items)))  # type: ignore[arg-type]  # strays on purpose
 
 
 def test_the_suite_calls_every_public_function_of_the_top_level() -> None:

@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Failure
 
-from thrift_fp.serve import CallRecord, SessionLedger, grant_budget, record_call, serve_settings, split_delivered
+from thrift_fp.serve import CallRecord, SessionLedger, serve_settings
+from thrift_fp.serve._ledger import grant_budget, record_call, split_delivered
 from thrift_fp.serve._ledger import MIN_USEFUL_TOKENS
 from thrift_fp.sources import Hit
 

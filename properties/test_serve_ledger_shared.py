@@ -25,7 +25,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from returns.result import Failure
 
 from thrift_fp.retrieval import Receipt
-from thrift_fp.serve import CallRecord, ServeSettings, SessionLedger, grant_budget, record_call, serve_settings, split_delivered
+from thrift_fp.serve import CallRecord, ServeSettings, SessionLedger, serve_settings
+from thrift_fp.serve._ledger import grant_budget, record_call, split_delivered
 from thrift_fp.serve._ledger_change import apply_change, ledger_change
 from thrift_fp.serve._ledger_json import change_from_json, change_to_json
 from thrift_fp.sources import Hit

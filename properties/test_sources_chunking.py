@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thrift_fp.sources import MIN_PASSAGE_TOKENS, chunk_text
+from thrift_fp.sources import chunk_text
+from thrift_fp.sources.documents import MIN_PASSAGE_TOKENS
 from thrift_fp.tokens import count_tokens
 
 _pieces = st.one_of(

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Failure, Result
 
-from thrift_fp.sources import content_hash, document_passages, file_passages, index_paths, search_index
+from thrift_fp.sources import document_passages, index_paths, search_index
+from thrift_fp.sources.documents import content_hash, file_passages
 
 # Every code point, lone surrogates included (Hypothesis leaves them out of st.text by default).
 _any_text = st.lists(

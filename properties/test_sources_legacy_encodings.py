@@ -13,7 +13,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from thrift_fp.sources import UndecodableText, decode_text
+from thrift_fp.sources import UndecodableText
+from thrift_fp.sources.documents import decode_text
 
 LEGACY = Path(__file__).parent.parent / "tests" / "legacy_text"
 PROSE = tuple(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from thrift_fp.sources import (
+from thrift_fp.sources.documents import (
     StructuredText,
     html_structure,
     markdown_structure,

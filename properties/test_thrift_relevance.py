@@ -7,16 +7,8 @@ from datetime import datetime, timezone
 from hypothesis import example, given, strategies as st
 
 from properties.thrift_model import WORDS
-from thrift_fp.thrift import (
-    Message,
-    Turn,
-    content_words,
-    scaled_relevance_floor,
-    select_naive_turns,
-    select_relevant_turns,
-    turn_relevance,
-    turn_tokens,
-)
+from thrift_fp.thrift import Message, Turn, select_naive_turns, select_relevant_turns
+from thrift_fp.thrift._relevance import content_words, scaled_relevance_floor, turn_relevance, turn_tokens
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 VOCABULARY = ["alpha", "beta", "gamma", "delta", "billing", "refund", "the", "of", "x1y2"]

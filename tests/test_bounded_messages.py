@@ -10,7 +10,8 @@ from datetime import datetime
 from thrift_fp.render import DuplicateRecordId
 from thrift_fp.render._escape import escape_attribute
 from thrift_fp.sources import chunk_text
-from thrift_fp.thrift import InvalidItemField, Message, WorkingSet, scaled_relevance_floor, subtract_to_fit
+from thrift_fp.thrift import InvalidItemField, Message, WorkingSet, subtract_to_fit
+from thrift_fp.thrift._relevance import scaled_relevance_floor
 
 _LONG_ID = "x" * 100_000
 

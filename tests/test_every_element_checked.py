@@ -27,15 +27,8 @@ from thrift_fp.sources import (
     search_index,
     select_files,
 )
-from thrift_fp.thrift import (
-    MalformedItem,
-    Message,
-    Tool,
-    WorkingSet,
-    group_history_into_turns,
-    subtract_to_fit,
-    turn_tokens,
-)
+from thrift_fp.thrift import MalformedItem, Message, Tool, WorkingSet, group_history_into_turns, subtract_to_fit
+from thrift_fp.thrift._relevance import turn_tokens
 from thrift_fp.tokens import NotText, TokenCounts, count_tokens_batch, get_encoding
 
 _CALLS = 50

@@ -29,8 +29,8 @@ from thrift_fp.thrift import (
     select_naive_turns,
     select_relevant_turns,
     subtract_to_fit,
-    turn_tokens,
 )
+from thrift_fp.thrift._relevance import turn_tokens
 from thrift_fp.tokens import count_tokens_batch
 
 NOW = datetime(2026, 1, 2, tzinfo=UTC)

@@ -8,14 +8,8 @@ from typing import Any
 import pytest
 from returns.result import Failure
 
-from thrift_fp.records import (
-    FieldProblem,
-    InvalidRetrievable,
-    MemoryStore,
-    SpooledArtifact,
-    parse_retrievable,
-    parse_timestamp,
-)
+from thrift_fp.records import FieldProblem, InvalidRetrievable, MemoryStore, SpooledArtifact, parse_retrievable
+from thrift_fp.records._timestamps import parse_timestamp
 from thrift_fp.tokens import Tokenizable
 
 BASE: dict[str, Any] = {

@@ -21,10 +21,9 @@ from thrift_fp.records import (
     SpoolReader,
     SqliteStore,
     StoreFailed,
-    StoreReader,
     ValueNotFound,
-    check_id,
 )
+from thrift_fp.records._store import StoreReader, check_id
 from thrift_fp.records._store import Writable
 
 

@@ -12,7 +12,8 @@ import pytest
 from returns.result import Result, Success
 
 from tests._serve_harness import DOCUMENTS
-from thrift_fp.serve import SearchRequest, ServeError, SessionLedger, ToolAnswer, answer_search, receipts_json, serve_settings
+from thrift_fp.serve import SearchRequest, ServeError, SessionLedger, ToolAnswer, answer_search, serve_settings
+from thrift_fp.serve._receipts import receipts_json
 from thrift_fp.serve._ledger_postgres import PostgresSessions, open_postgres_sessions
 from thrift_fp.serve._postgres import PostgresBackend, open_postgres_backend
 from thrift_fp.serve._session_store import Replay

@@ -9,18 +9,8 @@ from pathlib import Path
 import pytest
 
 from thrift_fp.records import TRUST_TIERS
-from thrift_fp.sources import (
-    InvalidJsonlRecord,
-    InvalidText,
-    MissingParser,
-    content_hash,
-    document_passages,
-    html_structure,
-    index_paths,
-    markdown_structure,
-    rst_structure,
-    search_index,
-)
+from thrift_fp.sources import InvalidJsonlRecord, InvalidText, MissingParser, document_passages, index_paths, search_index
+from thrift_fp.sources.documents import content_hash, html_structure, markdown_structure, rst_structure
 
 _NODE_LIKE = """# File system
 

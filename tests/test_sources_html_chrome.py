@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from thrift_fp.sources import html_structure
+from thrift_fp.sources.documents import html_structure
 
 _PAGE = """<html><body>
 <header class="header"><h1>Node.js v20 documentation</h1><button>Toggle dark mode</button></header>

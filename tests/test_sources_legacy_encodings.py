@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from thrift_fp.cli import run
-from thrift_fp.sources import UndecodableText, decode_text, index_paths, search_index
+from thrift_fp.sources import UndecodableText, index_paths, search_index
+from thrift_fp.sources.documents import decode_text
 
 LEGACY = Path(__file__).parent / "legacy_text"
 FILES = sorted(LEGACY.glob("*.txt"))

@@ -69,8 +69,6 @@ def test_no_private_module_is_imported_from_outside_its_package() -> None:
 
 # The crossings left, each for a reason; none may be added.
 _KNOWN_CROSSINGS = {
-    # The serve face belongs to the serve work (issue 37 leaves it there): the command's glue.
-    ("thrift_fp.cli._serve", "thrift_fp.serve._command"),
     # Deliberate: thrift's per-item hot path uses the counts' internals unwrapped; through the
     # tokens face they would be beartype-checked wrappers on every item (DESIGN.md section 1).
     ("thrift_fp.thrift._history", "thrift_fp.tokens._counts"),
@@ -124,14 +122,21 @@ def _type_checking_imports(module: str) -> dict[str, str]:
 def test_a_lazy_face_names_each_home_once_and_alike(face: str) -> None:
     module = importlib.import_module(face)
     homes = dict(module._HOMES)
+    retired = dict(getattr(module, "_RETIRED", {}))
     assert _type_checking_imports(face) == homes
-    # Every export has a home; a home name not exported is an old name kept importable.
+    # Every export has a home; a home name not exported has left the face (retired): it still
+    # imports, with a warning saying where it lives now, and dir() no longer lists it.
     assert set(module.__all__) <= set(homes)
-    assert set(module.__all__) <= set(dir(module))
+    assert set(homes) - set(module.__all__) == set(retired)
+    assert set(module.__all__) <= set(dir(module)) and not set(retired) & set(dir(module))
     for name in homes:
         if face.endswith("postgres") and name not in ("PostgresError", "redact"):
             continue  # the rest load the driver; the subprocess tests below cover them
-        assert getattr(module, name) is not None
+        if name in retired:
+            with pytest.warns(DeprecationWarning, match=f"{face}.{name} is no longer public there: {retired[name]}"):
+                assert getattr(module, name) is getattr(importlib.import_module(homes[name]), name)
+        else:
+            assert getattr(module, name) is not None
 
 
 @pytest.mark.parametrize("face", [f"thrift_fp.sources.{part}" for part in STACK])

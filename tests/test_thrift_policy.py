@@ -22,9 +22,9 @@ from thrift_fp.thrift import (
     Tool,
     WorkingRetrievable,
     WorkingSet,
-    scaled_relevance_floor,
     subtract_to_fit,
 )
+from thrift_fp.thrift._relevance import scaled_relevance_floor
 from thrift_fp.tokens import TokenCounts, get_encoding, register_token_estimator, unregister_token_estimator
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -19,13 +19,11 @@ from thrift_fp.thrift import (
     UnmeasurableContent,
     WorkingSet,
     group_history_into_turns,
-    scaled_relevance_floor,
     select_naive_turns,
     select_relevant_turns,
     subtract_to_fit,
-    turn_relevance,
-    turn_tokens,
 )
+from thrift_fp.thrift._relevance import scaled_relevance_floor, turn_relevance, turn_tokens
 from thrift_fp.tokens import EstimatorFailed, UnknownEncoding, register_token_estimator, unregister_token_estimator
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)

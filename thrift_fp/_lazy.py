@@ -6,11 +6,17 @@ its submodules. A lazy face binds a name only when someone asks for it, so impor
 ``thrift_fp.sources.postgres`` loads neither the SQLite store nor the driver until a name that
 needs one is used. The face keeps a static import block under ``TYPE_CHECKING`` for mypy and
 Griffe, and a `homes` table for the run time; ``tests/test_sources_stack.py`` checks they agree.
+
+A name that leaves a face (an internal that was exported, or a name whose home is another face)
+keeps working for a while: the face's ``__getattr__`` still returns it, with a
+``DeprecationWarning`` saying what to import instead (`retired_face`, and ``retired=`` of
+`lazy_face`). Type checkers no longer see it exported.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Callable, Mapping, MutableMapping
 from types import MappingProxyType
 from typing import Any
@@ -31,14 +37,60 @@ def homes(modules: Mapping[str, tuple[str, ...]]) -> Mapping[str, str]:
     return MappingProxyType(table)
 
 
+def _retired(module: str, name: str, home: str, advice: str) -> Any:
+    """``name`` from ``home``, warning that ``module`` no longer exports it."""
+    # stacklevel 3: past this function and the face's __getattr__, to the line that imported it.
+    warnings.warn(
+        f"{module}.{name} is no longer public there: {advice}; the old import will be removed in a later release",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return getattr(importlib.import_module(home), name)
+
+
+def retired_face(module: str, retired: Mapping[str, tuple[str, str]]) -> Callable[[str], Any]:
+    """The ``__getattr__`` of a face some names left: name → (its home, what to do instead).
+
+    Each still resolves from its home, with a ``DeprecationWarning``; any other name is the usual
+    ``AttributeError``. The name is not bound, so each importing module is warned.
+
+    >>> import warnings
+    >>> get = retired_face("face", {"tau": ("math", "import it from math")})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     round(get("tau"), 2)
+    6.28
+    >>> print(caught[0].message)
+    face.tau is no longer public there: import it from math; the old import will be removed in a later release
+    >>> get("pi")
+    Traceback (most recent call last):
+    ...
+    AttributeError: module 'face' has no attribute 'pi'
+    """
+
+    def __getattr__(name: str) -> Any:
+        found = retired.get(name)
+        if found is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        return _retired(module, name, *found)
+
+    return __getattr__
+
+
 def lazy_face(
-    namespace: MutableMapping[str, Any], table: Mapping[str, str], *, check: bool = False
+    namespace: MutableMapping[str, Any],
+    table: Mapping[str, str],
+    *,
+    check: bool = False,
+    retired: Mapping[str, str] = MappingProxyType({}),
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of a face whose names live in ``table`` (see `homes`).
 
     A name is imported from its home on first use and bound in ``namespace``, so later lookups
     skip ``__getattr__``; with ``check`` a function is bound in its checked form (see
-    `thrift_fp._beartype.check_public`). An unknown name is the usual ``AttributeError``.
+    `thrift_fp._beartype.check_public`). An unknown name is the usual ``AttributeError``. A name
+    in ``retired`` (name → what to do instead) has left the face: it still resolves from its home
+    in ``table``, with a ``DeprecationWarning`` (see `retired_face`), and is not bound.
 
     >>> space = {"__name__": "face"}
     >>> get, names = lazy_face(space, homes({"math": ("tau",)}))
@@ -50,11 +102,15 @@ def lazy_face(
     AttributeError: module 'face' has no attribute 'pi'
     """
     module = str(namespace["__name__"])
+    if set(retired) - set(table):
+        raise ValueError(f"retired names without a home: {sorted(set(retired) - set(table))}")
 
     def __getattr__(name: str) -> Any:
         home = table.get(name)
         if home is None:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        if name in retired:
+            return _retired(module, name, home, retired[name])
         namespace[name] = getattr(importlib.import_module(home), name)
         if check:
             # Imported here: beartype's configuration is not free, and the command line's lazy
@@ -65,6 +121,6 @@ def lazy_face(
         return namespace[name]
 
     def __dir__() -> list[str]:
-        return sorted({*namespace, *table})
+        return sorted({*namespace, *table} - set(retired))
 
     return __getattr__, __dir__

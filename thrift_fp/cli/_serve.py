@@ -55,7 +55,7 @@ def serve_command(
 ) -> None:
     """Serve `search` and `read` over MCP: budgeted, enveloped answers, a quota and de-duplication per session."""
     try:
-        from thrift_fp.serve._command import serve_command as serve  # noqa: PLC0415 - the SDK loads only for serve
+        from thrift_fp.serve import serve_command as serve  # noqa: PLC0415 - the SDK loads only for serve
     except ImportError as exc:
         typer.echo(f"thrift-fp: error: serve needs the mcp extra ({exc}): pip install 'thrift_fp[mcp]'", err=True)
         raise typer.Exit(1) from None

@@ -6,6 +6,12 @@ de-duplication of what it was sent, cancellation through the lifecycle's signal,
 ``import thrift_fp`` never imports this package (nor the SDK), and this face imports each name
 on first use: ``thrift-fp serve`` answers ``initialize`` from `thrift_fp.serve._handshake`
 before the SDK loads.
+
+The face names what a user calls: run the server (`run_server`, or `build_server` with
+`serve_stdio` / `serve_http`; `serve_command` is ``thrift-fp serve`` itself), its settings
+(`serve_settings`, `ServeSettings`) and sources (`Backend`, `SqliteBackend`); the per-session logic
+without MCP (`answer_search`, `answer_read` on a `SessionLedger`, with requests checked from a
+client's arguments by `search_request` / `read_request`); and the tool errors (`ServeError`).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
     from thrift_fp.serve._address import http_address, is_loopback
     from thrift_fp.serve._arguments import ReadRequest, SearchRequest, read_request, search_request
     from thrift_fp.serve._backend import Backend, SqliteBackend
+    from thrift_fp.serve._command import serve_command
     from thrift_fp.serve._errors import (
         Cancelled,
         InvalidSetting,
@@ -49,10 +56,13 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
     from thrift_fp.serve._tools import RECEIPTS_URI, TOOL_NAMES, receipts_resource, tool_list
 
 # Where each name lives; tests/test_sources_stack.py checks this table against the imports above.
+# ``__all__`` names what users call; the rest of the table (_RETIRED below) still imports from
+# here, with a warning.
 _HOMES = homes({
     "thrift_fp.serve._address": ("http_address", "is_loopback"),
     "thrift_fp.serve._arguments": ("ReadRequest", "SearchRequest", "read_request", "search_request"),
     "thrift_fp.serve._backend": ("Backend", "SqliteBackend"),
+    "thrift_fp.serve._command": ("serve_command",),
     "thrift_fp.serve._errors": (
         "Cancelled", "InvalidSetting", "InvalidToolArgument", "NoSession", "QuotaExhausted", "RepeatedCall",
         "ServeError", "SourceFailed", "UnknownPassage", "UnknownTool",
@@ -72,8 +82,6 @@ _HOMES = homes({
 })
 
 __all__ = [
-    "RECEIPTS_URI",
-    "TOOL_NAMES",
     "Backend",
     "CallRecord",
     "Cancelled",
@@ -87,9 +95,7 @@ __all__ = [
     "SearchRequest",
     "ServeError",
     "ServeSettings",
-    "Session",
     "SessionLedger",
-    "Sessions",
     "SourceFailed",
     "SqliteBackend",
     "ToolAnswer",
@@ -98,23 +104,28 @@ __all__ = [
     "answer_read",
     "answer_search",
     "build_server",
-    "grant_budget",
-    "http_address",
-    "is_loopback",
     "read_request",
-    "receipts_json",
-    "receipts_resource",
-    "record_call",
     "run_server",
     "search_request",
+    "serve_command",
     "serve_http",
     "serve_settings",
     "serve_stdio",
-    "session_key",
-    "split_delivered",
-    "tool_list",
 ]
+
+# Names that left the face (the server's own machinery; issue 37): each still imports from here,
+# with a DeprecationWarning saying what to use instead, until a later release.
+_INTERNAL = "it is the server's own machinery, not part of the API"
+_CHARGED = "answer_search and answer_read charge the ledger themselves"
+_ADDRESS = "pass the address to run_server(http=...), which checks it"
+_RETIRED = {
+    **dict.fromkeys(("RECEIPTS_URI", "TOOL_NAMES", "receipts_resource", "tool_list"), _INTERNAL),
+    **dict.fromkeys(("Session", "Sessions", "session_key"), _INTERNAL),
+    **dict.fromkeys(("grant_budget", "record_call", "split_delivered"), _CHARGED),
+    **dict.fromkeys(("http_address", "is_loopback"), _ADDRESS),
+    "receipts_json": "read a SessionLedger's calls (CallRecord) instead",
+}
 
 # Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
 if not TYPE_CHECKING:  # mypy checks each import against the static imports above
-    __getattr__, __dir__ = lazy_face(globals(), _HOMES, check=True)
+    __getattr__, __dir__ = lazy_face(globals(), _HOMES, check=True, retired=_RETIRED)

@@ -109,7 +109,7 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
 
 # Where each name lives (the subpackage faces above); tests/test_sources_stack.py checks this
 # table against the imports above. ``__all__`` names what users call; the rest of the table
-# (ranking's and the contract's internals, public from their own faces) stays importable here.
+# (_RETIRED below: names public from their own faces) still imports from here, with a warning.
 _HOMES = homes({
     "thrift_fp.sources.contract": (
         "AssembleError", "Assembled", "BinaryFile", "CorruptDatabase", "DatabaseMissing", "Decision",
@@ -141,7 +141,6 @@ _HOMES = homes({
 __all__ = [
     "DEFAULT_INCLUDE",
     "DEFAULT_MAX_TOKENS",
-    "MIN_PASSAGE_TOKENS",
     "Ranking",
     "AssembleError",
     "Assembled",
@@ -149,10 +148,7 @@ __all__ = [
     "CorruptDatabase",
     "DatabaseMissing",
     "Decision",
-    "DecodedText",
     "DocumentPassage",
-    "FilePassages",
-    "FoundFile",
     "Fts5Unavailable",
     "FtsDefinition",
     "Heading",
@@ -166,44 +162,46 @@ __all__ = [
     "InvalidText",
     "InvalidArgument",
     "InvalidTrustTier",
-    "Kind",
     "LinkNotFollowed",
     "MissingParser",
     "NoQuery",
     "Passage",
     "PathNotFound",
     "SearchFailed",
-    "SectionPassage",
     "Selection",
     "SkippedFile",
     "SourceError",
     "SpoolPolicy",
-    "StructuredText",
     "UndecodableText",
     "UnreadableFile",
     "UnsplittableText",
     "assemble",
-    "check_fts5",
     "chunk_text",
-    "content_hash",
-    "decode_text",
     "document_passages",
-    "document_structure",
     "embedded_corpus",
-    "file_passages",
     "fts5_definition",
-    "html_structure",
     "index_paths",
-    "kind_of",
-    "markdown_structure",
-    "plain_structure",
-    "rst_structure",
     "search_index",
     "search_ranking",
-    "section_passages",
     "select_files",
 ]
 
+# Names that left this face for their own (issue 37); each still imports from here, with a
+# DeprecationWarning saying where it lives, until a later release.
+_RANKING = "import it from thrift_fp.sources.ranking"
+_CONTRACT = "import it from thrift_fp.sources.contract"
+_DOCUMENTS = "import it from thrift_fp.sources.documents"
+_RETIRED = {
+    **dict.fromkeys(("HEADING_WEIGHT", "bm25_to_score", "match_expression", "query_terms"), _RANKING),
+    **dict.fromkeys(("hit_to_retrievable", "prepare_query", "require_searchable"), _CONTRACT),
+    **dict.fromkeys((
+        "MIN_PASSAGE_TOKENS", "DecodedText", "FilePassages", "FoundFile", "Kind", "SectionPassage", "StructuredText",
+        "content_hash", "decode_text", "document_structure", "file_passages", "html_structure", "kind_of",
+        "markdown_structure", "plain_structure", "rst_structure", "section_passages",
+    ), _DOCUMENTS),
+    "check_fts5": "import it from thrift_fp.sources.sqlite",
+}
+
 # Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
 if not TYPE_CHECKING:  # mypy checks each import against the static imports above
-    __getattr__, __dir__ = lazy_face(globals(), _HOMES, check=True)
+    __getattr__, __dir__ = lazy_face(globals(), _HOMES, check=True, retired=_RETIRED)

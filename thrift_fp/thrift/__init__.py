@@ -1,6 +1,9 @@
 """Context thrift: fit a working set into a context window, shedding lowest-signal items first."""
 
+from typing import TYPE_CHECKING
+
 from thrift_fp._beartype import check_public
+from thrift_fp._lazy import retired_face
 from thrift_fp.thrift._budget import Budget, resolve_budget
 from thrift_fp.thrift._errors import (
     CountingFailed,
@@ -25,16 +28,7 @@ from thrift_fp.thrift._picture import (
     report_shed,
 )
 from thrift_fp.thrift._options import AGENT, RAG, SHED_ORDERS, SHED_PASSES, ShedOrder, ShedPass, ThriftOptions
-from thrift_fp.thrift._relevance import (
-    Turn,
-    content_words,
-    group_history_into_turns,
-    scaled_relevance_floor,
-    select_naive_turns,
-    select_relevant_turns,
-    turn_relevance,
-    turn_tokens,
-)
+from thrift_fp.thrift._relevance import Turn, group_history_into_turns, select_naive_turns, select_relevant_turns
 from thrift_fp.thrift._shapes import (
     Image,
     ImageLike,
@@ -101,17 +95,20 @@ __all__ = [
     "Turn",
     "UnmeasurableContent",
     "WorkingSet",
-    "content_words",
     "fit_async",
     "group_history_into_turns",
     "resolve_budget",
-    "scaled_relevance_floor",
     "select_naive_turns",
     "select_relevant_turns",
     "subtract_to_fit",
-    "turn_relevance",
-    "turn_tokens",
 ]
 
 # Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
 check_public(globals(), __all__)
+
+# Names that left the face (the turn selection's inner steps; issue 37): each still imports,
+# with a warning, until a later release.
+_TURNS = "select_relevant_turns applies it; it is not part of the API"
+_RETIRED = dict.fromkeys(("content_words", "scaled_relevance_floor", "turn_relevance", "turn_tokens"), ("thrift_fp.thrift._relevance", _TURNS))
+if not TYPE_CHECKING:  # to mypy these names are gone; at run time they still resolve
+    __getattr__ = retired_face(__name__, _RETIRED)
