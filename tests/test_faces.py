@@ -42,8 +42,8 @@ def test_a_retired_name_still_imports_with_a_warning_saying_what_instead(face: s
 
 
 def test_from_import_of_a_retired_name_warns_at_the_import() -> None:
-    with pytest.warns(DeprecationWarning, match="thrift_fp.serve.record_call is no longer public") as caught:
-        from thrift_fp.serve import record_call  # type: ignore[attr-defined]  # noqa: F401 - retired, on purpose
+    with pytest.warns(DeprecationWarning, match="thrift_fp.thrift.turn_tokens is no longer public") as caught:
+        from thrift_fp.thrift import turn_tokens  # type: ignore[attr-defined]  # noqa: F401 - retired, on purpose
     assert caught[0].filename == __file__
 
 
