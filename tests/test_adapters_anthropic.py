@@ -8,17 +8,8 @@ from typing import Any
 import pytest
 from returns.result import Failure
 
-from thrift_fp.adapters._core import (
-    DuplicateToolCall,
-    InvalidArgument,
-    InvalidTool,
-    MalformedMessage,
-    OverBudget,
-    PricingFailed,
-    ToolCallWithoutResult,
-    ToolResultWithoutCall,
-    UnknownRole,
-)
+from thrift_fp.adapters._core import (DuplicateToolCall, InvalidArgument, InvalidTool, MalformedMessage, OverBudget,
+                                      PricingFailed, ToolCallWithoutResult, ToolResultWithoutCall, UnknownRole)
 from thrift_fp.adapters.anthropic import (
     ESTIMATE_FACTOR,
     IMAGE_TOKENS,

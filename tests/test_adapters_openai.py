@@ -8,18 +8,9 @@ from typing import Any
 
 import pytest
 
-from thrift_fp.adapters._core import (
-    DuplicateToolCall,
-    InvalidArgument,
-    InvalidDocument,
-    InvalidTool,
-    MalformedMessage,
-    OverBudget,
-    PricingFailed,
-    ToolCallWithoutResult,
-    ToolResultWithoutCall,
-    UnknownRole,
-)
+from thrift_fp.adapters._core import (DuplicateToolCall, InvalidArgument, InvalidDocument, InvalidTool,
+                                      MalformedMessage, OverBudget, PricingFailed, ToolCallWithoutResult,
+                                      ToolResultWithoutCall, UnknownRole)
 from thrift_fp.adapters._core import UnknownModel, resolve_model
 from thrift_fp.adapters.openai import count_openai_tokens, fit_openai_messages
 from returns.result import Success
