@@ -86,3 +86,15 @@ def onnxruntime_missing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         yield
     finally:
         default_embedder.cache_clear()
+
+
+def write_dense_docs(root: Path) -> Path:
+    """``root/docs`` with three old Markdown files (budget, tokens, folders) whose words a dense
+    ranking and a lexical one rank differently; the folder."""
+    from tests._files import write_old
+
+    docs = root / "docs"
+    write_old(docs / "budget.md", "# Budget\n\nThe budget is the window less the reserve.\n\n## Shedding\n\nShed the lowest score first.\n")
+    write_old(docs / "tokens.md", "# Tokens\n\nCount tokens with the encoding of the model.\n")
+    write_old(docs / "folders.md", "# Folders\n\nCreate a folder for each project.\n")
+    return docs

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._dense_model import CountingEmbedder, onnxruntime_missing, write_tiny_model
+from tests._dense_model import CountingEmbedder, onnxruntime_missing, write_dense_docs, write_tiny_model
 from thrift_fp.sources import index_paths, search_index, search_ranking
 from thrift_fp.sources.dense import EmbeddingFailed, load_onnx_embedder, missing_runtime
 from thrift_fp.sources.dense._vectors import embedding_input
@@ -31,12 +31,7 @@ def _write(path: Path, text: str) -> Path:
 
 
 def _docs(root: Path) -> Path:
-    docs = root / "docs"
-    docs.mkdir()
-    _write(docs / "budget.md", "# Budget\n\nThe budget is the window less the reserve.\n\n## Shedding\n\nShed the lowest score first.\n")
-    _write(docs / "tokens.md", "# Tokens\n\nCount tokens with the encoding of the model.\n")
-    _write(docs / "folders.md", "# Folders\n\nCreate a folder for each project.\n")
-    return docs
+    return write_dense_docs(root)
 
 
 def _stored(database: Path) -> dict[str, bytes]:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from returns.result import Failure, Result
 
+from tests._files import OLD
+from tests._files import write_old as _write
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.retrieval import (
     BudgetExhausted,
@@ -43,7 +45,6 @@ from thrift_fp.sources import (
 )
 from thrift_fp.sources.contract import hit_to_retrievable
 
-OLD = 1_000_000_000.0  # a modification time far from "now": never racy
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,16 +121,6 @@ def source(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
         yield _sqlite(tmp_path)
     else:
         yield from _postgres(request.getfixturevalue("pg_url"))
-
-
-def _write(path: Path, text: str | bytes, mtime: float = OLD) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    os.utime(path, (mtime, mtime))
-    return path
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ Needs ``THRIFT_FP_TEST_PGVECTOR_URL`` (``.ci/pgvector.sh``); small collections, 
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests._dense_model import CountingEmbedder, write_tiny_model
+from tests._dense_model import CountingEmbedder, write_dense_docs, write_tiny_model
+from tests._files import write_old as _write
 from thrift_fp.sources import index_paths as sqlite_index
 from thrift_fp.sources import search_index as sqlite_search
 from thrift_fp.sources.dense import load_onnx_embedder, missing_runtime
@@ -25,22 +25,11 @@ from thrift_fp.sources.postgres._pgvector import index_name, nearest_in_sql, nea
 
 pytestmark = pytest.mark.skipif(missing_runtime() is not None, reason="the [dense] extra's runtime is not installed")
 
-OLD = 1_000_000_000.0
 QUESTIONS = ("make directory", "shed the lowest score", "count tokens", "budget window reserve", "create a folder")
 
 
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    os.utime(path, (OLD, OLD))
-    return path
-
-
 def _docs(root: Path) -> Path:
-    docs = root / "docs"
-    _write(docs / "budget.md", "# Budget\n\nThe budget is the window less the reserve.\n\n## Shedding\n\nShed the lowest score first.\n")
-    _write(docs / "tokens.md", "# Tokens\n\nCount tokens with the encoding of the model.\n")
-    _write(docs / "folders.md", "# Folders\n\nCreate a folder for each project.\n")
+    docs = write_dense_docs(root)
     _write(docs / "folders.txt", "Create a folder for each project.\n")  # a twin of folders.md's passage
     return docs
 

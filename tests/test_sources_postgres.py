@@ -3,7 +3,6 @@ text search configurations, the operator's tier, heading weights, concurrent ind
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import threading
@@ -14,6 +13,7 @@ import psycopg
 import pytest
 from returns.result import Success
 
+from tests._files import write_old as _write
 from thrift_fp.sources import IndexSettingsMismatch, UnreadableFile
 from thrift_fp.sources.postgres import (
     AuthenticationFailed,
@@ -31,18 +31,7 @@ from thrift_fp.sources.postgres import (
     search_index,
 )
 
-OLD = 1_000_000_000.0
 PASSWORD = "thrift-fp-test"  # the test cluster's (see .ci/postgres.sh)
-
-
-def _write(path: Path, data: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, bytes):
-        path.write_bytes(data)
-    else:
-        path.write_text(data, encoding="utf-8")
-    os.utime(path, (OLD, OLD))
-    return path
 
 
 @pytest.fixture
