@@ -34,6 +34,7 @@ WORKLOADS: dict[str, Callable[[], Report]] = {
     "envelope": envelope.run,
     "answer_quality": answer_quality.run,
     "serve_load": lambda: _serve_load(),
+    "serve_resources": lambda: _serve_resources(),
     "pydantic_ai_loop": _pydantic_ai_loop,
     "adapters": adapters.run,
 }
@@ -44,6 +45,13 @@ def _serve_load() -> Report:
     from benchmarks import serve_load  # noqa: PLC0415
 
     return serve_load.run()
+
+
+def _serve_resources() -> Report:
+    # Imported on use, like serve_load: the mcp extra.
+    from benchmarks import serve_resources  # noqa: PLC0415
+
+    return serve_resources.run()
 
 
 def main(argv: Sequence[str]) -> int:
