@@ -26,36 +26,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from benchmarks._eval_set import CORPORA, corpora, load
 from benchmarks._harness import load_average, machine
 from benchmarks.answer_quality import metrics
 from benchmarks.dense_systems import _fingerprint, rank_corpus, rank_corpus_postgres, remembering_embedder
+from benchmarks.postgres import ci_server
 
-_SCRIPT = Path(__file__).resolve().parent.parent / ".ci" / "pgvector.sh"
 POOL = 50
 
 
-@contextmanager
-def server() -> Iterator[str]:
+def server() -> AbstractContextManager[str]:
     """The pgvector server's URL: the environment's, or a throwaway cluster for this run."""
-    given = os.environ.get("THRIFT_FP_TEST_PGVECTOR_URL")
-    if given:
-        yield given
-        return
-    folder = tempfile.mkdtemp(prefix="thrift-fp-bench-pgvector-")
-    try:
-        started = subprocess.run(["bash", str(_SCRIPT), "start", folder], capture_output=True, text=True, check=True)
-        yield started.stdout.strip()
-    finally:
-        subprocess.run(["bash", str(_SCRIPT), "stop", folder], capture_output=True, check=False)
+    return ci_server("pgvector.sh", "THRIFT_FP_TEST_PGVECTOR_URL", "thrift-fp-bench-pgvector-")
 
 
 def recall(url: str, collection: str, questions: Sequence[str], cache: Path) -> dict[str, float]:

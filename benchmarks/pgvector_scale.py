@@ -44,18 +44,17 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
 from benchmarks._data import VOCABULARY, words
 from benchmarks._harness import load_average, machine
+from benchmarks.postgres import ci_server
 
-_SCRIPT = Path(__file__).resolve().parent.parent / ".ci" / "pgvector.sh"
 DIMENSIONS = 384
 MODEL_ID = "synthetic-unit-384"
 PASSAGES_PER_FILE = 1000
@@ -88,17 +87,11 @@ def questions(count: int) -> list[str]:
     return [f"{words(rng, 2).rstrip('.')} term{rng.randrange(RARE_TERMS)}" for _ in range(count)]
 
 
-@contextmanager
-def server(shared_buffers: str) -> Iterator[str]:
-    """The benchmark server's URL: the environment's, or a throwaway pgvector cluster for this run."""
-    given = os.environ.get("THRIFT_FP_TEST_PGVECTOR_URL")
-    if given:
-        yield given
-        return
-    folder = tempfile.mkdtemp(prefix="thrift-fp-bench-pgvector-")
-    try:
-        started = subprocess.run(["bash", str(_SCRIPT), "start", folder], capture_output=True, text=True, check=True)
-        url = started.stdout.strip()
+def server(shared_buffers: str) -> AbstractContextManager[str]:
+    """The benchmark server's URL: the environment's, or a throwaway pgvector cluster for this run
+    (``shared_buffers`` set on the throwaway one)."""
+
+    def tune(url: str, folder: str) -> None:
         import psycopg
 
         with psycopg.connect(url, autocommit=True) as admin:
@@ -110,9 +103,8 @@ def server(shared_buffers: str) -> Iterator[str]:
             [*owner, str(bin_dir / "pg_ctl"), "-D", f"{folder}/data", "-w", "-m", "fast", "restart"],
             capture_output=True, check=True,
         )
-        yield url
-    finally:
-        subprocess.run(["bash", str(_SCRIPT), "stop", folder], capture_output=True, check=False)
+
+    return ci_server("pgvector.sh", "THRIFT_FP_TEST_PGVECTOR_URL", "thrift-fp-bench-pgvector-", tune)
 
 
 def _with_options(url: str, options: str) -> str:

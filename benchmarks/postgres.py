@@ -40,7 +40,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -54,23 +54,33 @@ from thrift_fp.sources.postgres import PostgresDatabase, open_database
 from thrift_fp.sources.postgres import assemble as postgres_assemble
 from thrift_fp.sources.postgres import index_paths as postgres_index_paths
 
-_SCRIPT = Path(__file__).resolve().parent.parent / ".ci" / "postgres.sh"
+_CI = Path(__file__).resolve().parent.parent / ".ci"
 RECORDS_PER_FILE = 200
 
 
 @contextmanager
-def server() -> Iterator[str]:
-    """The benchmark server's URL: the test server, or a throwaway cluster for this run."""
-    given = os.environ.get("THRIFT_FP_TEST_PG_URL")
+def ci_server(script: str, url_env: str, prefix: str,
+              prepare: Callable[[str, str], None] = lambda url, folder: None) -> Iterator[str]:
+    """The URL ``url_env`` names, or a throwaway cluster for this run, started (in a new folder named
+    ``prefix`` and more) and stopped by ``.ci/<script>``; ``prepare(url, folder)`` runs on such a
+    cluster before it is used."""
+    given = os.environ.get(url_env)
     if given:
         yield given
         return
-    folder = tempfile.mkdtemp(prefix="thrift-fp-bench-pg-")
+    folder = tempfile.mkdtemp(prefix=prefix)
     try:
-        started = subprocess.run(["bash", str(_SCRIPT), "start", folder], capture_output=True, text=True, check=True)
-        yield started.stdout.strip()
+        started = subprocess.run(["bash", str(_CI / script), "start", folder], capture_output=True, text=True, check=True)
+        url = started.stdout.strip()
+        prepare(url, folder)
+        yield url
     finally:
-        subprocess.run(["bash", str(_SCRIPT), "stop", folder], capture_output=True, check=False)
+        subprocess.run(["bash", str(_CI / script), "stop", folder], capture_output=True, check=False)
+
+
+def server() -> AbstractContextManager[str]:
+    """The benchmark server's URL: the test server, or a throwaway cluster for this run."""
+    return ci_server("postgres.sh", "THRIFT_FP_TEST_PG_URL", "thrift-fp-bench-pg-")
 
 
 def corpus(root: Path, count: int) -> int:
