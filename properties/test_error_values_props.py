@@ -12,9 +12,6 @@ import copy
 import dataclasses
 import pickle
 import string
-import types
-import typing
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from properties.hostile_strategies import examples, hostile_ints, hostile_text
+from tests._unions import union_members
 from thrift_fp._errors import ErrorValue
 from thrift_fp.adapters._core._errors import AdapterError
 from thrift_fp.cli._errors import CliError
@@ -39,15 +37,6 @@ _UNIONS: tuple[object, ...] = (
     TokenError, RecordError, RetrievalError, ThriftError, RenderError, SourceError, AssembleError,
     PostgresError, DenseError, CliError, AdapterError, ServeError,
 )
-
-
-def _members(union: object) -> Iterator[type]:
-    if isinstance(union, types.UnionType) or typing.get_origin(union) is typing.Union:
-        for arg in typing.get_args(union):
-            yield from _members(arg)
-    else:
-        assert isinstance(union, type), union
-        yield union
 
 
 # Field values by declared type (the annotations are strings under ``from __future__ import
@@ -70,7 +59,7 @@ _CLASSES = sorted(
     {
         cls
         for union in _UNIONS
-        for cls in _members(union)
+        for cls in union_members(union)
         if all(str(field.type) in _VALUES for field in dataclasses.fields(cls))
     },
     key=lambda cls: cls.__name__,
@@ -87,7 +76,7 @@ def _from_template_alone(cls: type) -> bool:
 
 
 def test_every_error_class_is_declared_one_way() -> None:
-    every = {cls for union in _UNIONS for cls in _members(union)}
+    every = {cls for union in _UNIONS for cls in union_members(union)}
     assert {cls for cls in every if not issubclass(cls, ErrorValue)} == set()
     assert len(_CLASSES) > 80, "most error classes have plain fields; the strategies must cover them"
     assert sum(map(_from_template_alone, _CLASSES)) > 60, "most messages are a template over the fields"

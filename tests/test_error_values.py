@@ -9,7 +9,6 @@ import pickle
 import subprocess
 import sys
 import textwrap
-import types
 import typing
 from collections.abc import Iterator
 
@@ -17,6 +16,7 @@ import pytest
 from returns.primitives.exceptions import UnwrapFailedError
 from returns.result import Failure
 
+from tests._unions import union_members
 from thrift_fp import ThriftFpError
 from thrift_fp.adapters._core import _errors as _core_errors
 from thrift_fp.cli._errors import CliError
@@ -42,16 +42,7 @@ UNIONS: dict[str, object] = {
 }
 
 
-def _members(union: object) -> Iterator[type]:
-    if isinstance(union, types.UnionType) or typing.get_origin(union) is typing.Union:
-        for arg in typing.get_args(union):
-            yield from _members(arg)
-    else:
-        assert isinstance(union, type), union
-        yield union
-
-
-ERROR_CLASSES = sorted({cls for union in UNIONS.values() for cls in _members(union)}, key=lambda c: c.__name__)
+ERROR_CLASSES = sorted({cls for union in UNIONS.values() for cls in union_members(union)}, key=lambda c: c.__name__)
 
 
 def test_the_unions_are_not_empty() -> None:
