@@ -4,6 +4,8 @@ ephemeral messages, thoughts, tools, and the refill step)."""
 
 from __future__ import annotations
 
+import pytest
+
 from thrift_fp.thrift import AGENT, Image, ShedOrder, ThriftOptions, WorkingSet
 from thrift_fp.thrift._entry import Entry, Sized
 from thrift_fp.thrift._passes import (
@@ -250,26 +252,21 @@ _U2 = _message("u2", 4, 6, 2, pair="p")
 _MESSAGES = (_U6, _E3, _E0, _S4, _E1, _E5, _U2)
 
 
-def test_ephemeral_messages_shed_oldest_first_with_partners_skipping_protected_groups() -> None:
+@pytest.mark.parametrize(
+    ("budget", "kept", "total", "shed"),
+    [
+        pytest.param(0, (_U6, _E3, _S4, _E5), 120, ("e0", "e1", "u2"),
+                     id="shed oldest first with partners, skipping protected groups"),
+        pytest.param(126, (_U6, _E3, _S4, _E1, _E5, _U2), 126, ("e0",), id="stops once within budget"),
+        # After e0 the set is still over (126 > 121), so the pair e1+u2 goes too, which brings it within.
+        pytest.param(121, (_U6, _E3, _S4, _E5), 120, ("e0", "e1", "u2"), id="counts down the total unit by unit"),
+    ],
+)
+def test_ephemeral_messages_shed(budget: int, kept: tuple[Entry, ...], total: int, shed: tuple[str, ...]) -> None:
     state = _state(127, messages=_MESSAGES)
-    after, trace = shed_ephemeral(state, _plan(0))
-    assert after == state._replace(messages=(_U6, _E3, _S4, _E5), total=120)
-    assert trace == BucketTrace("messages", 127, 120, 7, 4, _EPHEMERAL_NOTE, ("e0", "e1", "u2"))
-
-
-def test_ephemeral_shedding_stops_once_within_budget() -> None:
-    state = _state(127, messages=_MESSAGES)
-    after, trace = shed_ephemeral(state, _plan(126))
-    assert after == state._replace(messages=(_U6, _E3, _S4, _E1, _E5, _U2), total=126)
-    assert trace == BucketTrace("messages", 127, 126, 7, 6, _EPHEMERAL_NOTE, ("e0",))
-
-
-def test_ephemeral_shedding_counts_down_the_total_unit_by_unit() -> None:
-    # After e0 the set is still over (126 > 121), so the pair e1+u2 goes too, which brings it within.
-    state = _state(127, messages=_MESSAGES)
-    after, trace = shed_ephemeral(state, _plan(121))
-    assert after == state._replace(messages=(_U6, _E3, _S4, _E5), total=120)
-    assert trace == BucketTrace("messages", 127, 120, 7, 4, _EPHEMERAL_NOTE, ("e0", "e1", "u2"))
+    after, trace = shed_ephemeral(state, _plan(budget))
+    assert after == state._replace(messages=kept, total=total)
+    assert trace == BucketTrace("messages", 127, total, 7, len(kept), _EPHEMERAL_NOTE, shed)
 
 
 def test_ephemeral_messages_at_an_exact_fit_or_with_none_ephemeral_stay() -> None:
