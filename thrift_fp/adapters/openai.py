@@ -36,7 +36,7 @@ wrongly typed argument) is an error value naming the message index and field, or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import add, sub
@@ -477,24 +477,18 @@ def _message_tokens(bills: _Bills, counting: Counting) -> Result[tuple[int, ...]
     each distinct text once (every message repeats its role, tool names recur, and a ``str``'s
     count never changes); a caller's ``token_counter`` sees every text, as it always has."""
     texts = bills.texts
-    distinct = texts if counting.custom else list(dict.fromkeys(texts))
+    distinct = texts if counting.custom else tuple(dict.fromkeys(texts))
     counted = counting.count_many(distinct)
     if isinstance(counted, Failure):
         return Failure(counted.failure())
-    counts = counted.unwrap()
+    counts: Iterable[int] = counted.unwrap()
     if len(distinct) < len(texts):
-        table = dict(zip(distinct, counts))
-        counts = tuple(map(table.__getitem__, texts))
+        counts = map(dict(zip(distinct, counts)).__getitem__, texts)
     # Each message's texts are a run of the batch: its price is its fixed tokens plus the
     # difference of the running totals at the run's ends (C-level passes, no slice per message).
-    totals = [0, *accumulate(counts)]
-    ends = bills.ends
-    return Success(tuple(map(add, bills.fixed, map(sub, _totals_at(totals, ends), _totals_at(totals, [0, *ends[:-1]])))))
-
-
-def _totals_at(totals: list[int], ends: Sequence[int]) -> Iterator[int]:
-    """The running totals at ``ends`` (C-level)."""
-    return map(totals.__getitem__, ends)
+    totals = list(accumulate(counts, initial=0))
+    at_ends = list(map(totals.__getitem__, bills.ends))
+    return Success(tuple(map(add, bills.fixed, map(sub, at_ends, [0, *at_ends[:-1]]))))
 
 
 def _placement(documents_at: object, rows: RowColumns) -> Result[int, AdapterError]:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from itertools import compress, count, filterfalse, repeat
 from functools import partial
-from operator import is_not, ne
+from operator import is_, is_not, ne
 from typing import Final, NamedTuple, cast, no_type_check
 
 from returns.result import Failure, Result, Success
@@ -139,6 +139,30 @@ class PricedMessage(NamedTuple):
 
 
 _new: Final = tuple.__new__
+_ID_PREFIX: Final = "messages["
+# The ids of the first rows, made as first needed and kept (a str is immutable, and most fits
+# name the same rows); past the cap they are made per fit.
+_CACHED_IDS: Final = 1 << 16
+
+
+class _Ids:
+    """The cached ids (replaced whole when it grows: a racing thread builds an equal tuple)."""
+
+    made: tuple[str, ...] = ()
+
+
+def _message_ids(start: int, end: int) -> Sequence[str]:
+    """The trace ids ``messages[start]`` ... ``messages[end - 1]``.
+
+    >>> _message_ids(2, 4)
+    ('messages[2]', 'messages[3]')
+    """
+    made = _Ids.made
+    if end > len(made) and len(made) < _CACHED_IDS:
+        made = _Ids.made = tuple(map("messages[{}]".format, range(min(max(end, 2 * len(made)), _CACHED_IDS))))
+    if end <= len(made):
+        return made[start:end]
+    return [*made[start:], *map("messages[{}]".format, range(max(start, len(made)), end))]
 
 
 def working_set(
@@ -183,7 +207,7 @@ def _working_set(
     # with a carry, exact `Message` objects (slower to construct, once per row), which the core
     # carries from fit to fit by identity.
     columns = (
-        map("messages[{}]".format, range(start, total)), repeat("", rest), repeat(AGE, rest),
+        _message_ids(start, total), repeat("", rest), repeat(AGE, rest),
         rows.role[start:], rows.pinned[start:], repeat(False, rest), group_ids[start:], rows.tokens[start:],
     )
     built: Iterable[MessageLike] = map(_new, repeat(PricedMessage), zip(*columns)) if not exact else map(Message, *columns)
@@ -221,13 +245,26 @@ class CoreCarry:
     counts: TokenCounts
 
 
-def _kept_positions(given: Sequence[object], kept: Sequence[object]) -> tuple[int, ...]:
+def _kept_positions(given: Sequence[MessageLike], kept: Sequence[MessageLike]) -> tuple[int, ...]:
     """The row positions of the kept messages (``given[i]`` is row ``i``'s, the last the
-    request's), matched by identity in C-level passes."""
+    request's), each the very object at its place."""
     if len(kept) == len(given):
         return tuple(range(len(given) - 1))
+    # A row's message is named ``messages[i]`` (`_working_set`): the few kept are placed by
+    # their ids, checked by identity, with no table of every message.
+    request = given[-1]
+    rows = [item for item in kept if item is not request]
+    places = [_row_at(item.id) for item in rows]
+    if all(map(is_, map(given.__getitem__, places), rows)):
+        return tuple(sorted(places))
     where = dict(zip(map(id, given[:-1]), count()))
     return tuple(sorted(cast(Iterable[int], filter(partial(is_not, None), map(where.get, map(id, kept))))))
+
+
+def _row_at(ident: str) -> int:
+    """The row position an id of `_message_id` names (-1 for any other id)."""
+    inner = ident[len(_ID_PREFIX):-1]
+    return int(inner) if ident.startswith(_ID_PREFIX) and inner.isdigit() else -1
 
 
 def fit_rows(

@@ -108,8 +108,7 @@ class GroupCarry:
 class _Groups:
     """Union of linked rows; a group's id is its earliest member.
 
-    A parent is never later than its child (a link hangs the later root under the earlier), so
-    one pass in input order resolves every root."""
+    A parent is never later than its child (a link hangs the later root under the earlier)."""
 
     __slots__ = ("_parent",)
 
@@ -128,14 +127,13 @@ class _Groups:
             parent[first] = second
 
     def ids(self) -> tuple[str | None, ...]:
-        parent = self._parent
-        roots = parent[:]
-        # Only linked rows (parent not themselves) need resolving, in input order (a parent is
-        # earlier, so resolved already); a group is a root some other row hangs under.
-        linked = list(compress(range(len(parent)), map(ne, parent, count())))
-        for index in linked:
-            roots[index] = roots[parent[index]]
-        names = {root: f"group@{root}" for root in set(map(roots.__getitem__, linked))}
+        # Every row's root by pointer jumping (each step a C-level pass; the trees are shallow:
+        # `link` compresses paths), then a name for each root some other row hangs under.
+        roots = self._parent
+        while (up := list(map(roots.__getitem__, roots))) != roots:
+            roots = up
+        linked = compress(roots, map(ne, roots, count()))
+        names = {root: f"group@{root}" for root in set(linked)}
         return tuple(map(names.get, roots))
 
 
