@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from bisect import bisect_left
 from itertools import accumulate, compress, repeat
-from operator import attrgetter, eq, is_not, not_
+from operator import attrgetter, is_not, not_
 from types import MappingProxyType
 from typing import Any, Final, TypeVar, cast, no_type_check
 
@@ -134,11 +134,12 @@ class _Hot:
         that no pair straddles and whose tokens cover ``excess``; else the longest such prefix.
         It never reaches the newest entry nor a unit holding an entry paired with a summary.
 
-        In C-level passes, linear: a pair's *reach* is the position of its last member; a prefix
-        ending at ``e`` closes every pair it opens exactly when the running maximum of the reach
-        up to ``e`` is ``e`` itself (reach is never below the position), so those are the
-        places a unit ends, and the prefix is the first such end whose running token sum covers
-        the excess (before the newest entry and the first entry paired with a summary).
+        Linear, in C-level passes but for one step per pair: a prefix ending at ``e`` closes
+        every pair it opens exactly when no pair has its first member at or before ``e`` and its
+        last after it; counting +1 at each pair's first member and -1 at its last, the running
+        sum at ``e`` is the number of pairs open there, so the places it is 0 are where a unit
+        ends, and the prefix is the first such end whose running token sum covers the excess
+        (before the newest entry and the first entry paired with a summary).
 
         >>> from thrift_fp.thrift._entry import Entry
         >>> row = lambda at, tokens, pair=None: Entry(None, f"m{at}", tokens, at, at, pair=pair)
@@ -151,10 +152,15 @@ class _Hot:
         size = len(ordered)
         pairs = list(map(_entry_pair, ordered))
         last = dict(zip(pairs, range(size)))
+        first = dict(zip(reversed(pairs), range(size - 1, -1, -1)))
         last.pop(None, None)
-        # An unpaired entry reaches only itself; a paired one its pair's last member.
-        reach = accumulate(map(last.get, pairs, range(size)), max)
-        ends = list(compress(range(size), map(eq, reach, range(size))))
+        opened = [0] * size
+        for pair, end in last.items():
+            opened[first[pair]] += 1
+            opened[end] -= 1
+        # (A running sum, not a running maximum of each pair's reach: ``accumulate`` adds in C,
+        # while ``max`` costs a call per entry.)
+        ends = list(compress(range(size), map(not_, accumulate(opened))))
         # Units must end before the newest entry and before the first summary-paired entry.
         stop = size - 1
         if summary_pairs:
