@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from thrift_fp.sources import LinkNotFollowed, select_files
+from thrift_fp.sources.documents import read_selected
 
 # ".h" is hidden: the plain walk never enters it, only a link can lead there.
 _INSIDE = ("", "a", "a/b", "c", ".h")
@@ -85,3 +86,28 @@ def test_a_selection_reads_the_reachable_files_inside_the_root_once(
         for item in selection.skipped:
             if isinstance(item.error, LinkNotFollowed):
                 assert not _inside(Path(item.error.target), root) or "already indexed" in item.message
+
+
+@given(files=_FILES, links=_LINKS, swapped=st.sets(st.sampled_from(("a", "a/b", "c"))), outward=st.sampled_from(_OUTSIDE))
+def test_a_folder_swapped_for_a_link_after_the_selection_is_never_read_through(
+    files: dict[str, int], links: list[tuple[str, str]], swapped: set[str], outward: str
+) -> None:
+    # Between selection and reading, folders inside the root become links out of it (the attack
+    # O_NOFOLLOW alone misses: it guards the last component only). Every selected file then reads
+    # as what it was, or not at all; never a file outside the root.
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch).resolve() / "docs"
+        _build(root, files, links)
+        for n in range(2):
+            (root / outward / f"f{n}.md").write_text(f"../out {n}")
+        selection = select_files([root]).unwrap()
+        for folder in sorted(swapped, key=len, reverse=True):
+            if (root / folder).is_dir() and not (root / folder).is_symlink():
+                (root / folder).rename(root / f"{folder}.moved")
+                (root / folder).symlink_to(root / outward, target_is_directory=True)
+        for found in selection.files:
+            try:
+                data = read_selected(found.path)
+            except OSError:
+                continue
+            assert not data.startswith(b"../out"), (found.path, data)

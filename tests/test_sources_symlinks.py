@@ -111,6 +111,33 @@ def test_a_file_swapped_for_a_link_after_the_selection_is_not_read(tmp_path: Pat
         read_selected(victim)
 
 
+def test_a_folder_swapped_for_a_link_and_back_around_the_open_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The race O_NOFOLLOW misses: a folder on the path is a link out of the roots when the file
+    # is opened, and a folder again when the path is checked after.
+    from thrift_fp.sources.documents import _files  # noqa: PLC0415 - the guard itself
+
+    outside, docs = _outside_and_docs(tmp_path)
+    (outside / "install.md").write_text(f"# Key\n\n{CANARY}\n")
+    selected = select_files([docs]).unwrap()
+    victim = next(found.path for found in selected.files if found.path.name == "install.md")
+    guide = victim.parent
+    guide.rename(tmp_path / "guide.real")
+    guide.symlink_to(outside, target_is_directory=True)
+    real_open = os.open
+
+    def open_then_swap_back(path: object, flags: int, *rest: object) -> int:
+        descriptor = real_open(path, flags, *rest)  # type: ignore[arg-type]  # os.open's own arguments
+        guide.unlink()
+        (tmp_path / "guide.real").rename(guide)
+        return descriptor
+
+    monkeypatch.setattr(os, "open", open_then_swap_back)
+    with pytest.raises(OSError, match="symbolic link"):
+        _files.read_selected(victim)
+
+
 @pytest.mark.skipif("THRIFT_FP_TEST_PG_URL" not in os.environ, reason="needs THRIFT_FP_TEST_PG_URL")
 def test_postgresql_indexing_stays_inside_its_roots_too(pg_url: str, tmp_path: Path) -> None:
     from thrift_fp.sources import postgres  # noqa: PLC0415 - the postgres extra

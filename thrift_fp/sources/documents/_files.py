@@ -7,6 +7,7 @@ keeps size and modification time, and only its hash can tell: git's "racy clean"
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -85,11 +86,11 @@ def free_label(labels: Mapping[str, str], item: FoundFile) -> str:
 
 def read_selected(path: Path) -> bytes:
     """The bytes of a selected file, refusing (``OSError``) a file replaced by a symbolic link
-    since the selection: the selection followed every link it took to its real path, so a link
-    met now was not vetted against the roots.
+    since the selection, or reached through a folder replaced by one: the selection followed
+    every link it took to its real path, so a link met now was not vetted against the roots.
 
     >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
+    >>> folder = Path(tempfile.mkdtemp()).resolve()
     >>> _ = (folder / "a.md").write_text("alpha")
     >>> read_selected(folder / "a.md")
     b'alpha'
@@ -97,8 +98,17 @@ def read_selected(path: Path) -> bytes:
     >>> read_selected(folder / "b.md")
     Traceback (most recent call last):
     OSError: [Errno 40] Too many levels of symbolic links: ...
+    >>> (folder / "sub").symlink_to(folder, target_is_directory=True)
+    >>> read_selected(folder / "sub" / "a.md")
+    Traceback (most recent call last):
+    OSError: [Errno 40] a folder on its path is a symbolic link now: ...
     """
     # O_NOFOLLOW guards the last component, the one a swap between selection and read replaces.
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     with os.fdopen(descriptor, "rb") as opened:
+        # A folder on the way may have been swapped for a link too. The selection gave the file's
+        # real path: it must still be one (no link on the way now), and still name the file that
+        # was opened (a link swapped back after the open names another one).
+        if os.path.realpath(path) != os.path.abspath(path) or not os.path.samestat(os.fstat(opened.fileno()), os.stat(path)):
+            raise OSError(errno.ELOOP, "a folder on its path is a symbolic link now", str(path))
         return opened.read()
