@@ -299,3 +299,15 @@ def floors_reached(case: Case, out: WorkingSet) -> dict[str, bool]:
         "tools-shed": not out.visible_tools(),
     }
 
+
+
+def check_fits_or_refused_at_the_floor(case: Case, fitted: Fitted) -> None:
+    """fits => total_after <= budget; refused (exactly when it does not fit) => over the budget
+    with every shedding bucket at its floor."""
+    trace = fitted.trace
+    assert trace.refused == (not trace.fits)
+    if trace.fits:
+        assert trace.total_after <= trace.budget
+    else:
+        assert trace.total_after > trace.budget
+        assert all(floors_reached(case, fitted.working_set).values())
