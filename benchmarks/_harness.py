@@ -177,6 +177,15 @@ def at_least(value: float, limit: float, unit: str = "", spec: str = "") -> Verd
     return Verdict(value=value, target=f">= {limit:{spec}}{unit}", met=value >= limit)
 
 
+def none_of(count: float) -> Verdict:
+    """``count`` (of failures) against the target of none.
+
+    >>> none_of(0.0)
+    {'value': 0.0, 'target': '0', 'met': True}
+    """
+    return Verdict(value=count, target="0", met=count == 0)
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     """One more target a workload checks beside its headline (same rule: met only by its median)."""
