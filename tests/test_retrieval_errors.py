@@ -82,16 +82,19 @@ def test_assert_input_rejection_is_invalid_query_with_its_cause() -> None:
     assert outcome.state is EMPTY
 
 
+# A definition that takes any mapping as its query, for the queries that cannot be keyed.
+LOOSE: RetrievalDefinition[Mapping[Any, object], Doc, Found, App] = RetrievalDefinition(
+    id="loose",
+    description="free-form filters",
+    assert_input=lambda q, c: None,
+    limit=lambda c: 5,
+    execute=lambda q, c: Found(()),
+    sources=lambda r: r.sources,
+)
+
+
 def test_a_query_without_a_canonical_key_is_invalid_query_not_a_crash() -> None:
-    loose: RetrievalDefinition[dict[str, object], Doc, Found, App] = RetrievalDefinition(
-        id="loose",
-        description="free-form filters",
-        assert_input=lambda q, c: None,
-        limit=lambda c: 5,
-        execute=lambda q, c: Found(()),
-        sources=lambda r: r.sources,
-    )
-    outcome = run_retrieval(loose, {"text": "Agent", "when": object()}, context(), EMPTY)
+    outcome = run_retrieval(LOOSE, {"text": "Agent", "when": object()}, context(), EMPTY)
     assert _error(outcome) == InvalidQuery("loose", "no canonical key: query['when'] (object): unsupported type")
     assert outcome.state is EMPTY
 
@@ -382,15 +385,7 @@ def test_extensions_that_raise_when_read_are_effect_failed_and_the_query_still_c
 
 
 def test_a_query_that_raises_while_keyed_is_invalid_query_not_a_crash() -> None:
-    loose: RetrievalDefinition[Mapping[Any, object], Doc, Found, App] = RetrievalDefinition(
-        id="loose",
-        description="free-form filters",
-        assert_input=lambda q, c: None,
-        limit=lambda c: 5,
-        execute=lambda q, c: Found(()),
-        sources=lambda r: r.sources,
-    )
-    outcome = run_retrieval(loose, _UnreadableMapping(), context(), EMPTY)
+    outcome = run_retrieval(LOOSE, _UnreadableMapping(), context(), EMPTY)
     error = _error(outcome)
     assert isinstance(error, InvalidQuery)
     assert error.reason == "no canonical key: serialising it raised Boom: cannot iterate"
