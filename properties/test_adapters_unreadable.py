@@ -363,16 +363,8 @@ def _llamaindex_spots() -> Iterator[Spot]:
 
 
 def _pydantic_ai_spots() -> Iterator[Spot]:
-    from pydantic_ai.messages import (
-        ModelRequest,
-        ModelResponse,
-        SystemPromptPart,
-        TextPart,
-        ThinkingPart,
-        ToolCallPart,
-        ToolReturnPart,
-        UserPromptPart,
-    )
+    from pydantic_ai.messages import (ModelRequest, ModelResponse, SystemPromptPart, TextPart, ThinkingPart,
+                                      ToolCallPart, ToolReturnPart, UserPromptPart)
 
     from thrift_fp.adapters.pydantic_ai import fit_model_messages
 

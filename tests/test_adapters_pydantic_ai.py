@@ -7,20 +7,9 @@ import asyncio
 import pytest
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
-from pydantic_ai.messages import (
-    ImageUrl,
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    RetryFeedbackPart,
-    RetryInfo,
-    RetryPromptPart,
-    SystemPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
+from pydantic_ai.messages import (ImageUrl, ModelMessage, ModelRequest, ModelResponse, RetryFeedbackPart,
+                                  RetryInfo, RetryPromptPart, SystemPromptPart, TextPart, ToolCallPart,
+                                  ToolReturnPart, UserPromptPart)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from returns.result import Failure
 
