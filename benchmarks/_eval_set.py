@@ -90,3 +90,16 @@ def load(corpus: str, half: Half, folder: Path = EVAL) -> list[Question]:
             raw = json.loads(line)
             records.append(Question(raw["id"], raw["question"], tuple(raw["files"])))
     return records
+
+
+def relative(path: str, root: Path) -> str:
+    """``path`` as the eval set names files: relative to the corpus ``root``, or as given when it
+    lies outside it.
+
+    >>> relative("/corpus/docs/a.md", Path("/corpus")), relative("/elsewhere/b.md", Path("/corpus"))
+    ('docs/a.md', '/elsewhere/b.md')
+    """
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path

@@ -65,7 +65,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from benchmarks._eval_set import CORPORA, EVAL, SETS, Corpus, Half, Question, corpora, load
+from benchmarks._eval_set import CORPORA, EVAL, SETS, Corpus, Half, Question, corpora, load, relative
 from benchmarks._harness import Report, Row, load_average, machine, run_and_print, versions
 
 LIMIT = 10
@@ -181,13 +181,6 @@ def _fingerprint(corpus: Corpus) -> str:
     return digest.hexdigest()[:16]
 
 
-def _relative(path: str, root: Path) -> str:
-    try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path
-
-
 def _timed_queries(questions: Sequence[str], query: Callable[[str], list[str]]) -> tuple[list[list[str]], list[float]]:
     if questions:
         query(questions[0])  # warm-up: page cache, prepared statements, lazy imports
@@ -219,7 +212,7 @@ def _sqlite(corpus: Corpus, questions: Sequence[str], context: RunContext) -> Ra
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
 
     def query(question: str) -> list[str]:
-        return [_relative(hit.path, corpus.root) for hit in search_index(database, question, limit=LIMIT).unwrap()]
+        return [relative(hit.path, corpus.root) for hit in search_index(database, question, limit=LIMIT).unwrap()]
 
     ranked, latencies = _timed_queries(questions, query)
     return Ranked(tuple(map(tuple, ranked)), tuple(latencies), report.passages, wall, cpu)
@@ -250,7 +243,7 @@ def _postgres(corpus: Corpus, questions: Sequence[str], context: RunContext) -> 
 
         def query(question: str) -> list[str]:
             hits = postgres.search_index(database, question, collection=collection, limit=LIMIT).unwrap()
-            return [_relative(hit.path, corpus.root) for hit in hits]
+            return [relative(hit.path, corpus.root) for hit in hits]
 
         ranked, latencies = _timed_queries(questions, query)
     return Ranked(tuple(map(tuple, ranked)), tuple(latencies), report.passages, wall, cpu)
@@ -357,7 +350,7 @@ def _bm25(corpus: Corpus, questions: Sequence[str], context: RunContext) -> Rank
     if cached.exists():
         table: list[list[Any]] = json.loads(cached.read_text(encoding="utf-8"))
     else:
-        table = [[_relative(str(path), corpus.root), tokens]
+        table = [[relative(str(path), corpus.root), tokens]
                  for path in files for paragraph in paragraphs(path) if (tokens := words(paragraph))]
         cached.write_text(json.dumps(table), encoding="utf-8")
     model = BM25Okapi([tokens for _, tokens in table])

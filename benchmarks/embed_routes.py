@@ -24,10 +24,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks._eval_set import CORPORA, Corpus, corpora, load
+from benchmarks._eval_set import CORPORA, Corpus, corpora, load, relative
 from benchmarks._harness import load_average
 from benchmarks.answer_quality import metrics
-from benchmarks.dense_systems import RememberingEmbedder, _fingerprint, _relative
+from benchmarks.dense_systems import RememberingEmbedder, _fingerprint
 
 LIMIT = 10
 
@@ -58,7 +58,7 @@ def rank(corpus: Corpus, route: str, halves: Sequence[str], cache: Path) -> list
         ranked = []
         for question in questions:
             hits = search_index(database, question.question, limit=LIMIT, dense=embedder).unwrap()
-            ranked.append([_relative(hit.path, corpus.root) for hit in hits])
+            ranked.append([relative(hit.path, corpus.root) for hit in hits])
         rows.append({
             "corpus": corpus.name, "route": route, "half": half, "questions": len(questions),
             **{key: round(value, 3) for key, value in metrics(ranked, questions).items()},

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from benchmarks._eval_set import Half, corpora, load
+from benchmarks._eval_set import Half, corpora, load, relative
 
 TIERS = ("first-party", "third-party-public", "third-party-private")
 
@@ -46,13 +46,6 @@ class Asked:
     half: str
     labels: frozenset[str]
     candidates: tuple[Candidate, ...]
-
-
-def _relative(path: str, root: Path) -> str:
-    try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path
 
 
 def _holds(database: Path, root: Path) -> bool:
@@ -131,7 +124,7 @@ def collect(cache: Path, names: Sequence[str], depth: int, halves: Sequence[str]
                 candidates = tuple(
                     Candidate(
                         digest,
-                        _relative(paths[row], corpus.root),
+                        relative(paths[row], corpus.root),
                         min(1.0, passage_score(terms, idfs, fields[row], stats) / ideal) if ideal > 0 else 0.0,
                         float(cosines[position_of[row]]) if row in position_of else -1.0,
                         lexical_rank.get(digest),

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmarks._eval_set import EVAL, Corpus, Half, corpora, load
+from benchmarks._eval_set import EVAL, Corpus, Half, corpora, load, relative
 from benchmarks._harness import load_average, machine
 from benchmarks.answer_quality import default_cache, first_answer
 
@@ -68,13 +68,6 @@ def _lines(path: Path) -> list[str]:
     return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _relative(path: str, root: Path) -> str:
-    try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path
-
-
 def _index(corpus: Corpus, cache: Path) -> tuple[Path, RememberingEmbedder]:
     from benchmarks.dense_systems import _fingerprint, remembering_embedder
     from thrift_fp.sources import index_paths
@@ -98,7 +91,7 @@ def ask(corpus: Corpus, cache: Path, questions: Sequence[tuple[str, tuple[str, .
     for question, labels in questions:
         open_hits = search_index(database, question, limit=LIMIT, dense=embedder, match_floor=0.0).unwrap()
         floored = search_index(database, question, limit=LIMIT, dense=embedder).unwrap()
-        files = [_relative(hit.path, corpus.root) for hit in open_hits]
+        files = [relative(hit.path, corpus.root) for hit in open_hits]
         rank = first_answer(files, labels) if labels is not None else None
         hit = None if labels is None else rank is not None and rank <= 5
         asked.append(Asked(corpus.name, question, open_hits[0].score if open_hits else 0.0, hit, bool(floored)))
