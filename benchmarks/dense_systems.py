@@ -25,9 +25,11 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
+
+from benchmarks._eval_set import relative
 
 if TYPE_CHECKING:
     from thrift_fp.sources.dense import Embedder
@@ -140,13 +142,6 @@ def _fingerprint(root: Path, include: Sequence[str], exclude: Sequence[str]) -> 
     return digest.hexdigest()[:16]
 
 
-def _relative(path: str, root: Path) -> str:
-    try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path
-
-
 def rank_corpus(
     root: Path,
     include: Sequence[str],
@@ -171,7 +166,7 @@ def rank_corpus(
     def query(question: str) -> list[str]:
         if system == "hybrid":
             hits = search_index(database, question, limit=LIMIT, dense=embedder).unwrap()
-            return [_relative(hit.path, root) for hit in hits]
+            return [relative(hit.path, root) for hit in hits]
         connection = open_index(database).unwrap()
         try:
             near = dense_candidates(database, connection, embedder, question, tiers, LIMIT).unwrap()[0]
@@ -181,10 +176,17 @@ def rank_corpus(
             ).fetchall())
         finally:
             connection.close()
-        return [_relative(str(paths[scored.key]), root) for scored in near]
+        return [relative(str(paths[scored.key]), root) for scored in near]
 
+    files, latencies = _timed(query, questions)
+    return files, latencies, report.passages, wall, cpu
+
+
+def _timed(query: Callable[[str], list[str]], questions: Sequence[str]) -> tuple[tuple[tuple[str, ...], ...], tuple[float, ...]]:
+    """Per question the files ``query`` finds and its seconds, after one untimed warm-up query
+    (the model, the vectors, the page cache)."""
     if questions:
-        query(questions[0])  # warm-up: the model, the vectors, the page cache
+        query(questions[0])
     files: list[tuple[str, ...]] = []
     latencies: list[float] = []
     for question in questions:
@@ -192,7 +194,7 @@ def rank_corpus(
         found = query(question)
         latencies.append(time.perf_counter() - started)
         files.append(tuple(found))
-    return tuple(files), tuple(latencies), report.passages, wall, cpu
+    return tuple(files), tuple(latencies)
 
 
 def rank_corpus_postgres(
@@ -218,15 +220,7 @@ def rank_corpus_postgres(
 
         def query(question: str) -> list[str]:
             hits = search_index(database, question, collection=collection, limit=LIMIT, dense=embedder).unwrap()
-            return [_relative(hit.path, root) for hit in hits]
+            return [relative(hit.path, root) for hit in hits]
 
-        if questions:
-            query(questions[0])
-        files: list[tuple[str, ...]] = []
-        latencies: list[float] = []
-        for question in questions:
-            started = time.perf_counter()
-            found = query(question)
-            latencies.append(time.perf_counter() - started)
-            files.append(tuple(found))
-    return tuple(files), tuple(latencies), report.passages, wall, cpu
+        files, latencies = _timed(query, questions)
+    return files, latencies, report.passages, wall, cpu
