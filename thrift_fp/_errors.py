@@ -126,6 +126,28 @@ class ErrorValue(ThriftFpError, metaclass=_ErrorValueType):
     __slots__ = ()
 
 
+class CarriesError(ErrorValue):
+    """A base for an error value whose ``error`` field carries a lower layer's error value: its
+    ``cause`` is that error's ``cause`` (what a caller's function raised, if anything), so a
+    wrapped failure still names the original exception.
+
+    >>> from thrift_fp.render import FitFailed
+    >>> from thrift_fp.tokens import EstimatorFailed
+    >>> from thrift_fp.thrift import CountingFailed
+    >>> boom = ValueError("boom")
+    >>> FitFailed(CountingFailed(EstimatorFailed("mine", "raised ValueError", boom))).cause is boom
+    True
+    """
+
+    __slots__ = ()
+
+    @property
+    def cause(self) -> BaseException | None:
+        # Every subclass declares ``error``; an error value without a ``cause`` field has none.
+        cause = getattr(getattr(self, "error"), "cause", None)  # noqa: B009 - the subclass's field
+        return cause if isinstance(cause, BaseException) else None
+
+
 class _Messages(string.Formatter):
     """``str.format`` over an error's attributes, with ``!r``, ``!t`` and ``!q`` through the safe renderers
     and ``!l`` on one line."""

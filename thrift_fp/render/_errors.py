@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from thrift_fp._errors import ErrorValue
-from thrift_fp._shown import shown
+from thrift_fp._errors import CarriesError, ErrorValue
 from thrift_fp.records import RecordError
 from thrift_fp.thrift import ThriftError
 from thrift_fp.tokens import TokenError
@@ -45,33 +44,17 @@ class NonceCollision(
     attempts: int
 
 
-class RenderCountFailed(ErrorValue):
+class RenderCountFailed(CarriesError, template="token counting failed: {error.message}"):
     """The token layer could not count the rendered text."""
 
     error: TokenError
 
-    @property
-    def message(self) -> str:
-        return f"token counting failed: {self.error.message}"
 
-    @property
-    def cause(self) -> BaseException | None:
-        return getattr(self.error, "cause", None)
-
-
-class BodyUnavailable(ErrorValue):
+class BodyUnavailable(CarriesError, template="body of record {record_id!r} is unavailable: {error.message}"):
     """A record's body (or handle text) could not be produced; ``error`` is the records layer's."""
 
     record_id: str
     error: RecordError
-
-    @property
-    def message(self) -> str:
-        return f"body of record {shown(self.record_id)} is unavailable: {self.error.message}"
-
-    @property
-    def cause(self) -> BaseException | None:
-        return getattr(self.error, "cause", None)
 
 
 class NotRenderable(
@@ -99,18 +82,10 @@ class NotRenderable(
     parameter: str = "retrievables"
 
 
-class FitFailed(ErrorValue):
+class FitFailed(CarriesError, template="fit failed: {error.message}"):
     """The fit itself failed; ``error`` is the thrift layer's."""
 
     error: ThriftError
-
-    @property
-    def message(self) -> str:
-        return f"fit failed: {self.error.message}"
-
-    @property
-    def cause(self) -> BaseException | None:
-        return getattr(self.error, "cause", None)
 
 
 class ChargeExceeded(

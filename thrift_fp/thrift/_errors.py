@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from thrift_fp._errors import ErrorValue
+from thrift_fp._errors import CarriesError, ErrorValue
 from thrift_fp._shown import shown
 from thrift_fp.tokens import TokenError
 
@@ -76,18 +76,10 @@ class EstimatorRaised(ErrorValue):
         return f"estimate_tokens of retrievable {shown(self.item)} raised {kind}: {self.cause}"
 
 
-class CountingFailed(ErrorValue):
+class CountingFailed(CarriesError, template="token counting failed: {error.message}"):
     """The token layer could not count (unknown encoding, failing custom estimator, ...)."""
 
     error: TokenError
-
-    @property
-    def message(self) -> str:
-        return f"token counting failed: {self.error.message}"
-
-    @property
-    def cause(self) -> BaseException | None:
-        return getattr(self.error, "cause", None)
 
 
 ThriftError = (

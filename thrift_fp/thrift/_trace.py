@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 Bucket = Literal[
@@ -42,15 +42,7 @@ class BucketTrace:
         >>> BucketTrace("tools", 10, 4, 2, 1, "shortlist", ("b",)).as_dict()  # the trace's JSON shape
         {'bucket': 'tools', 'before_tokens': 10, 'after_tokens': 4, 'before_count': 2, 'after_count': 1, 'note': 'shortlist', 'ids': ['b']}
         """
-        return {
-            "bucket": self.bucket,
-            "before_tokens": self.before_tokens,
-            "after_tokens": self.after_tokens,
-            "before_count": self.before_count,
-            "after_count": self.after_count,
-            "note": self.note,
-            "ids": list(self.ids),
-        }
+        return _as_dict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,14 +67,15 @@ class RefillTrace:
         >>> RefillTrace("memories", 0, 5, 0, 1, ("k1",)).as_dict()  # the trace's JSON shape
         {'bucket': 'memories', 'before_tokens': 0, 'after_tokens': 5, 'before_count': 0, 'after_count': 1, 'ids': ['k1']}
         """
-        return {
-            "bucket": self.bucket,
-            "before_tokens": self.before_tokens,
-            "after_tokens": self.after_tokens,
-            "before_count": self.before_count,
-            "after_count": self.after_count,
-            "ids": list(self.ids),
-        }
+        return _as_dict(self)
+
+
+def _as_dict(step: BucketTrace | RefillTrace) -> dict[str, object]:
+    """A step's fields in their order, its ids as a list (JSON has no tuple)."""
+    return {
+        field.name: list(value) if isinstance(value := getattr(step, field.name), tuple) else value
+        for field in fields(step)
+    }
 
 
 @dataclass(frozen=True, slots=True)
