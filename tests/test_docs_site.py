@@ -11,6 +11,7 @@ import html
 import os
 import pkgutil
 import re
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -118,3 +119,32 @@ def test_the_built_reference_shows_an_error_values_fields_as_its_signature() -> 
     page = (Path(os.environ["THRIFT_FP_SITE_DIR"]) / "reference" / "retrieval" / "index.html").read_text(encoding="utf-8")
     text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page)))
     assert "ExecutionFailed ( definition_id : str , key : str , reason : str , cause : BaseException | None = None )" in text
+
+
+# In retrieval/_errors.py, which the error-value work reshapes (issue 37); to be documented there.
+_UNDOCUMENTED_FOR_NOW = {"thrift_fp.retrieval.AbortPoint"}
+
+
+def _documented_class(value: object) -> bool:
+    # A dataclass without a docstring gets its signature as __doc__: that is not documentation.
+    doc = vars(value).get("__doc__") if isinstance(value, type) else None
+    return bool(doc) and not str(doc).startswith(f"{getattr(value, '__name__', '')}(")
+
+
+def test_every_public_name_has_documentation() -> None:
+    """Each name of each face has a docstring Griffe shows (a constant or a type alias: the string
+    right below it); an error union is documented by its members, each a documented class."""
+    griffe = pytest.importorskip("griffe", reason="the site extra (mkdocstrings) brings Griffe")
+    package = griffe.load("thrift_fp", search_paths=[str(ROOT)], allow_inspection=False)
+    missing = []
+    for module in SUBPACKAGES:
+        for name in PUBLIC[module]:
+            found = package[f"{module.removeprefix('thrift_fp.')}.{name}"]
+            if (found.final_target if found.is_alias else found).docstring:
+                continue
+            members = typing.get_args(getattr(importlib.import_module(module), name))
+            if name.endswith("Error") and members and all(_documented_class(member) for member in members):
+                continue
+            missing.append(f"{module}.{name}")
+    assert sorted(set(missing) - _UNDOCUMENTED_FOR_NOW) == []
+    assert _UNDOCUMENTED_FOR_NOW <= set(missing), "documented now: drop it from the list"

@@ -116,6 +116,7 @@ ImagePricer = Callable[[Mapping[str, Any]], int]
 """Prices one ``image`` block in tokens."""
 
 System = str | Sequence[Mapping[str, Any]] | None
+"""The Anthropic ``system`` argument: a string, a list of content blocks, or ``None``."""
 
 
 

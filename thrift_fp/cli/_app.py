@@ -50,6 +50,7 @@ app = typer.Typer(
         " 3 `fit` found that the working set does not fit (its result is still printed)."
     ),
 )
+"""The ``thrift-fp`` command group (Typer); `run` calls it with a list of arguments."""
 
 
 def _print_version(requested: bool) -> bool:

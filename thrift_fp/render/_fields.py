@@ -11,6 +11,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.render._errors import InvalidFields
 
 Field = Literal["id", "source", "heading", "kind", "score", "date", "created_at", "updated_at"]
+"""An attribute a record's ``<data…>`` header may show (``fields=``)."""
 
 FIELDS: Final[tuple[Field, ...]] = ("id", "source", "heading", "kind", "score", "date", "created_at", "updated_at")
 """Every field, in the order attributes are rendered (whatever order the caller names them in)."""

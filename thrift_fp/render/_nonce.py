@@ -80,3 +80,4 @@ class KeyedNonce:
 
 
 NonceMode = RandomNonce | KeyedNonce
+"""How nonces are drawn: fresh per render (`RandomNonce`) or from a key (`KeyedNonce`)."""

@@ -16,7 +16,9 @@ ShedPass = Literal[
     "thoughts-shed",
     "tools-shed",
 ]
+"""A shedding pass, named by the bucket it sheds from."""
 SHED_PASSES: Final[tuple[ShedPass, ...]] = get_args(ShedPass)
+"""Every shedding pass; a `ShedOrder` names each exactly once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,7 @@ class ShedOrder:
 
 
 AGENT: Final = ShedOrder("agent", SHED_PASSES)
+"""The default shedding order, for agents: old turns are kept longer than passages."""
 RAG: Final = ShedOrder(
     "rag",
     (
@@ -55,7 +58,9 @@ RAG: Final = ShedOrder(
         "tools-shed",
     ),
 )
+"""The shedding order for retrieval-augmented prompts: ephemeral and old turns are shed before passages."""
 SHED_ORDERS: Final = MappingProxyType({AGENT.name: AGENT, RAG.name: RAG})
+"""The built-in shedding orders by name (``agent``, ``rag``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from thrift_fp.thrift._trace import ThriftTrace
 _PRINTABLE_BITS: Final = 200
 
 SegmentKind = Literal["kept", "free", "reserve", "shed"]
+"""What a segment of the window bar shows: kept tokens, free room, the output reserve, or shed tokens."""
 
 # What the bar groups the passes into: a bucket and the passes that shed from it again.
 _CATEGORY: Final[Mapping[str, str]] = {

@@ -26,6 +26,7 @@ from thrift_fp.tokens import get_encoding
 # EachTuple / Each: every message is read through _texts, which turns a malformed one into an
 # error value; beartype would check one sampled message only.
 Turn = EachTuple[MessageLike]
+"""A turn of a conversation: a user message and every message up to the next (`group_history_into_turns`)."""
 
 FLOOR_MIN: Final = 0.125
 FLOOR_MAX: Final = 0.43

@@ -18,6 +18,7 @@ Bucket = Literal[
     "thoughts-shed",
     "tools-shed",
 ]
+"""The name of one pass in the trace: the bucket it measured or shed from."""
 
 @dataclass(frozen=True, slots=True)
 class BucketTrace:

@@ -29,7 +29,9 @@ from thrift_fp.tokens._offline import without_network
 from thrift_fp.tokens._vocabulary import BUNDLED, build_bundled_encoding
 
 Precision = Literal["exact", "estimated"]
+"""Whether a count is ``exact`` (the encoding's own tokenizer) or ``estimated`` (a fallback)."""
 Estimator = Callable[[str], int]
+"""A custom token estimator: text in, a token count out (`register_token_estimator`)."""
 
 # Below this many texts a thread pool costs more than it saves.
 _BATCH_THREAD_MIN: Final = 64

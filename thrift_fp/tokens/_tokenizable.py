@@ -13,6 +13,7 @@ from thrift_fp.tokens._count import TokenCount, count_tokens
 from thrift_fp.tokens._errors import EvaluatorFailed, TokenError
 
 Evaluator = Callable[[Any], str]
+"""A dynamic `Tokenizable`'s text: a context in, the text out."""
 
 
 @dataclass(frozen=True, slots=True)

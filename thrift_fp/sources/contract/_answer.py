@@ -38,10 +38,12 @@ from thrift_fp.sources.ranking import collapse
 from thrift_fp.thrift import ThriftOptions, ThriftTrace, WorkingSet
 
 AssembleError = SourceError | RetrievalError | RecordError | RenderError
+"""What `assemble` can fail with: a source, retrieval, record or render error value."""
 
 ANSWER_FIELDS: Final[tuple[Field, ...]] = ("source", "heading", "score", "date")
 
 FtsReceipt = Receipt[str, Hit, tuple[Hit, ...]]
+"""The receipt of one search through a store's definition: the question, the hits."""
 
 # The source's own error values, as its failed reads carry them.
 E = TypeVar("E", bound=ThriftFpError)

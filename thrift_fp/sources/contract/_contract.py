@@ -27,8 +27,10 @@ E = TypeVar("E", bound=ThriftFpError)
 
 # How a heading path is spelled as one string (a hit's "heading", a passage's label).
 HEADING_SEPARATOR: Final = " › "
+"""How a heading path is spelled as one string (a hit's ``heading``, a passage's label)."""
 
 ALL_TIERS = frozenset({"first-party", "third-party-public", "third-party-private"})
+"""Every trust tier, as a set: what a search may keep."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,7 @@ class Hit:
 
 
 FtsDefinition = RetrievalDefinition[str, Hit, tuple[Hit, ...], object]
+"""A store's retrieval definition: a question in, hits out (see `run_retrieval`)."""
 
 
 def prepare_query(query: str, context: OperationContext[object]) -> str:

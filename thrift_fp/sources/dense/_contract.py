@@ -20,6 +20,7 @@ from thrift_fp.sources.ranking import Scored
 
 # Why a search under the default ranks lexically although the extra is installed.
 NO_VECTORS: Final = "the {store} holds no complete set of vectors: index it again with the [dense] extra installed"
+"""Why a search under the default ranks lexically although the extra is installed (``{store}``: the index)."""
 
 
 def chosen_embedder(dense: DenseChoice, held: str | None = None) -> Result[Embedder, DenseError] | None:

@@ -34,6 +34,7 @@ DEFAULT_MODEL_SHA256: Final = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1
 # 2.5 times the CPU per passage (docs/dense.md); a longer passage's tail is left to the lexical side.
 DEFAULT_MAX_LENGTH: Final = 128
 DEFAULT_MODEL_ID: Final = f"all-MiniLM-L6-v2-int8/{DEFAULT_MAX_LENGTH}"
+"""The default embedding model (all-MiniLM-L6-v2, int8) and its input length, as an index records it."""
 VOCABULARY: Final = Path(__file__).with_name("minilm_vocab.txt")
 # Texts per ONNX run: sorted by length first, so a batch pads to about its own length.
 _BATCH: Final = 32

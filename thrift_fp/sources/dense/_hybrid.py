@@ -15,6 +15,7 @@ from thrift_fp.sources.dense._embedder import Embedder
 from thrift_fp.sources.ranking import Evidence, Scored, fuse_scores, passage_source, spread_sources
 
 RankingKind = Literal["lexical", "hybrid"]
+"""Which ranking ran: ``lexical`` (BM25F) or ``hybrid`` (fused with dense vectors)."""
 # Candidates each ranking offers the fusion, whatever the final limit. The dense pool is cheap
 # (one matrix product ranks every passage) and every dense candidate is scored lexically too, so
 # lexical evidence re-scores it. A lexical pool only adds passages the dense ranking does not
@@ -22,16 +23,20 @@ RankingKind = Literal["lexical", "hybrid"]
 # reaches the top 10: pools of 0, 5, 10 and 50 gave the same answers on every question of the
 # evaluation set, while the lexical top is the costly part of a query (docs/dense.md).
 DENSE_POOL: Final = 50
+"""How many dense candidates a hybrid search offers the fusion, whatever the final limit."""
 LEXICAL_POOL: Final = 0
+"""How many lexical-only candidates a hybrid search adds to the dense ones (none: they almost never reach the top)."""
 # The fused score the best passage must reach for a hybrid search to answer at all: the dense
 # side always finds a nearest passage, so without it a question about nothing in the corpus
 # ("zzqxv flurbogrant") gets the least unrelated passages. Chosen on tuning questions only
 # (benchmarks/no_match_floor.py --choose: the tune halves and offtopic.tune.txt), never on the
 # held-out off-topic set or the fresh sets (BENCHMARKS.md, "No passage matched").
 MATCH_FLOOR: Final = 0.3
+"""The fused score the best passage must reach for a hybrid search to answer at all."""
 # The ``dense`` argument of index and search functions: an embedder, True for the default
 # model where the extra is installed, False for lexical ranking only.
 DenseChoice = Embedder | bool
+"""The ``dense`` argument: an embedder, ``True`` for the default model where installed, ``False`` for lexical only."""
 
 
 @dataclass(frozen=True, slots=True)

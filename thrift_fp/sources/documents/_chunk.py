@@ -22,11 +22,14 @@ from thrift_fp.tokens import TokenEncoding, get_encoding
 # One code point is at most 4 UTF-8 bytes, so at most 4 byte-level tokens in any
 # tiktoken vocabulary: 8 leaves room and guarantees every text can be chunked.
 MIN_PASSAGE_TOKENS: Final = 8
+"""The smallest passage bound: every text can be chunked at it."""
 # The largest bound an index run stores (a larger one is clamped to it: no passage is that long,
 # so the passages are the same); the settings keep it as a small, printable int.
 MAX_PASSAGE_TOKENS: Final = 2**31 - 1
+"""The largest passage bound an index run stores (a larger one is clamped to it)."""
 # The passage bound both stores index with unless told otherwise.
 DEFAULT_MAX_TOKENS: Final = 256
+"""The passage bound both stores index with unless told otherwise (``max_tokens=``)."""
 
 _SEPARATORS: Final = (
     re.compile(r"\n[^\S\n]*\n\s*"),  # paragraphs: a blank line

@@ -25,6 +25,7 @@ from thrift_fp.sources.documents._sections import section_passages
 from thrift_fp.sources.documents._structure import StructuredText, plain_structure
 
 Kind = Literal["markdown", "rst", "html", "text", "jsonl"]
+"""How a file is read, from its suffix (`kind_of`)."""
 _KINDS: Final[dict[str, Kind]] = {
     ".md": "markdown",
     ".markdown": "markdown",

@@ -29,6 +29,7 @@ from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, EachTuple, as_pa
 from thrift_fp.sources.contract import InvalidArgument, LinkNotFollowed, PathNotFound, SkippedFile, UnreadableFile
 
 DEFAULT_INCLUDE: Final = ("*.md", "*.markdown", "*.txt", "*.text", "*.rst", "*.html", "*.htm", "*.jsonl")
+"""The file patterns an index run reads unless told otherwise (``include=``)."""
 
 
 @dataclass(frozen=True, slots=True)

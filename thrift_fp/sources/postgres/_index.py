@@ -70,8 +70,11 @@ from thrift_fp.tokens import get_encoding
 
 Progress = Callable[[int, int, str], None]
 DEFAULT_COLLECTION: Final = "default"
+"""The collection an index run and a search use unless told otherwise."""
 DEFAULT_TEXT_SEARCH_CONFIG: Final = "english"
+"""The PostgreSQL text search configuration a new collection uses unless told otherwise."""
 DEFAULT_BATCH_FILES: Final = 64
+"""How many files an index run takes per batch unless told otherwise (``batch_files=``)."""
 _Connection = psycopg.Connection[tuple[object, ...]]
 
 # What a run adds up, batch by batch: the chunked paths, the touched paths, the skipped files.

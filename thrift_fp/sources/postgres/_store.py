@@ -31,6 +31,7 @@ from thrift_fp.sources.postgres._secrets import invalid_port, secret_forms
 from thrift_fp.sources.postgres._statistics import ensure_statistics
 
 SCHEMA_VERSION: Final = 2
+"""The version of the tables this release reads and writes (`SchemaVersionMismatch` otherwise)."""
 DEFAULT_POOL_SIZE: Final = 8
 DEFAULT_TIMEOUT: Final = 10.0
 APPLICATION_NAME: Final = "thrift_fp"

@@ -47,6 +47,7 @@ STOP_WORDS: Final = frozenset(
     will with would you your yours yourself yourselves""".split()
 )
 SNOWBALL: Final = "english-snowball"
+"""The analyzer's name when the Snowball stemmer is installed (the ``docs`` extra), as an index records it."""
 PLAIN: Final = "english-plain"
 
 

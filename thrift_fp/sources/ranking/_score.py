@@ -51,6 +51,7 @@ from typing import Final
 K1: Final = 2.0
 B_BODY: Final = 0.75
 HEADING_WEIGHT: Final = 3.0
+"""How much more a word in a passage's heading path counts than one in its body (BM25F)."""
 B_HEADING: Final = 0.5
 TRAIL_WEIGHT: Final = 0.5
 B_TRAIL: Final = 0.5
