@@ -16,9 +16,10 @@ keeps working for a while: the face's ``__getattr__`` still returns it, with a
 from __future__ import annotations
 
 import importlib
+import sys
 import warnings
 from collections.abc import Callable, Mapping, MutableMapping
-from types import MappingProxyType
+from types import FrameType, MappingProxyType
 from typing import Any
 
 
@@ -37,13 +38,23 @@ def homes(modules: Mapping[str, tuple[str, ...]]) -> Mapping[str, str]:
     return MappingProxyType(table)
 
 
+def _outside(frame: FrameType) -> int:
+    """The ``stacklevel``, for a warning issued in ``frame``, that names the line that asked for a
+    retired name: past this module's frames and the beartype wrappers around them (under the test
+    suite's claw); warnings itself skips the import machinery's frames, so they are not counted."""
+    level, outer = 1, frame.f_back
+    while outer is not None and (outer.f_code.co_filename == __file__ or outer.f_code.co_filename.startswith("<@beartype")):
+        level += 1
+        outer = outer.f_back
+    return level + 1
+
+
 def _retired(module: str, name: str, home: str, advice: str) -> Any:
     """``name`` from ``home``, warning that ``module`` no longer exports it."""
-    # stacklevel 3: past this function and the face's __getattr__, to the line that imported it.
     warnings.warn(
         f"{module}.{name} is no longer public there: {advice}; the old import will be removed in a later release",
         DeprecationWarning,
-        stacklevel=3,
+        stacklevel=_outside(sys._getframe()),
     )
     return getattr(importlib.import_module(home), name)
 
