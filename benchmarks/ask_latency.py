@@ -42,6 +42,7 @@ from pathlib import Path
 
 import thrift_fp
 from benchmarks._data import words
+from benchmarks._harness import load_average
 
 _CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(thrift_fp.__file__)))
 QUESTION = "slave duck instant market"
@@ -148,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     checkouts = {"": _env(_CHECKOUT), **({" [before]": _env(args.against)} if args.against else {})}
     runs = {name + tag: (how, command, env) for name, (how, command) in commands.items() for tag, env in checkouts.items()}
-    load_before = os.getloadavg()
+    load_before = load_average()
     for how, command, env in runs.values():  # bytecode caches and the page cache; not counted
         how(command, env, quiet)
     walls: dict[str, list[float]] = {name: [] for name in runs}
@@ -159,10 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             wall, cpu = how(command, env, quiet)
             walls[name].append(wall)
             cpus[name].append(cpu)
-    load_after = os.getloadavg()
+    load_after = load_average()
     print(f"{passages} passages; {2 * args.rounds} runs per contender, interleaved; {os.cpu_count()} CPUs; "
-          f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
-          f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
+          f"load average before {load_before}, after {load_after}")
     print(f"{'contender':32} {'wall median':>12} {'wall best':>10} {'CPU median':>11} {'CPU best':>9}")
     for name in runs:
         print(f"{name:32} {1000 * statistics.median(walls[name]):9.0f} ms {1000 * min(walls[name]):7.0f} ms"

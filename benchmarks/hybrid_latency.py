@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from benchmarks._eval_set import corpora, load
+from benchmarks._harness import load_average
 
 
 def _percentile(values: Sequence[float], percent: float) -> float:
@@ -92,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"hybrid (lexical pool {pool}, dense 50)": ask(True, pool),
         **{f"hybrid, lexical pool {other}": ask(True, int(other)) for other in args.pools.split(",") if other},
     }
-    load_before = os.getloadavg()
+    load_before = load_average()
     for run in contenders.values():
         run(questions[0])  # warm-up: the model, the vectors, the page cache
     walls: dict[str, list[float]] = {name: [] for name in contenders}
@@ -104,11 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 contenders[name](question)
                 walls[name].append(time.perf_counter() - wall)
                 cpus[name].append(time.process_time() - cpu)
-    load_after = os.getloadavg()
+    load_after = load_average()
     print(f"{passages} passages ({args.corpora}), {embedded} embedded for real in this run; "
           f"{len(questions)} questions x {2 * args.rounds} rounds per contender; "
-          f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
-          f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; {os.cpu_count()} CPUs")
+          f"load average before {load_before}, after {load_after}; {os.cpu_count()} CPUs")
     print(f"{'contender':40} {'p50 ms':>8} {'p95 ms':>8} {'CPU median ms':>14}")
     for name in contenders:
         print(f"{name:40} {1000 * statistics.median(walls[name]):8.1f} {1000 * _percentile(walls[name], 95):8.1f}"
