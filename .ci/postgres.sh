@@ -14,6 +14,8 @@ command_name="${1:?usage: postgres.sh start|stop DIR}"
 dir="${2:?usage: postgres.sh start|stop DIR}"
 password="thrift-fp-test"
 role="thrift_fp"
+# shellcheck source=.ci/_cluster.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_cluster.sh"
 
 find_bin() {
     local candidate
@@ -30,15 +32,6 @@ find_bin() {
     return 1
 }
 
-as_owner() {
-    # Run a command as the cluster's owner: ourselves, or `postgres` when we are root.
-    if [[ "$(id -u)" == 0 ]]; then
-        runuser -u postgres -- "$@"
-    else
-        "$@"
-    fi
-}
-
 case "$command_name" in
 start)
     if ! bin="$(find_bin)"; then
@@ -48,33 +41,13 @@ start)
             DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
         bin="$(find_bin)"
     fi
-    if [[ "$(id -u)" == 0 ]] && ! id postgres >/dev/null 2>&1; then
-        useradd --system --no-create-home --shell /usr/sbin/nologin postgres
-    fi
+    add_postgres_user
     mkdir -p "$dir"
     chmod 0755 "$dir"
-    if [[ "$(id -u)" == 0 ]]; then
-        chown postgres "$dir"
-    fi
-    as_owner bash -c "umask 077; printf '%s\n' '$password' > '$dir/pwfile'"
-    as_owner "$bin/initdb" -D "$dir/data" -U "$role" --pwfile="$dir/pwfile" \
-        --auth=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
-        { cat "$dir/initdb.log" >&2; exit 1; }
-    # Small and fast: no TCP, no durability (a test cluster is thrown away), enough connections
-    # for the pool tests and the concurrency tests at once.
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c fsync=off \
-            -c synchronous_commit=off -c full_page_writes=off -c max_connections=100" \
-        start >&2 || { cat "$dir/server.log" >&2; exit 1; }
-    PGPASSWORD="$password" "$bin/psql" -h "$dir" -U "$role" -d postgres -q -v ON_ERROR_STOP=1 \
-        -c "CREATE DATABASE thrift_fp_test" >&2
-    echo "postgresql://$role:$password@/thrift_fp_test?host=$dir"
+    start_cluster "$bin"
     ;;
 stop)
-    if [[ -f "$dir/data/postmaster.pid" ]] && bin="$(find_bin)"; then
-        as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >&2 || true
-    fi
-    rm -rf "$dir"
+    stop_cluster
     ;;
 *)
     echo "usage: postgres.sh start|stop DIR" >&2
