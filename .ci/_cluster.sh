@@ -1,6 +1,10 @@
 # What .ci/postgres.sh and .ci/pgvector.sh share, sourced by both: running as the cluster's owner,
-# and a throwaway cluster's initdb, start, test database and stop. Both set `dir`, `password` and
-# `role`, and define `find_bin` (where their PostgreSQL binaries are).
+# and a throwaway cluster's initdb, start, test database and stop. Both set `dir` and define
+# `find_bin` (where their PostgreSQL binaries are).
+
+# The test role and its password (tests/test_sources_postgres.py names it too).
+password="thrift-fp-test"
+role="thrift_fp"
 
 as_owner() {
     # Run a command as the cluster's owner: ourselves, or `postgres` when we are root.

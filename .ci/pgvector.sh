@@ -15,8 +15,6 @@ set -euo pipefail
 
 command_name="${1:?usage: pgvector.sh start|stop DIR}"
 dir="${2:?usage: pgvector.sh start|stop DIR}"
-password="thrift-fp-test"
-role="thrift_fp"
 # shellcheck source=.ci/_cluster.sh
 source "$(dirname "${BASH_SOURCE[0]}")/_cluster.sh"
 # The wheel's PostgreSQL and pgvector versions are what the tests ran against (18.3, 0.8.2).

@@ -12,8 +12,6 @@ set -euo pipefail
 
 command_name="${1:?usage: postgres.sh start|stop DIR}"
 dir="${2:?usage: postgres.sh start|stop DIR}"
-password="thrift-fp-test"
-role="thrift_fp"
 # shellcheck source=.ci/_cluster.sh
 source "$(dirname "${BASH_SOURCE[0]}")/_cluster.sh"
 
