@@ -108,7 +108,7 @@ def ask_command(
             max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier), dense=not lexical,
         )
     if isinstance(done, Failure):
-        fail(done.failure())
+        fail(_plain(done.failure()))
     if report is not None:
         _write_report(report, done.unwrap())
     matched = bool(done.unwrap().decisions)
@@ -124,6 +124,26 @@ def ask_command(
         Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
     if not matched:
         typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
+
+
+def _plain(error: CliError) -> CliError:
+    """``error`` as ``ask`` shows it: a question the index refused, in the index's own words,
+    without the Python exception its check raised (``assemble`` keeps it, as ``cause``).
+
+    >>> from thrift_fp.retrieval import InvalidQuery
+    >>> _plain(InvalidQuery("fts5-search", "ValueError: no word", ValueError("the query '?!' has no word"))).message
+    "question: the query '?!' has no word"
+    """
+    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.retrieval import InvalidQuery  # noqa: PLC0415
+
+    if not isinstance(error, InvalidQuery) or not isinstance(error.cause, Exception):
+        return error
+    try:
+        reason = " ".join(str(error.cause).split())
+    except Exception:  # noqa: BLE001 - an exception's __str__ may raise
+        reason = ""
+    return InvalidArgument("question", None, reason or "the index refused it")
 
 
 def _ranking_line(ranking: Ranking) -> str:
