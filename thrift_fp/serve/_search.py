@@ -117,9 +117,12 @@ def answer_search(
         number, "search", request.question, "answered", kept, tuple(hit.passage_id for hit, _ in repeated), tokens,
         receipt.key, receipt,
     )
-    next_ledger = record_call(
-        ledger, call, [(by_id[passage_id].content_hash, passage_id) for passage_id in kept], retrieval=outcome.state
-    )
+    # A passage's near-duplicates (its copies) count as sent with it: a twin is never sent later.
+    sent = [
+        (content_hash, passage_id) for passage_id in kept
+        for content_hash in (by_id[passage_id].content_hash, *(copy.content_hash for copy in by_id[passage_id].copies))
+    ]
+    next_ledger = record_call(ledger, call, sent, retrieval=outcome.state)
     structured: dict[str, object] = {
         "answer": number,
         "receipt": receipt.sequence,
@@ -206,6 +209,8 @@ def _passages(
                 "rendered_tokens": done.costs.get(record.id),
                 "kept": record.id in kept,
                 "reason": reason,
+                # Near-duplicates collapsed into this passage (a page's other renderings).
+                "copies": [copy.passage_id for copy in hit.copies],
             }
         )
     return rows

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
         AssembleError,
         Assembled,
         BinaryFile,
+        Copy,
         CorruptDatabase,
         DatabaseMissing,
         Decision,
@@ -112,7 +113,7 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
 # (_RETIRED below: names public from their own faces) still imports from here, with a warning.
 _HOMES = homes({
     "thrift_fp.sources.contract": (
-        "AssembleError", "Assembled", "BinaryFile", "CorruptDatabase", "DatabaseMissing", "Decision",
+        "AssembleError", "Assembled", "BinaryFile", "Copy", "CorruptDatabase", "DatabaseMissing", "Decision",
         "Fts5Unavailable", "FtsDefinition", "Hit", "IndexProblems", "IndexSettingsMismatch",
         "IndexWriteFailed", "InvalidArgument", "InvalidChunkBound", "InvalidJsonlRecord", "InvalidText",
         "InvalidTrustTier", "LinkNotFollowed", "MissingParser", "NoQuery", "PathNotFound", "SkippedFile", "SourceError",
@@ -145,6 +146,7 @@ __all__ = [
     "AssembleError",
     "Assembled",
     "BinaryFile",
+    "Copy",
     "CorruptDatabase",
     "DatabaseMissing",
     "Decision",

@@ -12,10 +12,13 @@ this face, and neither store imports the other.
 from thrift_fp.sources.contract._answer import AssembleError, Assembled, Decision, FtsReceipt, SpoolPolicy, answer
 from thrift_fp.sources.contract._contract import (
     ALL_TIERS,
+    CANDIDATES_PER_HIT,
+    Copy,
     FtsDefinition,
     HEADING_SEPARATOR,
     Hit,
     StoreSearchFailed,
+    collapsed_hits,
     hit_to_retrievable,
     prepare_query,
     require_searchable,
@@ -48,10 +51,12 @@ from thrift_fp.sources.contract._tiers import checked_tiers
 
 __all__ = [
     "ALL_TIERS",
+    "CANDIDATES_PER_HIT",
     "HEADING_SEPARATOR",
     "AssembleError",
     "Assembled",
     "BinaryFile",
+    "Copy",
     "CorruptDatabase",
     "DatabaseMissing",
     "Decision",
@@ -80,6 +85,7 @@ __all__ = [
     "UnsplittableText",
     "answer",
     "checked_tiers",
+    "collapsed_hits",
     "hit_to_retrievable",
     "prepare_query",
     "require_searchable",

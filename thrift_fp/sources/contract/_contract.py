@@ -10,7 +10,8 @@ other: both import this.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
@@ -21,7 +22,7 @@ from returns.result import Failure, Result
 from thrift_fp._errors import ThriftFpError
 from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
-from thrift_fp.sources.ranking import query_words
+from thrift_fp.sources.ranking import collapse_copies, query_words
 
 E = TypeVar("E", bound=ThriftFpError)
 
@@ -34,8 +35,25 @@ ALL_TIERS = frozenset({"first-party", "third-party-public", "third-party-private
 
 
 @dataclass(frozen=True, slots=True)
+class Copy:
+    """A passage an answer left out because another passage holds the same text, or nearly (the
+    ``.txt`` and ``.html`` renderings of one page): its id, source and content hash.
+
+    >>> Copy("git-log.txt#3", "git-doc/git-log.txt", "h").passage_id
+    'git-log.txt#3'
+    """
+
+    passage_id: str
+    source: str
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
-    """One retrieved passage with its store's raw ``rank`` and the ``score`` in [0, 1] the ranking gave it."""
+    """One retrieved passage with its store's raw ``rank`` and the ``score`` in [0, 1] the ranking
+    gave it; ``copies`` are the near-duplicate passages it stands for (collapsed into it: they
+    take no rank, no budget and are not sent again).
+    """
 
     passage_id: str
     source: str
@@ -50,6 +68,7 @@ class Hit:
     rank: float
     score: float
     metadata: MappingProxyType[str, object]
+    copies: tuple[Copy, ...] = ()
 
     @property
     def heading_path(self) -> tuple[str, ...]:
@@ -67,6 +86,31 @@ class Hit:
 
 FtsDefinition = RetrievalDefinition[str, Hit, tuple[Hit, ...], object]
 """A store's retrieval definition: a question in, hits out (see `run_retrieval`)."""
+
+CANDIDATES_PER_HIT: Final = 2
+"""How many candidates a search ranks per passage it returns: room for each passage's copy, so
+that collapsing copies (`collapsed_hits`) still fills the answer."""
+
+
+def collapsed_hits(hits: Sequence[Hit], limit: int) -> tuple[Hit, ...]:
+    """The first ``limit`` of ``hits`` (best first) once near-duplicates are one passage: each
+    kept hit names the copies it stands for (`Copy`), and a copy takes no place of its own.
+
+    >>> from datetime import datetime, timezone
+    >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> def hit(pid, text):
+    ...     return Hit(pid, pid.split("#")[0], "/" + pid, "text", "first-party", at, at, pid, 9, text, 1.0, 0.5,
+    ...                MappingProxyType({}))
+    >>> kept = collapsed_hits([hit("log.html#2", "Show commit logs, newest first."),
+    ...                        hit("log.txt#2", "  Show commit logs,\\n  newest first."), hit("add.txt#1", "Add files.")], 8)
+    >>> [(h.passage_id, [c.passage_id for c in h.copies]) for h in kept]
+    [('log.html#2', ['log.txt#2']), ('add.txt#1', [])]
+    """
+    return tuple(
+        dataclasses.replace(hit, copies=(*hit.copies, *(Copy(c.passage_id, c.source, c.content_hash) for c in copies)))
+        if copies else hit
+        for hit, copies in collapse_copies(hits, lambda hit: hit.text, limit)
+    )
 
 
 def prepare_query(query: str, context: OperationContext[object]) -> str:

@@ -22,7 +22,7 @@ from psycopg_pool import PoolTimeout
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg
-from thrift_fp.sources.contract import ALL_TIERS, Hit, MissingParser, checked_tiers
+from thrift_fp.sources.contract import ALL_TIERS, CANDIDATES_PER_HIT, Hit, MissingParser, checked_tiers, collapsed_hits
 from thrift_fp.sources.postgres._errors import (
     CollectionMissing,
     DatabaseUnreachable,
@@ -153,10 +153,12 @@ def search_index(
             terms = query_words(query, analyzer)
             if not terms or limit <= 0:
                 return Success(())
+            # Ranked deeper than asked: near-duplicates (a page's .txt and .html) collapse below.
+            deeper = limit * CANDIDATES_PER_HIT
             stats = collection_sizes(connection, collection, kept)
             _, embedder, generation, column = ranking_of(connection, collection, dense)
             if embedder is None or generation is None:
-                ranked = _ranked(connection, collection, terms, stats, kept, allowed, limit)[0]
+                ranked = _ranked(connection, collection, terms, stats, kept, allowed, deeper)[0]
             else:
                 # Each ranking offers its pool; every candidate gets both scores, computed exactly.
                 lexical, share_of = _ranked(connection, collection, terms, stats, kept, allowed, LEXICAL_POOL)
@@ -168,7 +170,7 @@ def search_index(
                     return Failure(near.failure())
                 nearest, cosines = near.unwrap()
                 ranked = fuse_scored(
-                    lexical, nearest, limit, shares=share_of([s.key for s in nearest]), cosines=cosines,
+                    lexical, nearest, deeper, shares=share_of([s.key for s in nearest]), cosines=cosines,
                 floor=match_floor,
                 )
             rows = connection.execute(_ROWS, {"collection": collection, "keys": [s.key for s in ranked]}).fetchall()
@@ -177,7 +179,7 @@ def search_index(
     except psycopg.Error as exc:
         return Failure(query_error(exc, database.url, database.password, "search"))
     by_key = {int(str(row[0])): row for row in rows}
-    return Success(tuple(_hit(by_key[scored.key], scored) for scored in ranked if scored.key in by_key))
+    return Success(collapsed_hits([_hit(by_key[scored.key], scored) for scored in ranked if scored.key in by_key], limit))
 
 
 def search_ranking(

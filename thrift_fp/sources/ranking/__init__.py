@@ -14,7 +14,7 @@ from thrift_fp.sources.ranking._analyze import (
     default_analyzer,
     query_words,
 )
-from thrift_fp.sources.ranking._duplicates import collapse
+from thrift_fp.sources.ranking._duplicates import collapse, collapse_copies
 from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores, passage_source, spread_sources
 from thrift_fp.sources.ranking._match import bm25_to_score, match_expression, query_terms
 from thrift_fp.sources.ranking._score import (
@@ -40,6 +40,7 @@ __all__ = [
     "bm25_to_score",
     "by_rarity",
     "collapse",
+    "collapse_copies",
     "default_analyzer",
     "fuse_scores",
     "match_expression",

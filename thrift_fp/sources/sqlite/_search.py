@@ -18,7 +18,9 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg, PathArg, as_path
-from thrift_fp.sources.contract import ALL_TIERS, CorruptDatabase, Hit, MissingParser, SourceError, checked_tiers
+from thrift_fp.sources.contract import (
+    ALL_TIERS, CANDIDATES_PER_HIT, CorruptDatabase, Hit, MissingParser, SourceError, checked_tiers, collapsed_hits,
+)
 from thrift_fp.sources.ranking import (
     HEADING_WEIGHT,
     SNOWBALL,
@@ -103,9 +105,11 @@ def search_index(
         if not terms or limit <= 0:
             return Success(())
         bounded = min(limit, _MAX_LIMIT)
+        # Ranked deeper than asked: near-duplicates (a page's .txt and .html) collapse below.
+        deeper = min(bounded * CANDIDATES_PER_HIT, _MAX_LIMIT)
         _, embedder = ranking_of(connection, dense)
         if embedder is None:
-            ranked = _ranked(connection, terms, sorted(allowed.unwrap()), bounded)[0]
+            ranked = _ranked(connection, terms, sorted(allowed.unwrap()), deeper)[0]
         else:
             # Each ranking offers its pool; every candidate gets both scores, computed exactly.
             lexical, share_of = _ranked(connection, terms, sorted(allowed.unwrap()), LEXICAL_POOL)
@@ -117,10 +121,10 @@ def search_index(
                 return Failure(near.failure())
             nearest, cosines = near.unwrap()
             ranked = fuse_scored(
-                lexical, nearest, bounded, shares=share_of([s.key for s in nearest]), cosines=cosines,
+                lexical, nearest, deeper, shares=share_of([s.key for s in nearest]), cosines=cosines,
                 floor=match_floor,
             )
-        hits = _hits(connection, ranked)
+        hits = collapsed_hits(_hits(connection, ranked), bounded)
     except sqlite3.DatabaseError as exc:
         return Failure(CorruptDatabase(str(database), str(exc), exc))
     finally:
