@@ -102,7 +102,7 @@ def main(argv: Sequence[str]) -> int:
     answers_with_twin = pairs = same_page_pairs = named = 0
     worst: list[tuple[int, str]] = []
     for question in questions:
-        hits = search_index(database, question, limit=LIMIT, **({"dense": False} if args.lexical or args.index is None else {})).unwrap()
+        hits = search_index(database, question, limit=LIMIT, dense=not (args.lexical or args.index is None)).unwrap()
         found = [twins((a.path, a.text), (b.path, b.text)) for a, b in combinations(hits, 2)]
         near = sum(1 for _, alike in found if alike)
         pairs += near
