@@ -422,3 +422,20 @@ def test_paths_and_patterns_as_plain_strings(source: Backend, docs: Path) -> Non
     assert sorted(Path(path).name for path in report.chunked) == ["shedding.md", "tiers.md"]
     again = source.index(str(docs), include="*.md", max_tokens=2**64).unwrap()  # the same clamped bound
     assert len(again.unchanged) == 2 and not again.chunked
+
+
+def test_copies_are_one_hit_and_a_templated_twin_is_not(source: Backend, tmp_path: Path) -> None:
+    # Issue 34: a page's two renderings (the same words) are one hit naming the other; a page
+    # made from the same template with another key word is its own hit.
+    root = tmp_path / "pages"
+    body = " It proceeds in name order, one entry after another, below the root of the tree." * 3
+    _write(root / "walk.md", "# Walk\n\nFirst the walker lists folders." + body)
+    _write(root / "walk.txt", "WALK\n\n  first the WALKER lists folders." + body.replace(" ", "\n  "))
+    _write(root / "parse.md", "# Parse\n\nLast the parser yields sections." + body)
+    source.index([root]).unwrap()
+    hits = source.search("walker lists folders in name order").unwrap()
+    walk = [hit for hit in hits if "walk" in hit.source]
+    assert len(walk) == 1 and [Path(copy.source).name for copy in walk[0].copies] == [
+        "walk.txt" if walk[0].source.endswith(".md") else "walk.md"
+    ]
+    assert any(hit.source.endswith("parse.md") and hit.copies == () for hit in hits)
