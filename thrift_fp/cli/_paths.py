@@ -13,22 +13,23 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
-import platformdirs
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Success
 
+from thrift_fp.cli._annotations import lazy_names
 from thrift_fp.cli._exits import fail
 from thrift_fp.sources.postgres import is_database_url
-from thrift_fp.sources import (
-    CorruptDatabase,
-    IndexSettingsMismatch,
-    PathNotFound,
-    SourceError,
-    UnreadableFile,
-    embedded_corpus,
-    index_paths,
-)
+
+if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first use
+    from returns.result import Result
+
+    from thrift_fp.sources import SourceError
+
+# The library's sources (and platformdirs) load inside the functions that use them: choosing the
+# corpus is the first thing `serve` does before it answers `initialize` (thrift_fp.serve._handshake).
+# beartype (under the test suite) resolves `read_input`'s annotation by getattr on this module.
+__getattr__ = lazy_names(__name__, {"Result": "returns.result", "SourceError": "thrift_fp.sources"})
 
 CACHE_ENV: Final = "THRIFT_FP_CACHE_DIR"
 DEFAULT_INDEX: Final = "thrift-fp.db"
@@ -123,8 +124,21 @@ def cache_dir() -> Path:
     PosixPath('/tmp/thrift-fp-cache')
     >>> del os.environ[CACHE_ENV]
     """
+    import platformdirs  # noqa: PLC0415 - only where the cache is used
+
     override = os.environ.get(CACHE_ENV)
     return Path(override) if override else Path(platformdirs.user_cache_dir("thrift-fp", appauthor=False))
+
+
+def embedded_corpus() -> Path:
+    """The embedded corpus's folder (`thrift_fp.sources.embedded_corpus`, its module loaded on use).
+
+    >>> (embedded_corpus() / "README.md").is_file()
+    True
+    """
+    from thrift_fp.sources import embedded_corpus as folder  # noqa: PLC0415 - the library loads on use
+
+    return folder()
 
 
 def embedded_database() -> Path:
@@ -144,6 +158,8 @@ def embedded_database() -> Path:
 def embedded_index() -> Path:
     """`embedded_database`, indexed on first use (afresh when the cache is stale or damaged);
     a failure ends the command (`thrift_fp.cli._exits.fail`)."""
+    from thrift_fp.sources import CorruptDatabase, IndexSettingsMismatch, index_paths  # noqa: PLC0415
+
     database = embedded_database()
     built = index_paths(database, [embedded_corpus()], dense=True)
     if isinstance(built, Failure) and isinstance(built.failure(), CorruptDatabase | IndexSettingsMismatch):
@@ -164,6 +180,8 @@ def read_input(name: str) -> Result[str, SourceError]:
     >>> read_input("/nonexistent").failure().message
     'no such file or folder: /nonexistent'
     """
+    from thrift_fp.sources import PathNotFound, UnreadableFile  # noqa: PLC0415 - the library loads on use
+
     if name == "-":
         if sys.stdin is None:  # the process started with descriptor 0 closed
             return Failure(UnreadableFile("standard input", "it is closed"))

@@ -9,6 +9,7 @@ import typer
 from thrift_fp.cli._exits import check_encoding, fail
 from thrift_fp.cli._options import DATABASE_URL_ENV, DB_HELP, TierOption, tiers_of
 
+
 # thrift_fp.serve's defaults, repeated so that --help needs no library (nor SDK) import;
 # tests/test_serve_cli.py pins them to thrift_fp.serve.ServeSettings.
 _SERVE_DEFAULTS: Final[dict[str, int]] = {
@@ -54,6 +55,21 @@ def serve_command(
     ] = _SERVE_DEFAULTS["max_request_bytes"],
 ) -> None:
     """Serve `search` and `read` over MCP: budgeted, enveloped answers, a quota and de-duplication per session."""
+    from thrift_fp.cli._paths import chosen_corpus, embedded_index  # noqa: PLC0415
+
+    # The handshake module itself, not the serve face: the face's checked wrapper would load
+    # beartype (about 50 ms) before the answer it is there to hasten.
+    from thrift_fp.serve._handshake import answer_first_frame  # noqa: PLC0415
+
+    corpus = chosen_corpus(db)
+    database = corpus.database if corpus.chosen != "embedded" else None
+    settings = {
+        "default_budget": budget, "max_budget": max_budget, "max_calls": max_calls,
+        "max_session_tokens": max_session_tokens, "max_results": max_results, "encoding": encoding,
+        "tiers": tiers_of(tier), "session_idle_timeout": session_idle_timeout, "max_request_bytes": max_request_bytes,
+    }
+    # On stdio a client's first frame is `initialize`, answered before the SDK loads (~0.6 s).
+    first, handshake = answer_first_frame(database, settings) if http is None else (b"", None)
     try:
         from thrift_fp.serve import serve_command as serve  # noqa: PLC0415 - the SDK loads only for serve
     except ImportError as exc:
@@ -61,19 +77,17 @@ def serve_command(
         raise typer.Exit(1) from None
     from returns.result import Failure  # noqa: PLC0415
 
-    from thrift_fp.cli._paths import chosen_corpus, embedded_index  # noqa: PLC0415
-
     check_encoding(encoding)
-    corpus = chosen_corpus(db)
     if corpus.chosen != "given" and http is None:
         # Over HTTP the first line on standard error is the server's address, which scripts
         # (and the tests) read: the index is named only on stdio, as index names it, when found.
         typer.echo(f"thrift-fp: serving {corpus.describe()}", err=True)
     served = serve(
-        corpus.database if corpus.chosen != "embedded" else None, embedded_index, http=http, allow_remote=allow_remote, default_budget=budget, max_budget=max_budget,
+        database, embedded_index, http=http, allow_remote=allow_remote, default_budget=budget, max_budget=max_budget,
         max_calls=max_calls, max_session_tokens=max_session_tokens, max_results=max_results, encoding=encoding,
         tiers=tiers_of(tier), lexical=lexical, session_idle_timeout=session_idle_timeout,
-        max_request_bytes=max_request_bytes,
+        max_request_bytes=max_request_bytes, first=first, handshake=handshake,
     )
     if isinstance(served, Failure):
         fail(served.failure())
+

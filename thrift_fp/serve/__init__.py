@@ -53,7 +53,8 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
     from thrift_fp.serve._server import build_server, serve_http, serve_stdio, session_key
     from thrift_fp.serve._sessions import Session, Sessions
     from thrift_fp.serve._settings import ServeSettings, serve_settings
-    from thrift_fp.serve._tools import RECEIPTS_URI, TOOL_NAMES, receipts_resource, tool_list
+    from thrift_fp.serve._handshake import RECEIPTS_URI
+    from thrift_fp.serve._tools import TOOL_NAMES, receipts_resource, tool_list
 
 # Where each name lives; tests/test_sources_stack.py checks this table against the imports above.
 # ``__all__`` names what users call; the rest of the table (_RETIRED below) still imports from
@@ -78,7 +79,8 @@ _HOMES = homes({
     "thrift_fp.serve._server": ("build_server", "serve_http", "serve_stdio", "session_key"),
     "thrift_fp.serve._sessions": ("Session", "Sessions"),
     "thrift_fp.serve._settings": ("ServeSettings", "serve_settings"),
-    "thrift_fp.serve._tools": ("RECEIPTS_URI", "TOOL_NAMES", "receipts_resource", "tool_list"),
+    "thrift_fp.serve._handshake": ("RECEIPTS_URI",),
+    "thrift_fp.serve._tools": ("TOOL_NAMES", "receipts_resource", "tool_list"),
 })
 
 __all__ = [

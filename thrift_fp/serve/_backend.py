@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from thrift_fp.serve._handshake import corpus_name
 from thrift_fp.serve._surroundings import sqlite_surroundings
 from thrift_fp.sources import FtsDefinition, Hit, fts5_definition, search_ranking
 
@@ -70,4 +71,4 @@ class SqliteBackend:
 
     def describe(self) -> str:
         """The corpus's name for agents: ``name``, else the index file's name (no folder)."""
-        return self.name or f"the index {self.database.name!r}"
+        return self.name or corpus_name(self.database)

@@ -11,13 +11,12 @@ from returns.result import Failure, Result, Success
 from thrift_fp._errors import ThriftFpError
 from thrift_fp.serve._backend import Backend, SqliteBackend
 from thrift_fp.serve._errors import InvalidSetting
+from thrift_fp.serve._handshake import EMBEDDED_NAME, Handshake
 from thrift_fp.serve._run import run_server
 from thrift_fp.serve._settings import MAX_REQUEST_BYTES, SESSION_IDLE_TIMEOUT, serve_settings
 from thrift_fp.serve._shared_http import SharedSessions
 from thrift_fp.sources import PathNotFound
 
-# What agents are told the embedded corpus is (its index lives in the user's cache folder).
-EMBEDDED_NAME = "the thrift_fp documentation"
 _URL_SCHEMES = ("postgresql://", "postgres://")
 
 
@@ -63,8 +62,12 @@ def serve_command(
     lexical: bool = False,
     session_idle_timeout: float = SESSION_IDLE_TIMEOUT,
     max_request_bytes: int = MAX_REQUEST_BYTES,
+    first: bytes = b"",
+    handshake: Handshake | None = None,
 ) -> Result[None, ThriftFpError]:
-    """Check the settings, open the source, serve until the client or an interrupt ends it.
+    """Check the settings, open the source, serve until the client or an interrupt ends it
+    (on stdio, ``first`` and ``handshake`` are the frame read and answered before the SDK
+    loaded: `thrift_fp.serve._server.serve_stdio`).
 
     >>> serve_command(None, lambda: Path("x.db"), http=None, allow_remote=False, default_budget=0,
     ...               max_budget=10, max_calls=1, max_session_tokens=1, max_results=1, encoding="cl100k_base",
@@ -85,7 +88,8 @@ def serve_command(
     if isinstance(shared, Failure):
         return Failure(shared.failure())
     served: Result[None, ThriftFpError] = run_server(
-        backend.unwrap(), settings.unwrap(), http=http, allow_remote=allow_remote, shared=shared.unwrap()
+        backend.unwrap(), settings.unwrap(), http=http, allow_remote=allow_remote, shared=shared.unwrap(),
+        first=first, handshake=handshake,
     )
     return served
 

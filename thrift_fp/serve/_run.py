@@ -8,6 +8,7 @@ from returns.result import Failure, Result, Success
 from thrift_fp.serve._address import http_address
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._errors import InvalidSetting
+from thrift_fp.serve._handshake import Handshake
 from thrift_fp.serve._server import announce, build_server, serve_http, serve_stdio
 from thrift_fp.serve._settings import ServeSettings
 from thrift_fp.serve._shared_http import SharedSessions
@@ -20,10 +21,14 @@ def run_server(
     http: str | None = None,
     allow_remote: bool = False,
     shared: SharedSessions | None = None,
+    first: bytes = b"",
+    handshake: Handshake | None = None,
 ) -> Result[None, InvalidSetting]:
     """Serve ``backend`` until the client (stdio) or an interrupt (HTTP) ends it; a bad
     ``http`` address is refused before anything starts. Over HTTP, ``shared`` sessions (kept
     in the database) let several servers serve each session; stdio has one client per process.
+On stdio, ``first`` is a frame the command already read, and ``handshake`` its answer to it
+when it was ``initialize`` (`serve_stdio`).
 
     >>> import pathlib
     >>> from thrift_fp.serve import SqliteBackend, serve_settings
@@ -32,7 +37,7 @@ def run_server(
     """
     if http is None:
         server = build_server(backend, settings)
-        anyio.run(serve_stdio, server)
+        anyio.run(serve_stdio, server, first, handshake)
         return Success(None)
     address = http_address(http, allow_remote=allow_remote)
     if isinstance(address, Failure):

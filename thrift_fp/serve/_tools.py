@@ -6,10 +6,10 @@ from typing import Final
 
 import mcp_types as types
 
+from thrift_fp.serve._handshake import RECEIPTS_URI
 from thrift_fp.serve._settings import ServeSettings
 
 TOOL_NAMES: Final = ("search", "read")
-RECEIPTS_URI: Final = "receipts://session"
 
 
 def tool_list(settings: ServeSettings, source: str) -> list[types.Tool]:

@@ -26,8 +26,10 @@ from thrift_fp.tokens._errors import (
     VocabularyCorrupt,
 )
 from thrift_fp.tokens._tokenizable import Evaluator, Tokenizable
+from thrift_fp.tokens._vocabulary import OFFLINE_ENCODINGS
 
 __all__ = [
+    "OFFLINE_ENCODINGS",
     "EncodingUnavailable",
     "Estimator",
     "EstimatorFailed",

@@ -71,6 +71,9 @@ BUNDLED: Final = MappingProxyType(
     }
 )
 
+# The encodings counted offline from the vocabularies shipped with the package.
+OFFLINE_ENCODINGS: Final = tuple(BUNDLED)
+
 
 def bundled_vocabulary_bytes(
     name: str,

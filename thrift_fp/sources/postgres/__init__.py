@@ -41,9 +41,9 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
         SchemaMissing,
         SchemaVersionMismatch,
         UnknownTextSearchConfig,
-        is_database_url,
         redact,
     )
+    from thrift_fp.sources.postgres._secrets import is_database_url
     from thrift_fp.sources.postgres._store import (
         SCHEMA_VERSION,
         PostgresDatabase,
@@ -77,8 +77,10 @@ _HOMES = homes({
         "AuthenticationFailed", "CollectionMissing", "ConnectionLost", "DatabaseNotFound",
         "DatabaseUnreachable", "IndexInterrupted", "InvalidDatabaseUrl", "PostgresAssembleError",
         "PostgresError", "PostgresExtraMissing", "PostgresQueryFailed", "PostgresSourceError",
-        "SchemaMissing", "SchemaVersionMismatch", "UnknownTextSearchConfig", "is_database_url", "redact",
+        "SchemaMissing", "SchemaVersionMismatch", "UnknownTextSearchConfig", "redact",
     ),
+    # Light: the command line asks it before it loads any library layer.
+    "thrift_fp.sources.postgres._secrets": ("is_database_url",),
     "thrift_fp.sources.postgres._store": (
         "SCHEMA_VERSION", "PostgresDatabase", "open_database",
     ),

@@ -6,33 +6,13 @@ This module imports no driver: the command line and the error union need it even
 
 from __future__ import annotations
 
-import re
-from typing import Final
-
 from thrift_fp.sources.postgres import _secrets
+# Here for the face and older imports; its home is _secrets, which loads no library layer.
+from thrift_fp.sources.postgres._secrets import URL_SCHEMES as URL_SCHEMES
+from thrift_fp.sources.postgres._secrets import is_database_url as is_database_url
 
 from thrift_fp.sources.contract import AssembleError, SourceError
 from thrift_fp._errors import ErrorValue
-
-URL_SCHEMES: Final = ("postgresql://", "postgres://")
-# The first key of a libpq key=value connection string (a file name rarely starts like this).
-_CONNINFO_KEYWORDS: Final = re.compile(
-    r"\s*(?:host|hostaddr|port|dbname|user|password|passfile|service|sslmode|options|application_name"
-    r"|connect_timeout|target_session_attrs|sslpassword|require_auth)\s*=",
-    re.IGNORECASE,
-)
-
-
-def is_database_url(value: str) -> bool:
-    """Whether ``value`` names a PostgreSQL database: a ``postgresql://`` or ``postgres://`` URL, or
-    a libpq ``key=value`` string that starts with a connection keyword.
-
-    >>> is_database_url("postgresql://localhost/docs"), is_database_url("thrift-fp.db")
-    (True, False)
-    >>> is_database_url("host=/run/pg dbname=docs"), is_database_url("a=b.db")
-    (True, False)
-    """
-    return value.lstrip().lower().startswith(URL_SCHEMES) or _CONNINFO_KEYWORDS.match(value) is not None
 
 
 def redact(conninfo: str) -> str:

@@ -39,6 +39,27 @@ _KEYWORD_SECRET: Final = re.compile(
 _UNESCAPE: Final = re.compile(r"\\(.)", re.DOTALL)
 
 
+URL_SCHEMES: Final = ("postgresql://", "postgres://")
+# The first key of a libpq key=value connection string (a file name rarely starts like this).
+_CONNINFO_KEYWORDS: Final = re.compile(
+    r"\s*(?:host|hostaddr|port|dbname|user|password|passfile|service|sslmode|options|application_name"
+    r"|connect_timeout|target_session_attrs|sslpassword|require_auth)\s*=",
+    re.IGNORECASE,
+)
+
+
+def is_database_url(value: str) -> bool:
+    """Whether ``value`` names a PostgreSQL database: a ``postgresql://`` or ``postgres://`` URL, or
+    a libpq ``key=value`` string that starts with a connection keyword.
+
+    >>> is_database_url("postgresql://localhost/docs"), is_database_url("thrift-fp.db")
+    (True, False)
+    >>> is_database_url("host=/run/pg dbname=docs"), is_database_url("a=b.db")
+    (True, False)
+    """
+    return value.lstrip().lower().startswith(URL_SCHEMES) or _CONNINFO_KEYWORDS.match(value) is not None
+
+
 def redact(conninfo: str, parse: Parse | None = None) -> str:
     """``conninfo`` with every password replaced by ``***`` (URL or ``key=value`` form).
 
