@@ -232,7 +232,10 @@ def answer_first_frame(database: str | None, settings: Mapping[str, Any]) -> tup
         or (database is not None and (is_database_url(database) or not Path(database).is_file()))
     ):
         return b"", None
-    first = stdin.readline()
+    try:
+        first = stdin.readline()
+    except (OSError, ValueError):  # standard input closed, or not readable here: the SDK path reports it
+        return b"", None
     chosen = checked.unwrap()
     told = instructions(corpus_name(None if database is None else Path(database)), chosen.max_calls, chosen.max_session_tokens)
     handshake = answer_initialize(first, told, __version__)
