@@ -71,8 +71,9 @@ BUNDLED: Final = MappingProxyType(
     }
 )
 
-# The encodings counted offline from the vocabularies shipped with the package.
 OFFLINE_ENCODINGS: Final = tuple(BUNDLED)
+"""The encodings counted offline from the vocabularies shipped with the package: ``cl100k_base``
+and ``o200k_base`` (others need tiktoken's cache, and thrift_fp never downloads one)."""
 
 
 def bundled_vocabulary_bytes(
