@@ -42,7 +42,7 @@ def test_initialize_is_answered_by_hand_and_the_session_goes_on(tmp_path: Path, 
     expected = answer_initialize(line, instructions(corpus_name(database), 5, 4000), __version__)
     assert expected is not None
     process = subprocess.Popen(
-        serve_command(database, "--max-calls", "5", "--max-session-tokens", "4000"),
+        [sys.executable, *serve_command(database, "--max-calls", "5", "--max-session-tokens", "4000")[1:]],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )
     assert process.stdin is not None and process.stdout is not None
@@ -76,7 +76,7 @@ def test_initialize_is_answered_by_hand_and_the_session_goes_on(tmp_path: Path, 
 def test_a_first_frame_that_is_not_initialize_is_answered_by_the_sdk(tmp_path: Path) -> None:
     # Read before the SDK loads, then replayed to it: nothing a client sends is lost.
     database = build_index(tmp_path)
-    process = subprocess.Popen(serve_command(database), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, *serve_command(database)[1:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL)
     assert process.stdin is not None and process.stdout is not None
     with ThreadPoolExecutor(1) as pool:
