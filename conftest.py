@@ -4,6 +4,22 @@ HYPOTHESIS_PROFILE."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+
+# The suite changes nothing on the machine, its temporary files included: every temporary folder
+# (tempfile's, pytest's tmp_path, the children's through TMPDIR) is made inside one folder of this
+# run's, removed when the run ends. Set before any test module is imported, since some make their
+# folders at import time.
+SCRATCH = tempfile.mkdtemp(prefix="thrift-fp-suite-")
+tempfile.tempdir = SCRATCH
+os.environ["TMPDIR"] = SCRATCH
+
+
+def pytest_unconfigure() -> None:
+    """Remove this run's temporary folder, whatever the tests left in it."""
+    shutil.rmtree(SCRATCH, ignore_errors=True)
+
 
 from beartype.claw import beartype_package
 

@@ -116,3 +116,32 @@ def test_every_process_the_suite_starts_is_a_python_interpreter() -> None:
     ] + _spawned_programs(ROOT / "conftest.py")
     assert len(programs) > 10  # the check sees the suite's child processes
     assert [program for program in programs if program.rsplit(": ", 1)[1] not in _INTERPRETERS] == []
+
+
+_LEAK_PROBE = "THRIFT_FP_LEAK_PROBE"
+
+
+def test_a_temporary_folder_a_test_leaves_is_gone_when_the_run_ends(tmp_path: Path) -> None:
+    # A child run whose only test makes a folder with tempfile and never removes it (as a
+    # module-level mkdtemp does): the folder is inside the run's own, and gone once the run ends.
+    record = tmp_path / "made.txt"
+    done = _pytest(
+        f"{Path(__file__).relative_to(ROOT)}::test_leak_probe", "-p", "no:randomly",
+        env=_without_postgres() | {_LEAK_PROBE: str(record)},
+    )
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
+    made = Path(record.read_text())
+    assert made.name.startswith("leaked-") and not made.exists(), made
+    assert made.parent.name.startswith("thrift-fp-suite-") and not made.parent.exists(), made
+
+
+def test_leak_probe() -> None:
+    # Only the test above runs this, in a child run: it leaks a folder on purpose.
+    import tempfile
+
+    record = os.environ.get(_LEAK_PROBE)
+    if record is None:
+        return
+    folder = Path(tempfile.mkdtemp(prefix="leaked-"))
+    (folder / "left.txt").write_text("left behind")
+    Path(record).write_text(str(folder))
