@@ -19,7 +19,11 @@ digits only: any store's tokenizer reads it as one word.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import re
+import sys
+import types
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -51,14 +55,57 @@ SNOWBALL: Final = "english-snowball"
 PLAIN: Final = "english-plain"
 
 
+# The name under which the English stemmer's three modules load without snowballstemmer's own
+# package (see `_english_stemmer`).
+_PRIVATE_SNOWBALL: Final = "thrift_fp._snowball_english"
+
+
 @cache
 def _stemmer() -> Callable[[str], str] | None:
-    try:
-        import snowballstemmer  # noqa: PLC0415 - optional (the docs extra); loaded on first use
-    except ImportError:
+    stem = _english_stemmer()
+    return None if stem is None else cache(stem)
+
+
+def _english_stemmer() -> Callable[[str], str] | None:
+    """snowballstemmer's English ``stemWord``, without importing its other 30 languages.
+
+    ``import snowballstemmer`` runs its package, which imports every language's stemmer (about
+    30 ms of a one-question ``ask``); the English one needs only ``english_stemmer``,
+    ``basestemmer`` and ``among``. They load here from snowballstemmer's own folder under a
+    private package name, so a later ``import snowballstemmer`` elsewhere gets the real package.
+    Where the package is already loaded, or PyStemmer's C stemmer is installed (which
+    snowballstemmer itself then returns), ``snowballstemmer.stemmer("english")`` is used as before.
+
+    >>> _english_stemmer()("filing")
+    'file'
+    """
+    spec = importlib.util.find_spec("snowballstemmer")  # a top-level name: nothing is imported
+    if spec is None or not spec.submodule_search_locations:
         return None
-    stem: Callable[[str], str] = snowballstemmer.stemmer("english").stemWord
-    return cache(stem)
+    if "snowballstemmer" in sys.modules or importlib.util.find_spec("Stemmer") is not None:
+        import snowballstemmer  # noqa: PLC0415 - optional (the docs extra); loaded on first use
+
+        shared: Callable[[str], str] = snowballstemmer.stemmer("english").stemWord
+        return shared
+    return english_alone(spec.submodule_search_locations)
+
+
+def english_alone(folders: Sequence[str]) -> Callable[[str], str]:
+    """The English ``stemWord`` of the snowballstemmer package in ``folders``, loaded without the
+    package's ``__init__`` (see `_english_stemmer`; a property holds it equal to the package's own).
+
+    >>> import importlib.util
+    >>> english_alone(importlib.util.find_spec("snowballstemmer").submodule_search_locations)("files")
+    'file'
+    """
+    package = sys.modules.get(_PRIVATE_SNOWBALL)
+    if package is None:
+        package = types.ModuleType(_PRIVATE_SNOWBALL, "snowballstemmer's folder, without its __init__")
+        package.__path__ = list(folders)
+        sys.modules[_PRIVATE_SNOWBALL] = package
+    english = importlib.import_module(f"{_PRIVATE_SNOWBALL}.english_stemmer")
+    stem: Callable[[str], str] = english.EnglishStemmer().stemWord
+    return stem
 
 
 def default_analyzer() -> str:
