@@ -1,7 +1,7 @@
 """Picture a fit: write the self-contained HTML page of what was kept, what was shed and why.
 
 Every fit result (`Fitted`, `FitRendered`, `Assembled`) shows this page in a notebook
-(`_repr_html_`); `thrift_fp.render.fit_report_html` builds it from any trace, and
+(`_repr_html_`); `thrift_fp.thrift.fit_report_html` builds it from any trace, and
 `thrift-fp ask --report FILE` writes it from the command line. The page needs no network.
 
     python examples/fit_report.py [OUTPUT.html]
@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from thrift_fp import Message, Retrievable, WorkingSet, subtract_to_fit
-from thrift_fp.render import fit_report_bar, fit_report_html, report_passages
+from thrift_fp.thrift import fit_report_bar, fit_report_html, report_passages
 
 now = datetime(2026, 12, 1, tzinfo=UTC)
 passages = tuple(

@@ -1,4 +1,4 @@
-"""The picture of a fit (`thrift_fp.render.fit_report_html`): the bar adds up to the window and
+"""The picture of a fit (`thrift_fp.thrift.fit_report_html`): the bar adds up to the window and
 matches what the fit kept, every shed item is listed, and hostile text never becomes markup."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from hypothesis import given, settings, strategies as st
 
 from properties.hostile_strategies import MARKUP, any_text, examples
 from properties.thrift_model import ORDER_IDS, ORDERS, Case, bucket_tokens, cases
-from thrift_fp.render import ReportPassage, ReportShed, fit_report_bar, fit_report_html, report_shed
 from thrift_fp.thrift import Bucket, BucketTrace, RefillTrace, ShedOrder, ThriftTrace
+from thrift_fp.thrift import ReportPassage, ReportShed, fit_report_bar, fit_report_html, report_shed
 
 _T = TypeVar("_T")
 

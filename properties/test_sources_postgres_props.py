@@ -17,14 +17,8 @@ from hypothesis import strategies as st
 
 from thrift_fp.sources import index_paths as sqlite_index_paths
 from thrift_fp.sources.postgres._errors import redact
-from thrift_fp.sources.postgres import (
-    PostgresDatabase,
-    index_paths,
-    open_database,
-    rank_to_score,
-    search_index,
-    search_terms,
-)
+from thrift_fp.sources.postgres import PostgresDatabase, index_paths, open_database, search_index
+from thrift_fp.sources.postgres._search import rank_to_score, search_terms
 
 _LOWER = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
 # Every generated password starts with "Z9", which no lower-case user, host or database holds.

@@ -121,10 +121,6 @@ def test_the_built_reference_shows_an_error_values_fields_as_its_signature() -> 
     assert "ExecutionFailed ( definition_id : str , key : str , reason : str , cause : BaseException | None = None )" in text
 
 
-# In retrieval/_errors.py, which the error-value work reshapes (issue 37); to be documented there.
-_UNDOCUMENTED_FOR_NOW = {"thrift_fp.retrieval.AbortPoint"}
-
-
 def _documented_class(value: object) -> bool:
     # A dataclass without a docstring gets its signature as __doc__: that is not documentation.
     doc = vars(value).get("__doc__") if isinstance(value, type) else None
@@ -146,5 +142,4 @@ def test_every_public_name_has_documentation() -> None:
             if name.endswith("Error") and members and all(_documented_class(member) for member in members):
                 continue
             missing.append(f"{module}.{name}")
-    assert sorted(set(missing) - _UNDOCUMENTED_FOR_NOW) == []
-    assert _UNDOCUMENTED_FOR_NOW <= set(missing), "documented now: drop it from the list"
+    assert sorted(missing) == []

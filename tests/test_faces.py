@@ -16,8 +16,8 @@ from tools.face_names import face_counts
 ROOT = Path(__file__).resolve().parent.parent
 # The eager faces keep (home, advice) per retired name; the lazy faces keep the advice (the home
 # is in their table of homes; tests/test_sources_stack.py checks those warnings).
-EAGER = ("thrift_fp.thrift", "thrift_fp.records")
-FACES = (*EAGER, "thrift_fp.serve", "thrift_fp.sources")
+EAGER = ("thrift_fp.thrift", "thrift_fp.records", "thrift_fp.render")
+FACES = (*EAGER, "thrift_fp.serve", "thrift_fp.sources", "thrift_fp.sources.postgres")
 
 
 def _retired(face: str) -> dict[str, str]:

@@ -16,19 +16,24 @@ import pytest
 
 from thrift_fp.cli import run
 from thrift_fp.records import Retrievable
-from thrift_fp.render import (
+from thrift_fp.render import KeyedNonce, fit_and_render
+from thrift_fp.sources import assemble, index_paths
+from thrift_fp.thrift import (
     BarSegment,
-    KeyedNonce,
+    BucketTrace,
+    Message,
+    RefillTrace,
     ReportPassage,
     ReportShed,
-    fit_and_render,
+    ThriftOptions,
+    ThriftTrace,
+    WorkingSet,
     fit_report_bar,
     fit_report_html,
     report_passages,
     report_shed,
+    subtract_to_fit,
 )
-from thrift_fp.sources import assemble, index_paths
-from thrift_fp.thrift import BucketTrace, Message, RefillTrace, ThriftOptions, ThriftTrace, WorkingSet, subtract_to_fit
 
 AT = datetime(2026, 12, 1, tzinfo=UTC)
 

@@ -21,9 +21,8 @@ from typing import Any, cast
 import pytest
 
 from tests._png import distinct_colours
-from thrift_fp.render import fit_report_bar, report_shed
 from thrift_fp.sources import Assembled, assemble, embedded_corpus, index_paths
-from thrift_fp.thrift import Message, ThriftOptions, WorkingSet
+from thrift_fp.thrift import Message, ThriftOptions, WorkingSet, fit_report_bar, report_shed
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

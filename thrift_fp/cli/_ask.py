@@ -170,7 +170,7 @@ def _corpus_json(corpus: Corpus) -> dict[str, str]:
 
 
 def _write_report(path: Path, done: Assembled) -> None:
-    """The fit's picture (`thrift_fp.render.fit_report_html`) in ``path``; a path that cannot be
+    """The fit's picture (`thrift_fp.thrift.fit_report_html`) in ``path``; a path that cannot be
     written is an error naming it, before anything is printed."""
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415 - the library loads on use
 

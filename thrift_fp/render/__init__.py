@@ -18,12 +18,15 @@ section; the directive and each block's tags ride on the record each block keeps
 cost nothing when their block does not render), then renders the survivors with the same nonces:
 the text's exact token count is within the budget.
 
-``fit_report_html`` draws a fit as one self-contained HTML page (the window bar, what was shed and
-why, the kept passages, the trace); ``Fitted``, ``FitRendered`` and ``Assembled`` show it as their
-``_repr_html_`` in a notebook.
+``thrift_fp.thrift.fit_report_html`` draws a fit as one self-contained HTML page (the window bar,
+what was shed and why, the kept passages, the trace); ``Fitted``, ``FitRendered`` and ``Assembled``
+show it as their ``_repr_html_`` in a notebook.
 """
 
+from typing import TYPE_CHECKING
+
 from thrift_fp._beartype import check_public
+from thrift_fp._lazy import retired_face
 from thrift_fp.render._choose import MAX_NONCE_ATTEMPTS
 from thrift_fp.render._directive import SAFETY_DIRECTIVE
 from thrift_fp.render._errors import (
@@ -44,16 +47,6 @@ from thrift_fp.render._fit import FitRendered, fit_and_render
 from thrift_fp.render._nonce import MIN_KEY_BYTES, NONCE_DIGITS, KeyedNonce, NonceMode, RandomNonce
 from thrift_fp.render._priced import PricedRetrievable
 from thrift_fp.render._render import Rendered, render_retrievables
-from thrift_fp.thrift import (  # the picture of a fit lives with the trace it draws
-    BarSegment,
-    ReportPassage,
-    ReportShed,
-    SegmentKind,
-    fit_report_bar,
-    fit_report_html,
-    report_passages,
-    report_shed,
-)
 
 __all__ = [
     "DEFAULT_FIELDS",
@@ -62,7 +55,6 @@ __all__ = [
     "MIN_KEY_BYTES",
     "NONCE_DIGITS",
     "SAFETY_DIRECTIVE",
-    "BarSegment",
     "BodyUnavailable",
     "ChargeExceeded",
     "DuplicateRecordId",
@@ -79,19 +71,22 @@ __all__ = [
     "RenderCountFailed",
     "RenderError",
     "Rendered",
-    "ReportPassage",
-    "ReportShed",
-    "SegmentKind",
     "WeakNonceKey",
     "escape_attribute",
     "fit_and_render",
-    "fit_report_bar",
-    "fit_report_html",
     "quote_untrusted",
     "render_retrievables",
-    "report_passages",
-    "report_shed",
 ]
 
 # Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).
 check_public(globals(), __all__)
+
+# The picture of a fit lives with the trace it draws: its names are public from thrift_fp.thrift
+# (issue 37: one home per name). Each still imports from here, with a warning, until a later release.
+_PICTURE = "import it from thrift_fp.thrift, the picture's home"
+_RETIRED = dict.fromkeys(
+    ("BarSegment", "ReportPassage", "ReportShed", "SegmentKind", "fit_report_bar", "fit_report_html", "report_passages", "report_shed"),
+    ("thrift_fp.thrift", _PICTURE),
+)
+if not TYPE_CHECKING:  # to mypy these names are gone; at run time they still resolve
+    __getattr__ = retired_face(__name__, _RETIRED)

@@ -157,6 +157,7 @@ class Unauthorized(_QueryFailed, template="retrieval {definition_id!r}: query {k
 
 
 AbortPoint = Literal["before-execute", "after-execute", "after-assert-result", "after-source-naming", "after-effect"]
+"""Where an abort was noticed (`Aborted.point`): before the query ran, or after one of its stages."""
 
 
 class Aborted(ErrorValue):

@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar
 
-from thrift_fp.render import fit_report_html, report_passages
-from thrift_fp.thrift import ThriftTrace
+from thrift_fp.thrift import ThriftTrace, fit_report_html, report_passages
 
 
 def fit_picture(trace: ThriftTrace, kept: Iterable[object] = ()) -> str:
-    """The self-contained HTML page of ``trace`` (see `thrift_fp.render.fit_report_html`), listing
+    """The self-contained HTML page of ``trace`` (see `thrift_fp.thrift.fit_report_html`), listing
     the ``kept`` documents, records or nodes as they are (id, tier, source and score when they
     have them; an anonymous one is named by position).
 

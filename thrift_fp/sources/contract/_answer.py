@@ -96,10 +96,10 @@ class Assembled:
     ranking: Ranking
 
     def _repr_html_(self) -> str:
-        """The fit as one self-contained HTML page (`thrift_fp.render.fit_report_html`), shown inline
+        """The fit as one self-contained HTML page (`thrift_fp.thrift.fit_report_html`), shown inline
         by a notebook and written by ``thrift-fp ask --report FILE``: each kept passage with its
         tier, source, heading path, score and rendered cost; each shed one with its reason."""
-        from thrift_fp.render import fit_report_html, report_passages, report_shed  # noqa: PLC0415 - loads when drawn
+        from thrift_fp.thrift import fit_report_html, report_passages, report_shed  # noqa: PLC0415 - loads when drawn
 
         costs = {d.record.id: d.rendered for d in self.decisions if d.rendered is not None}
         paths = {hit.passage_id: hit.heading_path for receipt in self.receipts for hit in receipt.sources}
