@@ -16,12 +16,12 @@ from anthropic.types import MessageParam, TextBlockParam, ToolUseBlock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
-from returns.result import Failure
+from returns.result import Failure, Result
 
 from properties.adapters_a_strategies import Written, anthropic, conversations, text
 from thrift_fp.adapters._core import normalised_scores
-from thrift_fp.adapters._core import OverBudget
-from thrift_fp.adapters.anthropic import count_anthropic_tokens, fit_anthropic_messages
+from thrift_fp.adapters._core import AdapterError, OverBudget
+from thrift_fp.adapters.anthropic import AnthropicFit, count_anthropic_tokens, fit_anthropic_messages
 from thrift_fp.thrift import AGENT, RAG
 from thrift_fp.render import KeyedNonce
 from thrift_fp.thrift import ShedOrder
@@ -90,14 +90,27 @@ def test_as_sent_the_output_is_within_budget_valid_and_the_callers_own_or_an_err
     tools = TOOLS if with_tools else []
     result = fit_anthropic_messages(written.messages, window, system=SYSTEM, tools=tools, output_reserve=0,
                                     whole_turns=whole_turns)
-    if isinstance(result, Failure):
-        error = result.failure()
-        assert isinstance(error, OverBudget) and error.budget == window
+    fitted = _fitted_within(result, window)
+    if fitted is None:
         return
-    fitted = result.unwrap()
     counted = count_anthropic_tokens(fitted.messages, system=SYSTEM, tools=tools).unwrap()
     assert counted == fitted.tokens and counted.precision == "estimated"
     assert counted.tokens <= window
+    _assert_valid_and_the_callers_own(written, fitted, whole_turns)
+
+
+def _fitted_within(result: Result[AnthropicFit[Any], AdapterError], window: int) -> AnthropicFit[Any] | None:
+    """The fit, or ``None`` when ``result`` is the `OverBudget` of ``window`` (any other error fails)."""
+    if isinstance(result, Failure):
+        error = result.failure()
+        assert isinstance(error, OverBudget) and error.budget == window
+        return None
+    return result.unwrap()
+
+
+def _assert_valid_and_the_callers_own(written: Written, fitted: AnthropicFit[Any], whole_turns: bool) -> None:
+    """Every tool call kept with its result, valid request params, the caller's own message objects
+    in input order; with ``whole_turns`` a history cut short opens on a user question."""
     assert _orphans(fitted.messages) == []
     PARAMS.validate_python(fitted.messages)
     kept = [written.messages[index] for index in range(len(written.messages)) if index not in fitted.shed]
@@ -130,22 +143,14 @@ def test_with_documents_the_output_is_within_budget_as_sent_valid_and_sheds_the_
     result = fit_anthropic_messages(written.messages, window, system=system, output_reserve=0, documents=docs,
                                     whole_turns=whole_turns, refill=refill, shed_order=order, nonce=KeyedNonce(bytes(32)),
                                     encoding=encoding)
-    if isinstance(result, Failure):
-        error = result.failure()
-        assert isinstance(error, OverBudget) and error.budget == window
+    fitted = _fitted_within(result, window)
+    if fitted is None:
         return
-    fitted = result.unwrap()
     counted = count_anthropic_tokens(fitted.messages, system=fitted.system, encoding=encoding).unwrap()
     assert counted == fitted.tokens and counted.tokens <= window
-    assert _orphans(fitted.messages) == []
-    PARAMS.validate_python(fitted.messages)
+    _assert_valid_and_the_callers_own(written, fitted, whole_turns)
     if fitted.system is not None:
         SYSTEM_PARAM.validate_python(fitted.system)
-    kept = [written.messages[index] for index in range(len(written.messages)) if index not in fitted.shed]
-    assert all(a is b for a, b in zip(fitted.messages, kept, strict=True)) and len(kept) == len(fitted.messages)
-    if whole_turns and fitted.messages and fitted.messages[0] is not written.messages[0]:
-        first = fitted.messages[0]
-        assert first["role"] == "user" and not any(block["type"] == "tool_result" for block in _blocks(first))
     positions = [next(at for at, doc in enumerate(docs) if doc is kept_doc) for kept_doc in fitted.documents]
     assert positions == sorted(positions) and len(set(positions)) == len(positions)
     if fitted.documents:

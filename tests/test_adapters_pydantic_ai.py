@@ -163,16 +163,24 @@ def test_a_newest_turn_of_many_tool_rounds_sheds_its_oldest_rounds_and_keeps_its
 def test_calls_and_their_returns_leave_together() -> None:
     history: list[ModelMessage] = [ModelRequest.user_text_prompt("start " * 30), _call("a"), _answer("a"),
                                    ModelResponse([TextPart("ok")]), ModelRequest.user_text_prompt("next")]
-    total = count_model_messages(history).unwrap().tokens
     for whole_turns in (True, False):
-        for window in range(total + 1):
-            fitted = fit_model_messages(history, window, output_reserve=0, whole_turns=whole_turns)
-            if isinstance(fitted, Failure):
-                assert isinstance(fitted.failure(), OverBudget)
-                continue
-            shed = set(fitted.unwrap().shed)
-            assert {1, 2} <= shed or not {1, 2} & shed
-            assert fitted.unwrap().messages[-1] is history[-1]
+        for fitted in _fits_at_every_window(history, whole_turns):
+            assert fitted.messages[-1] is history[-1]
+
+
+def _fits_at_every_window(history: list[ModelMessage], whole_turns: bool) -> list[ModelMessagesFit]:
+    """Fit ``history`` into every window from 0 to its whole count: each fit sheds messages 1 and 2
+    (a call and its answer) both or neither, and one that cannot fit is `OverBudget`."""
+    fits = []
+    for window in range(count_model_messages(history).unwrap().tokens + 1):
+        fitted = fit_model_messages(history, window, output_reserve=0, whole_turns=whole_turns)
+        if isinstance(fitted, Failure):
+            assert isinstance(fitted.failure(), OverBudget)
+            continue
+        shed = set(fitted.unwrap().shed)
+        assert {1, 2} <= shed or not {1, 2} & shed
+        fits.append(fitted.unwrap())
+    return fits
 
 
 def _call(call_id: str) -> ModelResponse:
@@ -188,14 +196,7 @@ def test_a_retry_prompt_answering_a_call_pairs_with_it_and_one_answering_none_do
     retry = ModelRequest([RetryPromptPart("bad arguments " * 20, tool_name="lookup", tool_call_id="a")])
     history: list[ModelMessage] = [ModelRequest.user_text_prompt("go"), _call("a"), retry,
                                    ModelResponse([TextPart("ok")]), ModelRequest.user_text_prompt("go on")]
-    total = count_model_messages(history).unwrap().tokens
-    for window in range(total + 1):
-        fitted = fit_model_messages(history, window, output_reserve=0, whole_turns=False)
-        if isinstance(fitted, Failure):
-            assert isinstance(fitted.failure(), OverBudget)
-            continue
-        shed = set(fitted.unwrap().shed)
-        assert {1, 2} <= shed or not {1, 2} & shed
+    _fits_at_every_window(history, whole_turns=False)
     assert isinstance(fit_model_messages([retry], 100).failure(), ToolResultWithoutCall)
 
 

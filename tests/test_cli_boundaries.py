@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "thrift_fp"
@@ -11,9 +12,13 @@ CLI_ONLY = {"typer", "rich", "platformdirs", "click"}
 
 
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(), str(path))
+    """The top-level packages ``path`` imports anywhere (inside functions too)."""
+    return _top_packages(ast.walk(ast.parse(path.read_text(), str(path))))
+
+
+def _top_packages(nodes: Iterable[ast.AST]) -> set[str]:
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             found |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -34,14 +39,8 @@ LAZY_IN_DENSE = {"numpy", "onnxruntime", "tokenizers"}
 
 
 def _module_level_imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(), str(path))
-    found: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            found |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module.split(".")[0])
-    return found
+    """The top-level packages ``path`` imports at module level."""
+    return _top_packages(ast.parse(path.read_text(), str(path)).body)
 
 
 def test_sources_uses_only_the_standard_library_returns_and_the_core() -> None:

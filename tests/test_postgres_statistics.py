@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from tests._postgres_passages import COLUMNS, ensure_files, kept, passage_row, recounted
+from tests._support import run_together
 from thrift_fp.sources.postgres import PostgresDatabase, index_paths, open_database, search_index
 
 _Connection = psycopg.Connection[tuple[object, ...]]
@@ -73,11 +74,7 @@ def test_many_concurrent_writers_keep_exact_counts(database: PostgresDatabase, p
         except BaseException as exc:  # noqa: BLE001 - reported by the test below
             failures.append(exc)
 
-    writers = [threading.Thread(target=write, args=(worker,)) for worker in range(4)]
-    for writer in writers:
-        writer.start()
-    for writer in writers:
-        writer.join()
+    run_together(write, 4)
     assert failures == []
     with psycopg.connect(pg_url, autocommit=True) as connection:
         assert kept(connection) == recounted(connection)

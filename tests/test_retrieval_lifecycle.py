@@ -14,6 +14,7 @@ import pytest
 from returns.result import Failure
 
 from tests._retrieval_fixtures import App, BASE, Boom, Doc, Found, LIBRARY, T0, context, ticking_clock
+from tests._support import run_together
 from thrift_fp.retrieval import (
     CancellationController,
     ClockFailed,
@@ -120,11 +121,7 @@ def test_the_controller_aborts_once_across_threads() -> None:
         with lock:
             wins.append(won)
 
-    threads = [threading.Thread(target=abort, args=(i,)) for i in range(16)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_together(abort, 16)
     assert wins.count(True) == 1
     assert controller.signal.aborted
     assert controller.signal.reason in {f"thread {i}" for i in range(16)}

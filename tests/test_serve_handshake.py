@@ -65,12 +65,7 @@ def test_initialize_is_answered_by_hand_and_the_session_goes_on(tmp_path: Path, 
             assert process.wait(timeout=60) == 0
             assert process.stdout.read() == b""
         finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            process.stdout.close()
-            if not process.stdin.closed:
-                process.stdin.close()
+            _end(process)
 
 
 def test_a_first_frame_that_is_not_initialize_is_answered_by_the_sdk(tmp_path: Path) -> None:
@@ -89,12 +84,19 @@ def test_a_first_frame_that_is_not_initialize_is_answered_by_the_sdk(tmp_path: P
             process.stdin.close()
             assert process.wait(timeout=60) == 0
         finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            process.stdout.close()
-            if not process.stdin.closed:
-                process.stdin.close()
+            _end(process)
+
+
+
+def _end(process: subprocess.Popen[bytes]) -> None:
+    """Kill ``process`` if it still runs, and close its pipes."""
+    assert process.stdin is not None and process.stdout is not None
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+    process.stdout.close()
+    if not process.stdin.closed:
+        process.stdin.close()
 
 
 _PROBE = """

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from returns.result import Success
 
 from tests._files import write_old as _write
+from tests._support import run_together
 from thrift_fp.sources import IndexSettingsMismatch, UnreadableFile
 from thrift_fp.sources.postgres import (
     AuthenticationFailed,
@@ -178,11 +178,7 @@ def test_concurrent_indexers_of_one_collection_agree_with_one(
     def run() -> None:
         results.append(index_paths(database, [root], batch_files=3))
 
-    threads = [threading.Thread(target=run) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_together(lambda _: run(), 3)
     assert len(results) == 3 and all(isinstance(result, Success) for result in results)
     index_paths(database, [root], collection="alone").unwrap()
     together, alone = _passages(pg_url), _passages(pg_url, "alone")
@@ -200,11 +196,7 @@ def test_the_pool_serves_concurrent_searches(database: PostgresDatabase, tmp_pat
             if not isinstance(found, Success) or len(found.unwrap()) != 1:
                 failures.append(found)
 
-    threads = [threading.Thread(target=ask) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_together(lambda _: ask(), 8)
     assert failures == []
 
 

@@ -1048,14 +1048,10 @@ def test_a_token_cost_of_an_int_subclass_is_charged_as_given() -> None:
 _ASKED: list[tuple[str, str]] = []
 
 
-class _SlottedCounted:
+class _SlottedCounted(_SlottedEstimate):
     """One slotted type with a plain ``estimate_tokens`` (the bulk call path) that records each call."""
 
-    __slots__ = ("content", "id")
-
-    def __init__(self, content: str, id: str) -> None:
-        self.content = content
-        self.id = id
+    __slots__ = ()
 
     def estimate_tokens(self, encoding: str) -> int:
         _ASKED.append((self.id, encoding))

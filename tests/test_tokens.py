@@ -10,6 +10,7 @@ import pytest
 import tiktoken
 
 from tests._offline_vocab import seed_tiktoken_cache
+from tests._support import run_together
 from thrift_fp.tokens import (
     EncodingUnavailable,
     EstimatorFailed,
@@ -150,11 +151,7 @@ def test_encoder_is_built_once_and_shared_across_threads() -> None:
             seen.append(encoding)
             counts.append(total)
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_together(lambda _: work(), 8)
     assert len(seen) == 8 and all(encoding is seen[0] for encoding in seen)
     assert len(set(counts)) == 1
 
