@@ -5,16 +5,14 @@ UTF-8) are answered, and a non-loopback address is refused."""
 
 from __future__ import annotations
 
-import json
 import socket
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests._raw_http import post, raw_session
 from tests._serve_harness import HttpSessions, build_index, counted, envelopes, http_server, serve_command
 from thrift_fp.serve import SqliteBackend, run_server, serve_settings
 
@@ -92,33 +90,6 @@ def test_the_token_quota_runs_out_as_a_tool_error(sessions: HttpSessions) -> Non
     assert client.receipts()["session"]["tokens_used"] == used
 
 
-def _post(url: str, body: bytes, session: str | None = None) -> tuple[dict[str, str], list[dict[str, object]]]:
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    if session is not None:
-        headers |= {"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"}
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            text = response.read().decode("utf-8")
-            answer_headers = {key.lower(): value for key, value in response.headers.items()}
-    except urllib.error.HTTPError as error:
-        text, answer_headers = error.read().decode("utf-8"), {}
-    lines = [line[len("data: "):] for line in text.splitlines() if line.startswith("data: ")]
-    messages = [json.loads(line) for line in lines] if lines else ([json.loads(text)] if text.strip() else [])
-    return answer_headers, messages
-
-
-def _raw_session(url: str) -> str:
-    initialize = {
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
-    }
-    headers, _ = _post(url, json.dumps(initialize).encode())
-    session = headers["mcp-session-id"]
-    _post(url, b'{"jsonrpc": "2.0", "method": "notifications/initialized"}', session)
-    return session
-
-
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
@@ -130,9 +101,9 @@ def _raw_session(url: str) -> str:
     ],
 )
 def test_frames_no_sdk_client_sends_are_answered_and_the_session_goes_on(url: str, body: bytes, expected: str) -> None:
-    session = _raw_session(url)
+    session = raw_session(url)
     call = b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", "arguments": ' + body + b"}}"
-    _, messages = _post(url, call, session)
+    _, messages = post(url, call, session)
     if expected:
         [message] = messages
         result = message["result"]
@@ -141,7 +112,7 @@ def test_frames_no_sdk_client_sends_are_answered_and_the_session_goes_on(url: st
     else:
         assert messages[0]["result"]["isError"] is False, messages  # type: ignore[index]
     fine = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"question": "handles", "budget": 300}}}'
-    _, after = _post(url, fine, session)
+    _, after = post(url, fine, session)
     assert after and after[0]["result"]["isError"] is False  # type: ignore[index]
 
 
@@ -181,9 +152,9 @@ def test_a_body_over_the_limit_is_refused_while_it_streams_and_the_server_keeps_
         url, head + "Transfer-Encoding: chunked\r\n\r\n", (b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(1000))
     )
     assert streamed.startswith(b"HTTP/1.1 413")
-    session = _raw_session(url)
+    session = raw_session(url)
     fine = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"question": "handles", "budget": 300}}}'
-    _, after = _post(url, fine, session)
+    _, after = post(url, fine, session)
     assert after and after[0]["result"]["isError"] is False  # type: ignore[index]
 
 

@@ -19,9 +19,12 @@ from typing import Any, Final
 
 import pytest
 
+from tests import _raw_http as raw_http
 from tests._server_tests import fresh_schema
+from tests._serve_slow import READ_DELAY_S
 from tests._serve_harness import DOCUMENTS, HttpSessions
 from tests._serve_process import announced_url, stop
+from thrift_fp.serve._connection import DROPPED
 from thrift_fp.sources import postgres
 
 MAX_CALLS: Final = 5
@@ -207,3 +210,25 @@ def test_a_cancel_sent_to_another_worker_aborts_the_call(workers: Workers) -> No
     receipts = _receipts(first, session)
     assert receipts["session"]["tokens_used"] == 0 and receipts["calls"][0]["sent"] == []
     assert _search(first, session, 2, "budgets")["isError"] is False
+
+
+def test_a_client_that_walks_away_while_its_answer_is_built_is_charged_nothing_on_any_worker(workers: Workers) -> None:
+    # The slow worker finishes building the read's answer after its client has closed the
+    # connection: only the check before its row is written keeps it uncharged.
+    first, slow = workers.urls
+    workers.started_file.touch()  # searches answer at once
+    marker = workers.started_file.with_name(workers.started_file.name + ".read")
+    marker.unlink(missing_ok=True)
+    session = _initialize(first)
+    found = raw_http.call(slow, session, 1, "search", {"question": "walker gitignore parser", "budget": 400})
+    shed = [row["id"] for row in found["structuredContent"]["passages"] if not row["kept"]]
+    assert shed, found
+    before = _receipts(first, session)["session"]
+    reading = {"id": shed[0], "budget": 2000}
+    assert b'"result"' not in raw_http.walk_away(slow, session, raw_http.tool_call(2, "read", reading), marker)
+    time.sleep(READ_DELAY_S + 0.5)  # the worker has finished building the answer by now
+    calls = raw_http.calls_once(first, session, 2)
+    assert calls[-1]["outcome"] == f"read: cancelled ({DROPPED}); nothing was sent", calls
+    assert _receipts(first, session)["session"] == before
+    again = raw_http.call(first, session, 3, "read", reading)
+    assert again["isError"] is False and again["structuredContent"]["cut"] is False, again["content"]

@@ -96,10 +96,13 @@ def tame_frame(text: str) -> str:
 
 
 class TamedLines(io.TextIOBase):
-    """A text stream whose lines are `tame_frame`\\ d: the SDK's stdio transport reads it."""
+    """A text stream whose lines are `tame_frame`\\ d: the SDK's stdio transport reads it.
+    ``at_end()`` is called when the source ends (the client closed standard input), before the
+    end is handed on."""
 
-    def __init__(self, source: io.TextIOBase) -> None:
+    def __init__(self, source: io.TextIOBase, at_end: Callable[[], object] = lambda: None) -> None:
         self._source = source
+        self._at_end = at_end
 
     def readline(self, size: int | None = -1) -> str:  # type: ignore[override]  # io's own signature varies
         """The next line, tamed (``''`` at the end).
@@ -109,6 +112,7 @@ class TamedLines(io.TextIOBase):
         """
         line = self._source.readline()
         if not line:
+            self._at_end()
             return line
         tamed = tame_frame(line.rstrip("\n"))
         return tamed + "\n" if line.endswith("\n") else tamed

@@ -4,9 +4,11 @@ served over stdio or streamable HTTP.
 Each call's work (retrieval, fit, render: synchronous and CPU-bound) runs in a worker thread
 on a snapshot of the session's ledger and yields a `CallCommit` (nothing kept yet), so the event
 loop keeps reading the connection: a client's cancel notification cancels the call's scope here,
-which aborts the lifecycle's signal so the worker stops early. Back on the loop, the commit is
-applied only after the cancel check, with no await between them: a cancelled call charges
-nothing, records nothing as sent, reserves no question, and shows as cancelled in the receipts.
+which aborts the lifecycle's signal so the worker stops early. A client that walks away (its
+HTTP connection closed, standard input ended) aborts it the same way (`thrift_fp.serve._connection`).
+Back on the loop, the commit is applied only after the cancel and drop check, with no await
+between them: a cancelled call charges nothing, records nothing as sent, reserves no question,
+and shows as cancelled in the receipts.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from thrift_fp._shown import shown
 from thrift_fp.retrieval import CancellationController
 from thrift_fp.serve._arguments import SearchRequest, read_request, search_request
 from thrift_fp.serve._backend import Backend
+from thrift_fp.serve._connection import DROPPED, Connection, connection_asgi, connection_of
 from thrift_fp.serve._frames import TamedLines, tamed_asgi
 from thrift_fp.serve._handshake import RECEIPTS_URI, SERVER_NAME, Handshake, instructions
 from thrift_fp.serve._lifetimes import Asgi, session_lifetimes_asgi, sweep_idle
@@ -56,6 +59,8 @@ CANCELLED_BY_CLIENT: Final = "the client cancelled the request"
 
 Context = ServerRequestContext[Any, Any]
 _SERVED: Final[weakref.WeakKeyDictionary[Server[Any], tuple[SessionStore, ServeSettings]]] = weakref.WeakKeyDictionary()
+# The standard input a server serves over stdio (`serve_stdio`): its end is every call's drop.
+_STDIO: Final[weakref.WeakKeyDictionary[Server[Any], Connection]] = weakref.WeakKeyDictionary()
 
 
 def _served(server: Server[Any]) -> tuple[SessionStore | None, ServeSettings]:
@@ -72,6 +77,18 @@ def session_key(ctx: Context) -> str | None:
     headers = getattr(request, "headers", None)
     found = headers.get("mcp-session-id") if headers is not None else None
     return f"http:{found}" if isinstance(found, str) and found else None
+
+
+def call_connection(ctx: Context, stdio: Connection | None) -> Connection | None:
+    """The connection a call came on: its HTTP request's (`connection_asgi`), else ``stdio``.
+
+    >>> call_connection(cast(Context, type("Ctx", (), {"request": None})()), None) is None
+    True
+    """
+    request = ctx.request
+    if request is None:
+        return stdio
+    return connection_of(getattr(request, "scope", None))
 
 
 def _error_result(error: ServeError) -> types.CallToolResult:
@@ -120,7 +137,7 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
             return _error_result(UnknownTool(params.name, TOOL_NAMES))
         return await _call(
             registry.session(key), params.name, params.arguments, backend, settings, request_key(ctx.request_id, params),
-            None if ctx.request_id is None else str(ctx.request_id),
+            None if ctx.request_id is None else str(ctx.request_id), call_connection(ctx, _STDIO.get(server)),
         )
 
     async def list_resources(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
@@ -186,6 +203,7 @@ async def _call(
     settings: ServeSettings,
     request: str | None = None,
     request_id: str | None = None,
+    connection: Connection | None = None,
 ) -> types.CallToolResult:
     controller = CancellationController()
     parsed = search_request(arguments, settings) if name == "search" else read_request(arguments, settings)
@@ -204,14 +222,23 @@ async def _call(
             return _as_tool_result(answer_search(ledger, asked, backend, settings, controller.signal))
         return _as_tool_result(answer_read(ledger, asked, backend, settings, controller.signal))
 
-    def record_cancelled() -> None:
+    def record_cancelled(reason: str) -> None:
         query = asked.question if isinstance(asked, SearchRequest) else asked.passage_id
-        message = Cancelled(name, CANCELLED_BY_CLIENT).message
+        message = Cancelled(name, reason).message
         session.step(lambda ledger: (record_call(ledger, CallRecord(ledger.next_call, name, query, message)), None))
+
+    def why_cancelled() -> str:
+        # A scope cancelled by the SDK (a cancel notification, standard input ended) or a signal
+        # aborted here (a drop, a cancel relayed from another worker): say which.
+        if connection is not None and connection.dropped:
+            return DROPPED
+        return controller.signal.reason or CANCELLED_BY_CLIENT
 
     # Over a shared store the answer is kept with the call, so a retried request gets it back.
     replay = _replay(request)
     stop_relay = None
+    # A client that walks away before its answer is committed has cancelled the call.
+    stop_watch = None if connection is None else connection.watch(lambda: controller.abort(DROPPED))
     if isinstance(session, CancelRelay) and request_id is not None:
         # On shared workers a cancel may reach another worker: it is relayed through the database.
         relayed_id = request_id
@@ -221,27 +248,30 @@ async def _call(
     try:
         for _ in range(MAX_ATTEMPTS):
             prepared = await anyio.to_thread.run_sync(session.prepare, answer, replay, abandon_on_cancel=True)
-            # The cancel check and the commit, with no await between them: a cancel read before
-            # this point ends the call uncommitted (nothing charged, nothing sent, its question
-            # free to ask again); the SDK checks for a cancel again, with no await either, before
-            # it writes the answer, so a committed answer is always sent.
+            # The cancel check and the commit, with no await between them: a cancel or a drop of
+            # the client's connection seen before this point ends the call uncommitted (nothing
+            # charged, nothing sent, its question free to ask again); the SDK checks for a cancel
+            # again, with no await either, before it writes the answer. A drop seen after the
+            # commit is too late: the answer is charged, whether or not it reaches the client.
             await anyio.lowlevel.checkpoint_if_cancelled()
-            if controller.signal.aborted:
-                break  # a cancel relayed from another worker: dropped the same way
+            if controller.signal.aborted or (connection is not None and connection.dropped):
+                break  # a drop, or a cancel relayed from another worker: dropped the same way
             if prepared.replayed or session.commit(prepared):
                 return prepared.answer
         else:
             return _error_result(
                 SourceFailed(name, f"too many calls of this session at once ({MAX_ATTEMPTS} retries); try again")
             )
-        await anyio.to_thread.run_sync(record_cancelled)
-        return _error_result(Cancelled(name, CANCELLED_BY_CLIENT))
+        reason = why_cancelled()
+        await anyio.to_thread.run_sync(record_cancelled, reason)
+        return _error_result(Cancelled(name, reason))
     except anyio.get_cancelled_exc_class():
         # The worker (if still running) sees the abort at the lifecycle's next check; its result
         # is never committed. The call is recorded as cancelled, costing nothing.
         controller.abort(CANCELLED_BY_CLIENT)
+        reason = why_cancelled()
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(record_cancelled)
+            await anyio.to_thread.run_sync(record_cancelled, reason)
         raise
     except Exception as exc:  # noqa: BLE001 - the one boundary: a bug must not end the session
         _log.exception("tool %s failed", name)
@@ -249,6 +279,8 @@ async def _call(
     finally:
         if stop_relay is not None:
             stop_relay()
+        if stop_watch is not None:
+            stop_watch()
 
 
 async def serve_stdio(server: Server[Any], first: bytes = b"", handshake: Handshake | None = None) -> None:
@@ -264,9 +296,16 @@ async def serve_stdio(server: Server[Any], first: bytes = b"", handshake: Handsh
     # Undecodable bytes become U+FFFD, as the SDK's own reader does; hostile frames are tamed.
     text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     source = _ReadAgain(first.decode("utf-8", errors="replace"), text) if first else text
-    async with stdio_server(stdin=anyio.wrap_file(cast(IO[str], TamedLines(source)))) as (read_stream, write_stream):
-        written = write_stream if handshake is None else _AnsweredOnce(write_stream, handshake)
-        await server.run(read_stream, written, server.create_initialization_options())
+    # Standard input ended: the client is gone, and a call not yet committed costs nothing.
+    connection = _STDIO[server] = Connection()
+    tamed = TamedLines(source, at_end=connection.drop)
+    try:
+        async with stdio_server(stdin=anyio.wrap_file(cast(IO[str], tamed))) as (read_stream, write_stream):
+            written = write_stream if handshake is None else _AnsweredOnce(write_stream, handshake)
+            await server.run(read_stream, written, server.create_initialization_options())
+    finally:
+        # Standard input's buffer is the process's, not this wrapper's to close when it is collected.
+        text.detach()
 
 
 class _ReadAgain(io.TextIOBase):
@@ -359,6 +398,8 @@ async def serve_http(
         app = tamed_asgi(
             shared_sessions_asgi(server.streamable_http_app(**limits, stateless_http=True), shared), settings.max_request_bytes
         )
+    # Outermost: it sees the client's disconnect, whatever the layers inside read.
+    app = connection_asgi(app)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
