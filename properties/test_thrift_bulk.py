@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import timedelta, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from hypothesis import given, settings, strategies as st
 from returns.result import Failure, Result
@@ -180,3 +180,61 @@ def test_self_priced_buckets_give_the_per_item_result(case: Case, wrong: object,
     with per_item_only():
         loops = subtract_to_fit(ws, case.window, case.relevant, case.options)
     assert _outcome(bulk) == _outcome(loops)
+
+
+class _MessageRow(NamedTuple):
+    """A message as a named tuple, its fields in another order than `Message`'s: the bulk path
+    reads such a bucket by position, in one transposition (`_measure._transposed`)."""
+
+    token_cost: Any
+    pair_id: Any
+    id: Any
+    role: Any
+    content: Any
+    created_at: Any
+    summary: Any
+    ephemeral: Any
+
+
+class _ComputedSummary(_MessageRow):
+    """A named tuple whose ``summary`` is computed (the opposite of the field it holds): an
+    attribute that is not a plain field is read as an attribute, never by position."""
+
+    __slots__ = ()
+
+    @property
+    def summary(self) -> Any:  # type: ignore[override] # computed on purpose
+        return not tuple.__getitem__(self, 6)
+
+
+def _fit_outcome(result: Result[Fitted, ThriftError]) -> object:
+    if isinstance(result, Failure):
+        error = result.failure()
+        return type(error), error.message
+    fitted = result.unwrap()
+    return [message.id for message in fitted.working_set.messages], fitted.trace
+
+
+@given(cases(most=30), st.booleans())
+def test_messages_as_named_tuples_fit_as_the_same_messages(case: Case, computed: bool) -> None:
+    """A bucket of named-tuple messages (read by position) fits exactly as the same messages as
+    `Message` objects: the same kept ids and trace, or the same error value; a field a subclass
+    computes is read as the attribute it is."""
+    kind = _ComputedSummary if computed else _MessageRow
+    rows = tuple(
+        kind(m.token_cost, m.pair_id, m.id, m.role, m.content, m.created_at, m.summary, m.ephemeral)
+        for m in case.ws.messages
+    )
+    same = tuple(replace(m, summary=not m.summary) if computed else m for m in case.ws.messages)
+    as_rows = subtract_to_fit(replace(case.ws, messages=rows), case.window, case.relevant, case.options)  # type: ignore[arg-type] # message-likes
+    as_messages = subtract_to_fit(replace(case.ws, messages=same), case.window, case.relevant, case.options)
+    assert _fit_outcome(as_rows) == _fit_outcome(as_messages)
+
+
+def test_a_short_named_tuple_is_not_read_by_position() -> None:
+    """``tuple.__new__`` can make a named tuple short of its fields; a bucket holding one is not
+    transposed (``zip`` would stop at it silently)."""
+    whole = _MessageRow(None, None, "m0", "user", "hi", AT, False, False)
+    short = tuple.__new__(_MessageRow, (None, None, "m1"))
+    assert _measure._transposed([whole, whole]) is not None
+    assert _measure._transposed([whole, short]) is None

@@ -13,6 +13,7 @@ honours; on a module-level function the claw's decorator would already be applie
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -60,6 +61,63 @@ _new: Final = tuple.__new__
 
 def _built(rows: Iterable[tuple[Any, ...]]) -> list[Entry]:
     return cast(list[Entry], list(map(_new, repeat(Entry), rows)))
+
+
+# A named tuple's field: an attribute read that is a positional read of the tuple.
+_TUPLEGETTER: Final = type(Entry.key)
+# The message attributes `_Collector._message_columns` reads, in the order it reads them.
+_MESSAGE_FIELDS: Final = ("token_cost", "created_at", "content", "id", "summary", "ephemeral", "pair_id")
+
+
+def _transposed(items: Sequence[object]) -> tuple[list[Any], ...] | None:
+    """The message attributes of ``items`` column by column in one C-level transposition, when
+    every item is a tuple of one class (a named tuple, such as the adapters' priced messages)
+    on which each attribute is a plain field: read by position, exactly as ``getattr`` reads
+    it; otherwise ``None`` (the attributes are then read one by one).
+
+    >>> from typing import NamedTuple
+    >>> class Row(NamedTuple):
+    ...     id: str; content: str; created_at: object; summary: bool; ephemeral: bool; pair_id: None; token_cost: int
+    >>> _transposed([Row("a", "x", None, False, False, None, 3), Row("b", "y", None, True, False, None, 4)])[:4]
+    ([3, 4], [None, None], ['x', 'y'], ['a', 'b'])
+    >>> _transposed([("a", "x")]) is None
+    True
+    """
+    if not items:
+        return None
+    kind = type(items[0])
+    # An own attribute lookup could compute what it returns: only tuple's own lookup is read by position.
+    if not issubclass(kind, tuple) or kind.__getattribute__ is not tuple.__getattribute__:
+        return None
+    places: list[int] = []
+    for name in _MESSAGE_FIELDS:
+        try:
+            found = inspect.getattr_static(kind, name)
+        except AttributeError:
+            return None
+        if type(found) is not _TUPLEGETTER:
+            return None
+        # A field's descriptor reduces to its place: ``(_tuplegetter, (index, doc))``.
+        place: Any = found.__reduce__()[1][0]
+        places.append(place)
+    rows = cast(Sequence[tuple[Any, ...]], items)
+    if set(map(type, rows)) != {kind}:
+        return None
+    columns = tuple(zip(*rows))
+    # ``zip`` stops at the shortest item (``tuple.__new__`` can make one short of its fields).
+    if len(columns) <= max(places):
+        return None
+    # Lists, as the attribute path reads them (a copy of a column is a C-level memcpy).
+    return tuple(list(columns[place]) for place in places)
+
+
+def _all_utc(created: Sequence[datetime]) -> bool:
+    """Whether every datetime of ``created`` (all ``datetime``s) is UTC (``timezone.utc``)."""
+    count = len(created)
+    if count and all(map(is_, created, repeat(created[0], count))):
+        # One shared object (the adapters' rows): one check.
+        return _tzinfo(created[0]) is timezone.utc
+    return all(map(is_, map(_tzinfo, created), repeat(timezone.utc, count)))
 
 
 def measure(
@@ -247,22 +305,29 @@ class _Collector:
         ``int >= 0`` (its content then never read); otherwise ``None`` (the loop then meets the
         odd one in order). The last column is the costs (``None`` when none is priced)."""
         count = len(items)
+        fields = _transposed(items)
         try:
-            costs = list(map(getattr, items, repeat("token_cost", count), repeat(None, count)))
-            priced = set(map(type, costs))
-            created = list(map(_created_at, items))
-            contents = [] if priced == _INT else list(map(_content, items))
-            keys = list(map(_id, items))
-            summaries = list(map(getattr, items, repeat("summary", count), repeat(None, count)))
-            ephemerals = list(map(getattr, items, repeat("ephemeral", count), repeat(None, count)))
-            pairs = list(map(getattr, items, repeat("pair_id", count), repeat(None, count)))
+            if fields is not None:
+                costs, created, contents, keys, summaries, ephemerals, pairs = fields
+                priced = set(map(type, costs))
+                # A priced message's content is never read, so never checked (as below).
+                contents = [] if priced == _INT else contents
+            else:
+                costs = list(map(getattr, items, repeat("token_cost", count), repeat(None, count)))
+                priced = set(map(type, costs))
+                created = list(map(_created_at, items))
+                contents = [] if priced == _INT else list(map(_content, items))
+                keys = list(map(_id, items))
+                summaries = list(map(getattr, items, repeat("summary", count), repeat(None, count)))
+                ephemerals = list(map(getattr, items, repeat("ephemeral", count), repeat(None, count)))
+                pairs = list(map(getattr, items, repeat("pair_id", count), repeat(None, count)))
         except Exception:  # noqa: BLE001 - an attribute that raises: the loop meets it in input order
             return None
         flags, none = {bool, type(None)}, type(None)
         if (
             (priced - {none} and (priced != _INT or min(cast(list[int], costs)) < 0))
             or set(map(type, created)) - _DATETIME
-            or not all(map(is_, map(_tzinfo, created), repeat(timezone.utc, count)))
+            or not _all_utc(created)
             or set(map(type, contents)) - _STR
             or set(map(type, summaries)) - flags
             or set(map(type, ephemerals)) - flags
@@ -282,7 +347,10 @@ class _Collector:
         # A history already in time order, the usual case, sorts as its input positions do, so
         # the positions serve as the ranks and no timestamp is computed; otherwise the epoch
         # seconds, as the loop computes them.
-        in_order = all(map(le, created, islice(created, 1, None)))
+        # (All equal to the first, as an adapter's one shared timestamp is, is in order: a C-level
+        # count, identity first, instead of a comparison per pair.)
+        in_order = not created or created.count(created[0]) == len(created) or all(
+            map(le, created, islice(created, 1, None)))
         ranks = range(len(items)) if in_order else list(map(datetime.timestamp, created))
         self._queue_messages(items, columns, ranks, in_order, 0)
         return True
