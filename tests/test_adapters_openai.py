@@ -140,6 +140,9 @@ def test_image_parts_are_priced_by_detail_or_by_the_callers_pricer() -> None:
 @pytest.mark.parametrize(("messages", "kind", "text"), [
     ([{"content": "x"}], MalformedMessage, "messages[0].role: is required"),
     ([{"role": "robot", "content": "x"}], UnknownRole, "unknown role 'robot'"),
+    # An unhashable role (JSON can carry a list) is an unknown role, not a TypeError.
+    ([{"role": ["user"], "content": "x"}], UnknownRole, "unknown role ['user']"),
+    ([{"role": {"user": 1}, "content": "x"}], UnknownRole, "unknown role {'user': 1}"),
     ([{"role": "user", "content": 7}], MalformedMessage, "messages[0].content: expected a str or a list"),
     ([{"role": "user"}], MalformedMessage, "messages[0].content: is required on a user message"),
     ([{"role": "assistant"}], MalformedMessage, "needs content, tool_calls or a refusal"),

@@ -328,7 +328,7 @@ def _bills(
             role = message.get("role")
             content = message.get("content")
             size = len(message)
-            if size == 2 and type(content) is str and role in _PLAIN_ROLES:
+            if size == 2 and type(content) is str and type(role) is str and role in _PLAIN_ROLES:
                 add_role(role)
                 add_texts((role, content))
                 add_end(len(texts))
