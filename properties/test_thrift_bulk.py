@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import timedelta, timezone
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from hypothesis import given, settings, strategies as st
 from returns.result import Failure, Result
 
 from properties.thrift_model import AT, REAL_ENCODINGS, WORDS, Case, cases
 from thrift_fp.records import Retrievable
-from thrift_fp.thrift import Fitted, ThriftError, WorkingRetrievable, WorkingSet, subtract_to_fit
+from thrift_fp.thrift import Fitted, Message, ThriftError, WorkingRetrievable, WorkingSet, subtract_to_fit
 from thrift_fp.thrift import _estimate, _measure, _passes
 from thrift_fp.tokens import TokenCounts
 
@@ -203,7 +203,7 @@ class _ComputedSummary(_MessageRow):
     __slots__ = ()
 
     @property
-    def summary(self) -> Any:  # type: ignore[override] # computed on purpose
+    def summary(self) -> Any:
         return not tuple.__getitem__(self, 6)
 
 
@@ -221,12 +221,14 @@ def test_messages_as_named_tuples_fit_as_the_same_messages(case: Case, computed:
     `Message` objects: the same kept ids and trace, or the same error value; a field a subclass
     computes is read as the attribute it is."""
     kind = _ComputedSummary if computed else _MessageRow
+    # The cases' messages are `Message` objects.
+    messages = cast(tuple[Message, ...], case.ws.messages)
     rows = tuple(
         kind(m.token_cost, m.pair_id, m.id, m.role, m.content, m.created_at, m.summary, m.ephemeral)
-        for m in case.ws.messages
+        for m in messages
     )
-    same = tuple(replace(m, summary=not m.summary) if computed else m for m in case.ws.messages)
-    as_rows = subtract_to_fit(replace(case.ws, messages=rows), case.window, case.relevant, case.options)  # type: ignore[arg-type] # message-likes
+    same = tuple(replace(m, summary=not m.summary) if computed else m for m in messages)
+    as_rows = subtract_to_fit(replace(case.ws, messages=rows), case.window, case.relevant, case.options)
     as_messages = subtract_to_fit(replace(case.ws, messages=same), case.window, case.relevant, case.options)
     assert _fit_outcome(as_rows) == _fit_outcome(as_messages)
 
