@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Annotated, Final
 import typer
 
 from thrift_fp.cli._annotations import lazy_names
-from thrift_fp.cli._exits import check_encoding, fail, usage_error
+from thrift_fp.cli._exits import DOES_NOT_FIT, check_encoding, fail, usage_error
 from thrift_fp.cli._options import DATABASE_URL_ENV, DB_HELP, DEFAULT_WINDOW, TIER_CHOICES, TierOption, tiers_of
 
 if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first use
     from returns.result import Result
     from rich.table import Table
 
-    from thrift_fp.cli._errors import CliError
+    from thrift_fp.cli._errors import BudgetTooSmall, CliError
     from thrift_fp.cli._paths import Corpus
     from thrift_fp.sources import Assembled, Ranking
     from thrift_fp.thrift import ThriftOptions
@@ -28,6 +28,7 @@ __getattr__ = lazy_names(__name__, {
     "Result": "returns.result",
     "Table": "rich.table",
     "CliError": "thrift_fp.cli._errors",
+    "BudgetTooSmall": "thrift_fp.cli._errors",
     "Corpus": "thrift_fp.cli._paths",
     "Assembled": "thrift_fp.sources",
     "Ranking": "thrift_fp.sources",
@@ -118,6 +119,12 @@ def ask_command(
     if report is not None:
         _write_report(report, done.unwrap())
     matched = bool(done.unwrap().decisions)
+    too_small = _too_small(done.unwrap(), window_tokens if budget is None else None, encoding)
+    if too_small is not None:
+        # Passages matched but none fits beside the directive: an empty context is no answer.
+        if not as_json:
+            Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
+        fail(too_small, DOES_NOT_FIT)
     if as_json:
         # The ranking the answer ran with: hybrid where the index holds the model's vectors.
         shown = _ask_json(done.unwrap(), encoding) | {"corpus": _corpus_json(corpus)} | done.unwrap().ranking.as_json()
@@ -162,6 +169,28 @@ def _plain(error: CliError) -> CliError:
     except Exception:  # noqa: BLE001 - an exception's __str__ may raise
         reason = ""
     return InvalidArgument("question", None, reason or "the index refused it")
+
+
+def _too_small(done: Assembled, window: int | None, encoding: str) -> BudgetTooSmall | None:
+    """The error of a budget too small for the directive and one of the passages that matched
+    (``None`` when one was kept, or none matched), naming the smallest budget, and the smallest
+    ``--window``, that would answer."""
+    from thrift_fp.cli._errors import BudgetTooSmall  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.render._smallest import smallest_budget  # noqa: PLC0415
+    from thrift_fp.sources.contract._answer import ANSWER_FIELDS  # noqa: PLC0415
+    from thrift_fp.thrift import resolve_budget  # noqa: PLC0415
+
+    if not done.decisions or any(decision.kept for decision in done.decisions):
+        return None
+    # Priced as `assemble` renders them (each passage shows its source, heading, score and date).
+    smallest = smallest_budget([decision.record for decision in done.decisions], encoding, ANSWER_FIELDS)
+    if window is None:
+        return BudgetTooSmall(done.budget, smallest, None, None)
+    # The smallest window whose budget (after the answer's reserve) reaches `smallest`.
+    wide = max(window, smallest)
+    while resolve_budget(wide).unwrap().budget < smallest:
+        wide += 1
+    return BudgetTooSmall(done.budget, smallest, window, wide)
 
 
 def _ranking_line(ranking: Ranking) -> str:

@@ -16,10 +16,14 @@ if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds it on first u
 __getattr__ = lazy_names(__name__, {"ThriftFpError": "thrift_fp._errors"})
 
 
-def fail(error: ThriftFpError) -> NoReturn:
+# `fit` whose working set does not fit, `ask` whose budget cannot carry one passage (docs/surface.md).
+DOES_NOT_FIT = 3
+
+
+def fail(error: ThriftFpError, status: int = 1) -> NoReturn:
     message = " ".join(error.message.split())
     typer.echo(f"thrift-fp: error: {message}", err=True)
-    raise typer.Exit(1)
+    raise typer.Exit(status)
 
 
 def usage_error(message: str) -> NoReturn:

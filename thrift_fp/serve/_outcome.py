@@ -12,8 +12,8 @@ from returns.result import Failure
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._shown import shown_text
-from thrift_fp.records import Retrievable
-from thrift_fp.render import SAFETY_DIRECTIVE, fit_and_render
+from thrift_fp.render import SAFETY_DIRECTIVE
+from thrift_fp.render._smallest import UNBOUNDED as _UNBOUNDED
 from thrift_fp.retrieval import Aborted, BudgetExhausted, DuplicateQuery, ExecutionFailed, InvalidQuery, RetrievalError
 from thrift_fp.serve._errors import (
     Cancelled,
@@ -24,12 +24,9 @@ from thrift_fp.serve._errors import (
     SourceFailed,
 )
 from thrift_fp.serve._ledger import SessionLedger
-from thrift_fp.thrift import ThriftOptions, WorkingSet
 from thrift_fp.tokens import count_tokens
 
 _log: Final = logging.getLogger("thrift_fp.serve")
-# A budget no answer reaches: what a passage alone costs is measured under it.
-_UNBOUNDED: Final = 10**9
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,29 +140,6 @@ def session_summary(ledger: SessionLedger, max_calls: int, max_tokens: int) -> d
         "tokens_used": ledger.tokens_used,
         "max_session_tokens": max_tokens,
     }
-
-
-def smallest_budget(records: Sequence[Retrievable], encoding: str) -> int:
-    """The fewest tokens that carry the safety directive and one of ``records`` (its envelope
-    and block tags included): the smallest useful budget for them.
-
-    >>> from datetime import datetime, timezone
-    >>> from thrift_fp.records import parse_retrievable
-    >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    >>> record = parse_retrievable({"id": "a#1", "content": "Short.", "trust_tier": "first-party",
-    ...                             "created_at": at, "updated_at": at}).unwrap()
-    >>> 57 < smallest_budget([record], "cl100k_base") < 100
-    True
-    """
-    costs = [
-        fitted.unwrap().tokens
-        for fitted in (
-            fit_and_render(WorkingSet(retrievables=(record,)), _UNBOUNDED, None, ThriftOptions(output_reserve=0, encoding=encoding))
-            for record in records
-        )
-        if not isinstance(fitted, Failure)
-    ]
-    return min(costs, default=_UNBOUNDED)
 
 
 def smallest_text(text: str, encoding: str) -> int:
