@@ -84,3 +84,24 @@ def test_importing_the_faces_loads_no_beartype_until_a_checked_call() -> None:
     # not by importing a package: the checks stay on (the wrong call below is still refused).
     shown = subprocess.run([sys.executable, "-c", _FACES], capture_output=True, text=True, check=True).stdout.split()
     assert shown == ["False", "beartype"]
+
+
+_CLI_ASK = """
+import sys
+from thrift_fp.cli import run
+status = run(["ask", "shedding", "--db", sys.argv[1], "--max-results", "3", "-q", "lowest score"])
+print(status, "pydantic" in sys.modules, file=sys.stderr)
+"""
+
+
+def test_the_command_takes_plain_values_without_pydantic(tmp_path: Path) -> None:
+    # typer coerces each value through a pydantic adapter (~90 ms of an ask, pydantic's import
+    # included); strings and whole numbers are taken as they are (thrift_fp.cli._coercion).
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "shed.md").write_text("# Shedding\n\nShedding drops the lowest score first.\n")
+    index_paths(tmp_path / "index.db", [tmp_path / "docs"], dense=False).unwrap()
+    answer = subprocess.run(
+        [sys.executable, "-c", _CLI_ASK, str(tmp_path / "index.db")], capture_output=True, text=True, check=True,
+    )
+    assert answer.stderr.split()[-2:] == ["0", "False"], answer.stderr
+    assert "Shedding drops the lowest score first." in answer.stdout

@@ -22,6 +22,7 @@ from typing import Annotated
 import typer
 
 from thrift_fp.cli._ask import ask_command
+from thrift_fp.cli._coercion import QuickCommand
 from thrift_fp.cli._count import count_command
 from thrift_fp.cli._fit import fit_command
 from thrift_fp.cli._index import index_command
@@ -91,9 +92,10 @@ def _main(
 
 
 # short_help: click cuts a summary longer than the 80-column listing leaves room for.
-app.command("index", short_help="Build or update an index: only changed files are re-chunked.")(index_command)
-app.command("ask", short_help="Retrieve, fit and render: print the context, kept and shed.")(ask_command)
-app.command("serve", short_help="Serve search and read to any agent over MCP (stdio, or --http).")(serve_command)
-app.command("fit", short_help="Fit a working set (JSON, see `schema`); print it and the trace.")(fit_command)
-app.command("schema")(schema_command)
-app.command("count")(count_command)
+# QuickCommand: plain values (strings, whole numbers) skip typer's pydantic coercion (cli/_coercion.py).
+app.command("index", cls=QuickCommand, short_help="Build or update an index: only changed files are re-chunked.")(index_command)
+app.command("ask", cls=QuickCommand, short_help="Retrieve, fit and render: print the context, kept and shed.")(ask_command)
+app.command("serve", cls=QuickCommand, short_help="Serve search and read to any agent over MCP (stdio, or --http).")(serve_command)
+app.command("fit", cls=QuickCommand, short_help="Fit a working set (JSON, see `schema`); print it and the trace.")(fit_command)
+app.command("schema", cls=QuickCommand)(schema_command)
+app.command("count", cls=QuickCommand)(count_command)
