@@ -33,15 +33,16 @@ def _index(root: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 
 def _loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the threads that ask `embedder_of_model` for the model, from now on."""
+    """The names of the threads that load the default model from now on (forgotten first)."""
     threads: list[str] = []
-    real = _embedder.embedder_of_model
+    real = _embedder._minilm
 
-    def recorded(model_id: str | None) -> object:
+    def recorded(length: int) -> object:
         threads.append(threading.current_thread().name)
-        return real(model_id)
+        return real(length)
 
-    monkeypatch.setattr(_embedder, "embedder_of_model", recorded)
+    monkeypatch.setattr(_embedder, "_minilm", recorded)
+    _embedder.default_embedder.cache_clear()
     return threads
 
 

@@ -122,7 +122,9 @@ def _type_checking_imports(module: str) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("face", ["thrift_fp.sources", "thrift_fp.sources.postgres", "thrift_fp.serve"])
+@pytest.mark.parametrize(
+    "face", ["thrift_fp.sources", "thrift_fp.sources.sqlite", "thrift_fp.sources.postgres", "thrift_fp.serve"]
+)
 def test_a_lazy_face_names_each_home_once_and_alike(face: str) -> None:
     module = importlib.import_module(face)
     homes = dict(module._HOMES)
@@ -179,6 +181,13 @@ def test_the_postgres_store_loads_no_sqlite_store() -> None:
     assert _of(loaded, "thrift_fp.sources.sqlite") == []
 
 
+def test_a_search_loads_neither_the_indexer_nor_the_document_parsers() -> None:
+    # issue 35: `ask` searches; the parsers and the indexer are ~11 ms of its start it never uses.
+    loaded = _loaded_after("from thrift_fp.sources import assemble, search_index, search_ranking; assemble, search_index, search_ranking")
+    assert "thrift_fp.sources.sqlite._search" in loaded
+    assert _of(loaded, "thrift_fp.sources.documents") == [] and "thrift_fp.sources.sqlite._index" not in loaded
+
+
 def test_the_sqlite_store_loads_no_postgres_store_and_no_driver() -> None:
     loaded = _loaded_after(
         "from thrift_fp.sources import assemble, fts5_definition, index_paths, search_index\n"
@@ -189,7 +198,7 @@ def test_the_sqlite_store_loads_no_postgres_store_and_no_driver() -> None:
     assert _of(loaded, "psycopg") == [] and _of(loaded, "psycopg_pool") == []
 
 
-_LAZY_FACES = ("thrift_fp.sources", "thrift_fp.sources.postgres", "thrift_fp.serve")
+_LAZY_FACES = ("thrift_fp.sources", "thrift_fp.sources.sqlite", "thrift_fp.sources.postgres", "thrift_fp.serve")
 
 
 def _submodules(face: str) -> set[str]:

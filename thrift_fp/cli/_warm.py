@@ -5,9 +5,10 @@ building its session is ~40% of such a process. The session is built in C++ with
 released, so on a second core it costs the answer little wall time if it starts as soon as the
 index is known, while this thread imports the library's layers and builds the vocabulary. The
 search then finds the model loaded (`thrift_fp.sources.dense.default_embedder` is loaded once per
-process). Nothing changes in what is ranked or how: the thread calls the loader the search would
-call, for the model the index's vectors are of; it is waited for before the search starts, so the
-search never sees a half-loaded model, and a failure to load is left for the search to report.
+process). Nothing changes in what is ranked or how: the thread asks the index which ranking a
+search runs (`thrift_fp.sources.search_ranking`), which loads the model its vectors are of, as the
+search would; it is waited for before the search starts, so the search never sees a half-loaded
+model, and a failure to load is left for the search to report.
 """
 
 from __future__ import annotations
@@ -30,10 +31,9 @@ def warm_model(database: Path) -> Callable[[], None]:
 
 
 def _load(database: Path) -> None:
-    from thrift_fp.sources.dense._embedder import embedder_of_model, missing_runtime  # noqa: PLC0415
-    from thrift_fp.sources.sqlite._dense import held_model  # noqa: PLC0415
+    from thrift_fp.sources import search_ranking  # noqa: PLC0415 - the library loads on use
 
-    held = held_model(database)
-    if held is None or missing_runtime() is not None:
-        return  # ranked lexically: no model is loaded (the search says why)
-    embedder_of_model(held)  # cached for the search; a failure is its to report
+    # Which ranking the search will run: deciding it loads (and keeps, for the search) the model
+    # the index's vectors are of; an index without vectors loads none. A failure (no index, a
+    # model that cannot load) is the search's to report.
+    search_ranking(database)

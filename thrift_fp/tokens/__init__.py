@@ -25,6 +25,7 @@ from thrift_fp.tokens._errors import (
     UnknownEncoding,
     VocabularyCorrupt,
 )
+from thrift_fp.tokens._rank_cache import use_rank_cache
 from thrift_fp.tokens._tokenizable import Evaluator, Tokenizable
 from thrift_fp.tokens._vocabulary import OFFLINE_ENCODINGS
 
@@ -54,6 +55,7 @@ __all__ = [
     "known_encoding_names",
     "register_token_estimator",
     "unregister_token_estimator",
+    "use_rank_cache",
 ]
 
 # Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).

@@ -3,8 +3,8 @@
 Reading a bundled vocabulary costs a one-question ``thrift-fp ask`` about 75 ms of CPU before
 tiktoken sees it: gunzip, SHA-256, and base64 decoding of every one of its 100,256 (cl100k) or
 199,998 (o200k) lines. The ranks in the form below load in about a third of that. Only an
-application that names a folder (`use_rank_cache`; the command line gives its cache folder) has
-one: the library alone writes no file.
+application that names a folder (`thrift_fp.tokens.use_rank_cache`; the command line gives its
+cache folder) has one: the library alone writes no file.
 
 A cache file is trusted only when its SHA-256 is the digest pinned for that vocabulary
 (``ranks_sha256`` in `thrift_fp.tokens._vocabulary.BUNDLED`: the digest of this form of the ranks
@@ -45,8 +45,11 @@ _folder: list[Callable[[], Path]] = []
 
 
 def use_rank_cache(folder: Callable[[], Path] | None) -> None:
-    """Keep parsed vocabularies under ``folder()`` from now on (``None``: stop). The function is
-    called only when an encoding is first built, so choosing the folder costs nothing until then.
+    """Keep the parsed ``cl100k_base``/``o200k_base`` vocabularies under ``folder()`` (in
+    ``vocabularies/``) from now on, for processes that count once and exit (``None``: stop).
+    ``folder`` is called only when an encoding is first built, so naming it costs nothing until
+    then. A cache file is read only when it hashes to the digest pinned in the package, so it can
+    never change a count; without a folder (the default) counting writes no file.
 
     >>> import tempfile, pathlib
     >>> use_rank_cache(lambda: pathlib.Path(tempfile.mkdtemp()))

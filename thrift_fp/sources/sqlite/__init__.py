@@ -13,11 +13,29 @@ imports nothing of the PostgreSQL store. `thrift_fp.sources` re-exports these na
 ['a.md#1']
 """
 
-from thrift_fp.sources.sqlite._assemble import assemble
-from thrift_fp.sources.sqlite._definition import SearchFailed, fts5_definition
-from thrift_fp.sources.sqlite._index import IndexReport, index_paths
-from thrift_fp.sources.sqlite._search import search_index, search_ranking
-from thrift_fp.sources.sqlite._store import check_fts5
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from thrift_fp._lazy import homes, lazy_face
+
+if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each name on first use
+    from thrift_fp.sources.sqlite._assemble import assemble
+    from thrift_fp.sources.sqlite._definition import SearchFailed, fts5_definition
+    from thrift_fp.sources.sqlite._index import IndexReport, index_paths
+    from thrift_fp.sources.sqlite._search import search_index, search_ranking
+    from thrift_fp.sources.sqlite._store import check_fts5
+
+# Where each name lives; tests/test_sources_stack.py checks this table against the imports above.
+# Lazy, so that a search (`assemble`, `search_index`) never imports the indexer and the document
+# parsers (~11 ms of a one-question `ask`, issue 35).
+_HOMES = homes({
+    "thrift_fp.sources.sqlite._assemble": ("assemble",),
+    "thrift_fp.sources.sqlite._definition": ("SearchFailed", "fts5_definition"),
+    "thrift_fp.sources.sqlite._index": ("IndexReport", "index_paths"),
+    "thrift_fp.sources.sqlite._search": ("search_index", "search_ranking"),
+    "thrift_fp.sources.sqlite._store": ("check_fts5",),
+})
 
 __all__ = [
     "IndexReport",
@@ -29,3 +47,6 @@ __all__ = [
     "search_index",
     "search_ranking",
 ]
+
+if not TYPE_CHECKING:  # mypy checks each import against the static imports above
+    __getattr__, __dir__ = lazy_face(globals(), _HOMES)
