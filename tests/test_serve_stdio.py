@@ -115,7 +115,7 @@ def test_json_nested_deeper_than_a_question_can_be_is_a_tool_error(client: Clien
     for _ in range(150):  # past the SDK's own JSON nesting limit
         deep = [deep]
     result = client.call("search", {"question": deep})
-    assert result.is_error and "argument 'question' = [[[[...]]]]: must be a string, not list" in client.text(result)
+    assert result.is_error and "argument 'question' = [[[[...]]]]: must be a string, not an array" in client.text(result)
     assert len(client.tools()) == 2  # still serving
 
 

@@ -29,9 +29,30 @@ def run(argv: Sequence[str]) -> int:
         code = exit_.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, never a traceback
-        print(f"thrift-fp: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(_internal_error_line(exc, argv), file=sys.stderr)
         return 70
     return 0
+
+
+def _internal_error_line(error: Exception, argv: Sequence[str]) -> str:
+    """The operator's one line for a bug: the exception's type and text, without the password of
+    any database URL the command was given (argument or environment) nor any URL's password.
+
+    >>> _internal_error_line(KeyError("postgresql://ann:pw1@db/x"), ["ask", "--db", "host=db password=pw1"])
+    "thrift-fp: internal error: KeyError: 'postgresql://ann:***@db/x'"
+    """
+    import os  # noqa: PLC0415 - only a crash needs these
+
+    from thrift_fp.serve._operator_log import scrubbed  # noqa: PLC0415
+    from thrift_fp.sources.postgres._secrets import is_database_url, secret_forms  # noqa: PLC0415
+
+    given = [*argv, os.environ.get("THRIFT_FP_DATABASE_URL", "")]
+    secrets = [form for value in given if value and is_database_url(value) for form in secret_forms(value)]
+    try:
+        text = str(error)
+    except Exception:  # noqa: BLE001 - an exception's __str__ may raise
+        text = ""
+    return scrubbed(f"thrift-fp: internal error: {type(error).__name__}: {text}", secrets)
 
 
 def main() -> None:

@@ -103,9 +103,26 @@ def _known_keys(
     return Success(given)
 
 
+def json_type(value: object) -> str:
+    """What JSON calls ``value``'s type (a client sent JSON; Python's names are no business of its).
+
+    >>> json_type([1]), json_type({}), json_type(2.5), json_type(True), json_type({"refused": "x"}.keys())
+    ('an array', 'an object', 'a number', 'a boolean', 'a value of another kind')
+    """
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "a string" if isinstance(value, str) else "a value of another kind"
+
+
 def _text(tool: str, name: str, value: object, limit: int) -> Result[str, InvalidToolArgument]:
     if not isinstance(value, str):
-        reason = "is required" if value is None else f"must be a string, not {type(value).__name__}"
+        reason = "is required" if value is None else f"must be a string, not {json_type(value)}"
         return Failure(InvalidToolArgument(tool, name, value, reason))
     if not value.strip():
         return Failure(InvalidToolArgument(tool, name, value, "must not be empty"))

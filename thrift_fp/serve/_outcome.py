@@ -24,6 +24,7 @@ from thrift_fp.serve._errors import (
     SourceFailed,
 )
 from thrift_fp.serve._ledger import SessionLedger
+from thrift_fp.serve._operator_log import log_failure, scrubbed
 from thrift_fp.tokens import count_tokens
 
 _log: Final = logging.getLogger("thrift_fp.serve")
@@ -39,9 +40,12 @@ class ToolAnswer:
     structured: Mapping[str, object]
 
 
-def tool_error(tool: str, query: str, error: RetrievalError, ledger: SessionLedger, max_calls: int) -> ServeError:
+def tool_error(
+    tool: str, query: str, error: RetrievalError, ledger: SessionLedger, max_calls: int, secrets: tuple[str, ...] = ()
+) -> ServeError:
     """The tool error for a lifecycle refusal: the quota, a repeat (naming what it sent), a
-    cancellation, a question with nothing to search, or the source's own failure.
+    cancellation, a question with nothing to search, or the source's own failure (whose detail
+    goes to the operator's log, ``secrets`` hidden).
 
     >>> from thrift_fp.retrieval import DuplicateQuery
     >>> print(tool_error("search", "q", DuplicateQuery("fts5-search", '"q"'), SessionLedger(), 4).message)
@@ -63,8 +67,12 @@ def tool_error(tool: str, query: str, error: RetrievalError, ledger: SessionLedg
         own = getattr(error.cause, "error", None)
         if isinstance(own, ThriftFpError):
             return SourceFailed(tool, own.message)
-        # A raised exception: its type and text are for the operator's log, not the agent.
-        _log.warning("%s failed: %s", tool, error.reason)
+        # A raised exception: its type, text and traceback are for the operator's log (scrubbed
+        # of credentials), not the agent.
+        if isinstance(error.cause, BaseException):
+            log_failure(_log, f"tool {tool}'s source", error.cause, secrets)
+        else:
+            _log.warning("%s failed: %s", tool, scrubbed(error.reason, secrets))
         return SourceFailed(tool, "the source failed on this call; the server's log has the details")
     return SourceFailed(tool, error.message)
 

@@ -14,6 +14,7 @@ from thrift_fp.serve._arguments import ReadRequest
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._errors import BudgetTooSmall, ServeError, SourceFailed, UnknownPassage
 from thrift_fp.serve._ledger import CallRecord, SessionLedger, grant_budget, record_call
+from thrift_fp.serve._operator_log import secrets_of
 from thrift_fp.serve._outcome import ToolAnswer, session_summary, smallest_text, tool_error, within_budget
 from thrift_fp.serve._settings import ServeSettings
 from thrift_fp.sources import FtsDefinition, Hit
@@ -87,7 +88,7 @@ def answer_read(
         _reader(hit, budget, settings.max_calls), request.passage_id, OperationContext(None, signal=signal), ledger.retrieval
     )
     if isinstance(outcome.result, Failure):
-        error = tool_error("read", request.passage_id, outcome.result.failure(), ledger, settings.max_calls)
+        error = tool_error("read", request.passage_id, outcome.result.failure(), ledger, settings.max_calls, secrets_of(backend))
         return record_call(ledger, CallRecord(number, "read", request.passage_id, error.message), retrieval=outcome.state), (
             Failure(error)
         )

@@ -19,6 +19,7 @@ from thrift_fp.render._smallest import smallest_budget
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._errors import BudgetTooSmall, ServeError, SourceFailed
 from thrift_fp.serve._ledger import CallRecord, Delivery, SessionLedger, grant_budget, record_call, split_delivered
+from thrift_fp.serve._operator_log import secrets_of
 from thrift_fp.serve._outcome import (
     ToolAnswer,
     plain_note,
@@ -74,7 +75,7 @@ def answer_search(
     definition = backend.definition(request.tiers, settings.max_results, settings.max_calls)
     outcome = run_retrieval(definition, request.question, OperationContext(None, signal=signal), ledger.retrieval)
     if isinstance(outcome.result, Failure):
-        error = tool_error("search", request.question, outcome.result.failure(), ledger, settings.max_calls)
+        error = tool_error("search", request.question, outcome.result.failure(), ledger, settings.max_calls, secrets_of(backend))
         return record_call(ledger, CallRecord(number, "search", request.question, error.message), retrieval=outcome.state), (
             Failure(error)
         )

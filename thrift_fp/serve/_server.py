@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import logging
+import re
 import socket
 import sys
 import weakref
@@ -40,6 +41,7 @@ from thrift_fp.serve._connection import DROPPED, Connection, connection_asgi, co
 from thrift_fp.serve._frames import TamedLines, tamed_asgi
 from thrift_fp.serve._handshake import RECEIPTS_URI, SERVER_NAME, Handshake, instructions
 from thrift_fp.serve._lifetimes import Asgi, session_lifetimes_asgi, sweep_idle
+from thrift_fp.serve._operator_log import log_failure, secrets_of
 from thrift_fp.serve._commit import MAX_ATTEMPTS
 from thrift_fp.serve._errors import Cancelled, NoSession, RepeatedCall, ServeError, SourceFailed, UnknownTool
 from thrift_fp.serve._ledger import CallRecord, SessionLedger, record_call
@@ -56,6 +58,7 @@ from thrift_fp.serve._tools import TOOL_NAMES, receipts_resource, tool_list
 _log: Final = logging.getLogger("thrift_fp.serve")
 STDIO_SESSION: Final = "stdio"
 CANCELLED_BY_CLIENT: Final = "the client cancelled the request"
+INTERNAL_ERROR: Final = "internal error (the server's log has the details); the server keeps serving"
 
 Context = ServerRequestContext[Any, Any]
 _SERVED: Final[weakref.WeakKeyDictionary[Server[Any], tuple[SessionStore, ServeSettings]]] = weakref.WeakKeyDictionary()
@@ -79,20 +82,36 @@ def session_key(ctx: Context) -> str | None:
     return f"http:{found}" if isinstance(found, str) and found else None
 
 
-def call_connection(ctx: Context, stdio: Connection | None) -> Connection | None:
-    """The connection a call came on: its HTTP request's (`connection_asgi`), else ``stdio``.
+def call_connection(request: object, stdio: Connection | None) -> Connection | None:
+    """The connection a call came on: its HTTP ``request``'s (`connection_asgi`), else ``stdio``
+    (a call over stdio has no request).
 
-    >>> call_connection(cast(Context, type("Ctx", (), {"request": None})()), None) is None
-    True
+    >>> stdio = Connection()
+    >>> call_connection(None, stdio) is stdio, call_connection(object(), stdio)
+    (True, None)
     """
-    request = ctx.request
     if request is None:
         return stdio
     return connection_of(getattr(request, "scope", None))
 
 
+def error_kind(error: ServeError) -> str:
+    """What kind of tool error ``error`` is, as structured content names it: plain words in snake
+    case, not the Python class behind it.
+
+    >>> error_kind(NoSession()), error_kind(SourceFailed("search", "the source failed"))
+    ('no_session', 'source_failed')
+    """
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(error).__name__).lower()
+
+
+def _internal_error(tool: str) -> types.CallToolResult:
+    # The agent reads plain words; the exception's type, text and traceback are in the log.
+    return _error_result(SourceFailed(tool, INTERNAL_ERROR))
+
+
 def _error_result(error: ServeError) -> types.CallToolResult:
-    structured: dict[str, object] = {"error": type(error).__name__, "message": error.message}
+    structured: dict[str, object] = {"error": error_kind(error), "message": error.message}
     if isinstance(error, RepeatedCall):
         # Names documents chose stay out of the text; the JSON carries them as data.
         structured |= {"answer": error.answer, "outcome": error.outcome, "passages": list(error.passage_ids)}
@@ -125,6 +144,8 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
 
     registry: SessionStore = sessions if sessions is not None else Sessions()
     tools = tool_list(settings, backend.describe())
+    # What the operator's log must never show (the database's password, in every spelling).
+    secrets = secrets_of(backend)
 
     async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -135,10 +156,15 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
             return _error_result(NoSession())
         if params.name not in TOOL_NAMES:
             return _error_result(UnknownTool(params.name, TOOL_NAMES))
-        return await _call(
-            registry.session(key), params.name, params.arguments, backend, settings, request_key(ctx.request_id, params),
-            None if ctx.request_id is None else str(ctx.request_id), call_connection(ctx, _STDIO.get(server)),
-        )
+        try:
+            return await _call(
+                registry.session(key), params.name, params.arguments, backend, settings,
+                request_key(ctx.request_id, params), None if ctx.request_id is None else str(ctx.request_id),
+                call_connection(ctx.request, _STDIO.get(server)),
+            )
+        except Exception as exc:  # noqa: BLE001 - the one boundary: a bug (or a lost database) must not end the session
+            log_failure(_log, f"tool {params.name}", exc, secrets)
+            return _internal_error(params.name)
 
     async def list_resources(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=[receipts_resource()])
@@ -148,7 +174,11 @@ def build_server(backend: Backend, settings: ServeSettings, *, sessions: Session
         if params.uri != RECEIPTS_URI or key is None:
             raise MCPError(types.INVALID_PARAMS, f"no resource {params.uri!r} here; read {RECEIPTS_URI} in a session")
         # A shared store reads the database: off the event loop.
-        ledger = await anyio.to_thread.run_sync(lambda: registry.session(key).ledger)
+        try:
+            ledger = await anyio.to_thread.run_sync(lambda: registry.session(key).ledger)
+        except Exception as exc:  # noqa: BLE001 - the SDK would send the exception's text to the client
+            log_failure(_log, f"reading {RECEIPTS_URI}", exc, secrets)
+            raise MCPError(types.INTERNAL_ERROR, f"{RECEIPTS_URI} could not be read: {INTERNAL_ERROR}") from None
         text = json.dumps(receipts_json(ledger, settings), ensure_ascii=False)
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=RECEIPTS_URI, mime_type="application/json", text=text)]
@@ -175,10 +205,15 @@ def request_key(request_id: object, params: types.CallToolRequestParams) -> str 
 
     >>> request_key(7, types.CallToolRequestParams(name="search", arguments={"question": "q"}))
     '7:bb2627af7d9071523839'
+    >>> request_key(7, types.CallToolRequestParams(name="search", arguments={"budget": 10**5000})) is None
+    True
     """
     if request_id is None:
         return None
-    call = json.dumps([params.name, params.arguments], sort_keys=True, ensure_ascii=False, default=str)
+    try:
+        call = json.dumps([params.name, params.arguments], sort_keys=True, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        return None  # arguments no JSON frame carries (an int of thousands of digits): never replayed
     return f"{request_id}:{hashlib.sha256(call.encode('utf-8', 'surrogatepass')).hexdigest()[:20]}"
 
 
@@ -273,9 +308,6 @@ async def _call(
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(record_cancelled, reason)
         raise
-    except Exception as exc:  # noqa: BLE001 - the one boundary: a bug must not end the session
-        _log.exception("tool %s failed", name)
-        return _error_result(SourceFailed(name, "internal error (the server's log has the details); the server keeps serving"))
     finally:
         if stop_relay is not None:
             stop_relay()
