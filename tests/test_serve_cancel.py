@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import anyio
+from returns.result import Success
 import pytest
 
 from tests._serve_harness import Client, HttpSessions, build_index, http_server, stdio_session
@@ -114,3 +115,25 @@ def test_a_read_cancelled_while_its_answer_is_built_is_not_kept_though_the_work_
     assert not again.is_error and again.structured_content is not None, client.text(again)
     assert again.structured_content["cut"] is False and shed[1] in again.structured_content["surroundings"]
     assert client.receipts()["session"]["tokens_used"] == before["tokens_used"] + again.structured_content["tokens"]
+
+
+def test_asking_again_says_what_really_happened_to_the_question(tmp_path: Path) -> None:
+    # Answered: "already answered (answer N)"; failed: "already asked (call N, which ended: why)";
+    # cancelled (above): asked afresh. In process, with a source that fails for "boom".
+    from properties.test_serve_messages import RaisingBackend  # noqa: PLC0415 - its failing source
+    from thrift_fp.serve import SearchRequest, SessionLedger, SqliteBackend, answer_search, serve_settings  # noqa: PLC0415
+
+    settings = serve_settings().unwrap()
+    backend = RaisingBackend(SqliteBackend(build_index(tmp_path), dense=False))
+    ledger = SessionLedger()
+    messages = []
+    for question in ("shedding budgets", "boom shedding", "shedding budgets", "boom shedding"):
+        ledger, result = answer_search(ledger, SearchRequest(question, 400, settings.tiers), backend, settings)
+        messages.append(result.failure().message if not isinstance(result, Success) else "answered")
+    failed = "search: the source failed on this call; the server's log has the details"
+    assert messages == [
+        "answered",
+        failed,
+        'search: "shedding budgets" was already answered in this session (answer 1); ask something else, or read a passage',
+        f'search: "boom shedding" was already asked in this session (call 2, which ended: {failed}); a question runs once per session',
+    ]

@@ -35,8 +35,9 @@ class CallRecord:
     """One tool call of the session, answered or not: what it asked, what it sent, what it cost.
 
     ``outcome`` is ``"answered"`` or the tool error's message; ``sent`` the passage ids whose
-    text the answer carried; ``repeated`` those it named as already sent instead; ``key`` and
-    ``receipt`` the lifecycle's (empty and ``None`` when the call never reached it, or failed).
+    text the answer carried; ``repeated`` those it named as already sent instead; ``key`` the
+    question's key the lifecycle reserved (empty when the call never reached it) and ``receipt``
+    its receipt (``None`` unless the call was answered).
     """
 
     number: int
@@ -142,7 +143,8 @@ def record_call(
 ) -> SessionLedger:
     """The ledger after ``call``: its ``sent`` (content hash, passage id) pairs delivered (a
     content sent before keeps its first delivery), its tokens charged, ``retrieval`` the
-    lifecycle's next state (unchanged when ``None``).
+    lifecycle's next state (unchanged when ``None``); a call with no ``key`` gets the one key that
+    state newly reserved.
 
     >>> ledger = record_call(SessionLedger(), CallRecord(1, "search", "q", "answered", ("a#1",), (), 120),
     ...                      [("h1", "a#1")])
@@ -152,6 +154,11 @@ def record_call(
     delivered = dict(ledger.delivered)
     for content_hash, passage_id in sent:
         delivered.setdefault(content_hash, Delivery(passage_id, call.number))
+    reserved = () if retrieval is None else tuple(retrieval.seen - ledger.retrieval.seen)
+    if not call.key and len(reserved) == 1:
+        # A call that failed after the lifecycle reserved its question's key: asking it again
+        # names this call and how it ended, not an answer it never gave.
+        call = replace(call, key=reserved[0])
     return replace(
         ledger,
         retrieval=ledger.retrieval if retrieval is None else retrieval,
