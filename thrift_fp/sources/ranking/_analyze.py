@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-from thrift_fp.sources.ranking._match import MAX_QUERY_TERMS
+from thrift_fp.sources.ranking._match import MAX_QUERY_TERMS, STOP_WORDS
 
 # A run of word characters (and '+') possibly joined by . : _ / - into one name.
 _NAME: Final = re.compile(r"(?:[^\W_]|\+)+(?:[.:_/\-](?:[^\W_]|\+)+)*")
@@ -41,15 +41,6 @@ _CAMEL: Final = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _MARKUP: Final = re.compile(r"(?<![\w`]):[\w.+-]+(?::[\w.+-]+)*:(?=`)|^[ \t]*\.\.[ \t]+[\w.+:-]+?::", re.MULTILINE)
 # Longer runs are hashes, base64 and minified code: never what a question names.
 MAX_TERM_CHARS: Final = 48
-STOP_WORDS: Final = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have
-    having he her here hers herself him himself his how i if in into is it its itself just me more most
-    my myself no nor not now of off on once only or other our ours ourselves out over own same she
-    should so some such than that the their theirs them themselves then there these they this those
-    through to too under until up use using very was we were what when where which while who whom why
-    will with would you your yours yourself yourselves""".split()
-)
 SNOWBALL: Final = "english-snowball"
 """The analyzer's name when the Snowball stemmer is installed (the ``docs`` extra), as an index records it."""
 PLAIN: Final = "english-plain"
