@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from bisect import bisect_left
 from itertools import accumulate, compress, repeat
-from operator import attrgetter, is_not, not_
+from operator import attrgetter, is_, is_not, not_
 from types import MappingProxyType
 from typing import Any, Final, TypeVar, cast, no_type_check
 
@@ -235,6 +235,11 @@ def _shed_while_over(
 def _without(entries: Sequence[Entry], removed: Sequence[Entry]) -> Sequence[Entry]:
     if not removed:
         return entries
+    # The usual shed of pass 8: the leading run of ``entries`` itself (oldest first in input
+    # order), found by identity in one C-level pass that stops at the first other entry.
+    count = len(removed)
+    if count <= len(entries) and all(map(is_, removed, entries)):
+        return entries[count:]
     gone = set(map(_entry_position, removed))
     return list(compress(entries, map(not_, map(gone.__contains__, map(_entry_position, entries)))))
 
