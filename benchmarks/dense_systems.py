@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
 from benchmarks._eval_set import relative
+from benchmarks._wrapped_embedder import SameModel
 
 if TYPE_CHECKING:
     from thrift_fp.sources.dense import Embedder
@@ -41,7 +42,7 @@ DenseSystem = Literal["dense", "hybrid"]
 MEMORY: Final = "dense-vectors-memory.sqlite"
 
 
-class RememberingEmbedder:
+class RememberingEmbedder(SameModel):
     """The real model behind a table of the vectors it computed before (model and input → vector).
 
     A benchmark device, not a library one: the table is seeded from the ``*-dense.sqlite``
@@ -50,19 +51,11 @@ class RememberingEmbedder:
     """
 
     def __init__(self, inner: Embedder, folder: Path) -> None:
-        self._inner = inner
+        self.inner = inner
         self._memory = sqlite3.connect(folder / MEMORY, timeout=120)
         self._memory.execute("CREATE TABLE IF NOT EXISTS v(key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
         self._seed(folder)
         self.embedded = 0
-
-    @property
-    def model_id(self) -> str:
-        return self._inner.model_id
-
-    @property
-    def dimensions(self) -> int:
-        return self._inner.dimensions
 
     def _key(self, text: str) -> str:
         return hashlib.sha256(f"{self.model_id}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
@@ -103,7 +96,7 @@ class RememberingEmbedder:
                          self._memory.execute(f"SELECT key, vector FROM v WHERE key IN ({marks})", chunk))
         todo = [at for at, key in enumerate(keys) if key not in known]
         if todo:
-            fresh = self._inner.embed([texts[at] for at in todo])
+            fresh = self.inner.embed([texts[at] for at in todo])
             self.embedded += len(todo)
             rows = [(keys[at], bytes(vector)) for at, vector in zip(todo, fresh, strict=True)]
             self._memory.executemany("INSERT OR REPLACE INTO v(key, vector) VALUES (?, ?)", rows)

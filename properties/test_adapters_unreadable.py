@@ -226,6 +226,15 @@ def _attribute(name: str) -> Callable[[Any, BaseException], Any]:
     return lambda obj, exc: hostile(obj, name, exc)
 
 
+def _in_mapping(field: str, key: str) -> Callable[[Any, BaseException], Any]:
+    """A copy of a pydantic object whose mapping ``field`` raises ``exc`` when ``key`` is read."""
+    def swap(obj: Any, exc: BaseException) -> Any:
+        made = obj.model_copy()
+        made.__dict__[field] = Raising(getattr(obj, field), key, exc)
+        return made
+    return swap
+
+
 def _langchain_spots() -> Iterator[Spot]:
     from langchain_core.documents import Document
     from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
@@ -278,15 +287,10 @@ def _langchain_spots() -> Iterator[Spot]:
     for name in ("page_content", "id", "metadata"):
         yield _object_spot("langchain", "documents", documents, 0, name, _attribute(name), lambda d: fit(d=d))
 
-    def metadata(key: str) -> Callable[[Any, BaseException], Any]:
-        def swap(document: Any, exc: BaseException) -> Any:
-            made = document.model_copy()
-            made.__dict__["metadata"] = Raising(document.metadata, key, exc)
-            return made
-        return swap
-
     for key in ("relevance_score", "source"):
-        yield _object_spot("langchain", "documents", documents, 0, f"metadata[{key!r}]", metadata(key), lambda d: fit(d=d))
+        yield _object_spot(
+            "langchain", "documents", documents, 0, f"metadata[{key!r}]", _in_mapping("metadata", key), lambda d: fit(d=d)
+        )
 
 
 def _llamaindex_spots() -> Iterator[Spot]:
@@ -328,11 +332,7 @@ def _llamaindex_spots() -> Iterator[Spot]:
         yield _object_spot("llamaindex", "messages", messages, 2, f"blocks[1].{name}", in_block(1, name), lambda m: fit(m=m))
 
     def kwargs(key: str) -> Callable[[Any, BaseException], Any]:
-        def swap(message: Any, exc: BaseException) -> Any:
-            made = message.model_copy()
-            made.__dict__["additional_kwargs"] = Raising(message.additional_kwargs, key, exc)
-            return made
-        return swap
+        return _in_mapping("additional_kwargs", key)
 
     yield _object_spot("llamaindex", "messages", messages, 2, "additional_kwargs.tool_calls", kwargs("tool_calls"), lambda m: fit(m=m))
     yield _object_spot("llamaindex", "messages", messages, 3, "additional_kwargs.tool_call_id", kwargs("tool_call_id"), lambda m: fit(m=m))
