@@ -11,6 +11,7 @@ import pytest
 from tests._serve_harness import DOCUMENTS, counted, envelopes, notes
 from thrift_fp.serve import ReadRequest, SearchRequest, SessionLedger, answer_read, answer_search, serve_settings
 from thrift_fp.serve._postgres import PostgresBackend, open_postgres_backend
+from thrift_fp.serve._tools import tool_list
 from thrift_fp.sources import postgres
 
 
@@ -41,3 +42,15 @@ def test_search_then_read_with_surroundings_over_postgres(backend: PostgresBacke
     ledger, again = answer_search(ledger, SearchRequest("walker lists folders", 2000, settings.tiers), backend, settings)
     assert notes(again.unwrap().text).startswith("Already sent earlier in this session, not repeated: ")
     assert 'walk.md#1" (answer 2)' in notes(again.unwrap().text)
+
+
+def test_the_tools_and_instructions_name_the_collection_never_the_database_address(backend: PostgresBackend, pg_url: str) -> None:
+    from thrift_fp.serve import build_server  # noqa: PLC0415
+
+    server = build_server(backend, serve_settings().unwrap())
+    described = " ".join(
+        [server.instructions or "", *(tool.description or "" for tool in tool_list(serve_settings().unwrap(), backend.describe()))]
+    )
+    assert f"the collection {backend.collection!r}" in described, described
+    for leak in ("postgresql", "host=", "@", "thrift_fp_test", pg_url):
+        assert leak not in described, leak
