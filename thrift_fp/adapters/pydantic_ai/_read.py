@@ -258,24 +258,16 @@ class _Reader:
             self.texts.append(content)
             return None
         if isinstance(part, BaseToolCallPart):
-            call_id = attr(part, "tool_call_id", f"{field}.tool_call_id")
-            failed = self._ids(attr(part, "tool_name", f"{field}.tool_name"), call_id)
-            if failed is not None:
-                return failed
-            self._sent(part, "args_as_json_str", "args")
-            if isinstance(part, ToolCallPart):
-                self.calls.append((f"{field}.tool_call_id", cast(str, call_id)))
-            return None
+            failed, tool_id = self._tool_part(part, field, "args_as_json_str", "args")
+            if failed is None and isinstance(part, ToolCallPart):
+                self.calls.append((f"{field}.tool_call_id", tool_id))
+            return failed
         if isinstance(part, BaseToolReturnPart):
-            call_id = attr(part, "tool_call_id", f"{field}.tool_call_id")
-            failed = self._ids(attr(part, "tool_name", f"{field}.tool_name"), call_id)
-            if failed is not None:
-                return failed
-            self._sent(part, "model_response_str", "content")
-            if isinstance(part, ToolReturnPart):
-                self.answers.append((f"{field}.tool_call_id", cast(str, call_id)))
+            failed, tool_id = self._tool_part(part, field, "model_response_str", "content")
+            if failed is None and isinstance(part, ToolReturnPart):
+                self.answers.append((f"{field}.tool_call_id", tool_id))
                 self.answering += 1
-            return None
+            return failed
         if isinstance(part, RetryPromptPart):
             name = attr(part, "tool_name", f"{field}.tool_name")
             call_id = attr(part, "tool_call_id", f"{field}.tool_call_id")
@@ -299,6 +291,14 @@ class _Reader:
 
     def _misread(self, field: str, value: object, reason: str) -> Misread:
         return Misread(self.index, self.field + field, value, reason)
+
+    def _tool_part(self, part: object, field: str, render: str, value: str) -> tuple[Misread | None, str]:
+        # A tool call or return: its name and id checked, then its rendered body priced (`_sent`).
+        call_id = attr(part, "tool_call_id", f"{field}.tool_call_id")
+        failed = self._ids(attr(part, "tool_name", f"{field}.tool_name"), call_id)
+        if failed is None:
+            self._sent(part, render, value)
+        return failed, cast(str, call_id)
 
     def _ids(self, name: object, call_id: object) -> Misread | None:
         if not isinstance(name, str):
