@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from thrift_fp.sources import index_paths
+from thrift_fp.sources import IndexReport, index_paths
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
 
@@ -38,21 +38,24 @@ def test_a_new_index_follows_the_umask(tmp_path: Path, umask_022: None) -> None:
     assert _mode(tmp_path / "index.db") == 0o644
 
 
+def _updated(folder: Path, mode: int) -> tuple[IndexReport, Path]:
+    """An index of one file, set to ``mode``, then updated with a second file: the update's report
+    and the index."""
+    (folder / "a.md").write_text("budget")
+    database = folder / "index.db"
+    index_paths(database, [folder / "a.md"]).unwrap()
+    database.chmod(mode)
+    (folder / "b.md").write_text("shedding")
+    return index_paths(database, [folder / "a.md", folder / "b.md"]).unwrap(), database
+
+
 def test_an_updated_index_keeps_its_mode(tmp_path: Path, umask_022: None) -> None:
-    (tmp_path / "a.md").write_text("budget")
-    database = tmp_path / "index.db"
-    index_paths(database, [tmp_path / "a.md"]).unwrap()
-    database.chmod(0o664)
-    (tmp_path / "b.md").write_text("shedding")
-    assert index_paths(database, [tmp_path / "a.md", tmp_path / "b.md"]).unwrap().chunked
+    report, database = _updated(tmp_path, 0o664)
+    assert report.chunked
     assert _mode(database) == 0o664
 
 
 def test_a_read_only_index_can_still_be_updated_and_stays_read_only(tmp_path: Path, umask_022: None) -> None:
-    (tmp_path / "a.md").write_text("budget")
-    database = tmp_path / "index.db"
-    index_paths(database, [tmp_path / "a.md"]).unwrap()
-    database.chmod(0o444)
-    (tmp_path / "b.md").write_text("shedding")
-    assert index_paths(database, [tmp_path / "a.md", tmp_path / "b.md"]).unwrap().passages == 2
+    report, database = _updated(tmp_path, 0o444)
+    assert report.passages == 2
     assert _mode(database) == 0o444

@@ -6,7 +6,7 @@ derived, and the exception a user callback raised as ``cause``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from thrift_fp._errors import ErrorValue
 from thrift_fp._shown import shown, shown_exception, shown_text
@@ -79,7 +79,22 @@ class KeyFailed(_StepFailed, template="retrieval {definition_id!r}: key function
     """
 
 
-class DuplicateQuery(ErrorValue):
+class _Worded(ErrorValue):
+    """An error the definition's ``errors`` builders may word: its ``custom_message``, when given,
+    is the message (bounded), else the class's template. Each subclass declares ``custom_message``
+    and ``cause`` after its own fields, so its positional fields stay in place."""
+
+    @property
+    def message(self) -> str:
+        custom: str | None = getattr(self, "custom_message")  # noqa: B009 - declared by each subclass, last
+        if custom is not None:
+            return shown_text(custom, CUSTOM_MESSAGE_CHARS)
+        # The template's message; not through super(): the metaclass rebuilds the class, and the
+        # ``__class__`` cell super() needs would name the first build.
+        return cast(str, ErrorValue.message.__get__(self))
+
+
+class DuplicateQuery(_Worded, template="retrieval {definition_id!r}: duplicate query {key!t}: each query runs once per request"):
     """The query's key was already attempted in this request.
 
     ``custom_message`` comes from ``errors.duplicate``; ``cause`` is set when that
@@ -95,15 +110,6 @@ class DuplicateQuery(ErrorValue):
     key: str
     custom_message: str | None = None
     cause: BaseException | None = None
-
-    @property
-    def message(self) -> str:
-        if self.custom_message is not None:
-            return shown_text(self.custom_message, CUSTOM_MESSAGE_CHARS)
-        return (
-            f"retrieval {shown(self.definition_id)}: duplicate query {shown_text(self.key)}: "
-            "each query runs once per request"
-        )
 
 
 class _QueryFailed(ErrorValue):
@@ -124,7 +130,10 @@ class LimitFailed(_QueryFailed, template="retrieval {definition_id!r}: limit fai
     """
 
 
-class BudgetExhausted(ErrorValue):
+class BudgetExhausted(
+    _Worded,
+    template="retrieval {definition_id!r}: query budget exhausted ({query_count!r} of {limit!r} used); refused query {key!t}",
+):
     """The request already accepted ``limit`` queries.
 
     >>> BudgetExhausted("docs", '"Agent"', 2, 2).message
@@ -137,15 +146,6 @@ class BudgetExhausted(ErrorValue):
     limit: int
     custom_message: str | None = None
     cause: BaseException | None = None
-
-    @property
-    def message(self) -> str:
-        if self.custom_message is not None:
-            return shown_text(self.custom_message, CUSTOM_MESSAGE_CHARS)
-        return (
-            f"retrieval {shown(self.definition_id)}: query budget exhausted "
-            f"({shown(self.query_count)} of {shown(self.limit)} used); refused query {shown_text(self.key)}"
-        )
 
 
 class Unauthorized(_QueryFailed, template="retrieval {definition_id!r}: query {key!t} not authorized: {reason}"):
