@@ -3,6 +3,7 @@ effect is noticed at that boundary; the key stays reserved and the result is dis
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -62,24 +63,27 @@ def _run(definition: RetrievalDefinition[str, Doc, Found, App], controller: Canc
     return run_retrieval(definition, "Agent", OperationContext(App(), controller.signal), state)
 
 
-def test_an_abort_during_assert_result_is_noticed_after_it() -> None:
+def _aborted_during(step: str, aborting: Callable[[CancellationController], Any]) -> Any:
+    """Run ``BASE`` with its ``step`` replaced by ``aborting(controller)`` and an audit effect: the
+    result is discarded (the key stays reserved, no source joins the state, no effect runs); returns
+    the outcome's result."""
     controller = CancellationController()
     ran: list[str] = []
-    definition = replace(BASE, assert_result=_assert_result(controller), effects=(_effect("audit", None, ran),))
+    definition = replace(BASE, **{step: aborting(controller)}, effects=(_effect("audit", None, ran),))
     outcome = _run(definition, controller)
-    assert outcome.result == Failure(Aborted("docs", AGENT, "after-assert-result", "left while checking"))
-    assert outcome.state == RESERVED
+    assert outcome.state == RESERVED, "the named sources must not join the state"
     assert ran == [], "an effect ran on a discarded result"
+    return outcome.result
+
+
+def test_an_abort_during_assert_result_is_noticed_after_it() -> None:
+    result = _aborted_during("assert_result", _assert_result)
+    assert result == Failure(Aborted("docs", AGENT, "after-assert-result", "left while checking"))
 
 
 def test_an_abort_during_source_naming_is_noticed_after_it() -> None:
-    controller = CancellationController()
-    ran: list[str] = []
-    definition = replace(BASE, naming=_naming(controller), effects=(_effect("audit", None, ran),))
-    outcome = _run(definition, controller)
-    assert outcome.result == Failure(Aborted("docs", AGENT, "after-source-naming", "left while naming"))
-    assert outcome.state == RESERVED, "the named sources must not join the state"
-    assert ran == []
+    result = _aborted_during("naming", _naming)
+    assert result == Failure(Aborted("docs", AGENT, "after-source-naming", "left while naming"))
 
 
 @pytest.mark.parametrize("aborting", [0, 1, 2])
