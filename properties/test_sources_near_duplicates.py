@@ -7,12 +7,19 @@
   word differs (a word the other text does not hold, in the same place), stay apart.
 - **The kept one is the best-scored**: a copy joins the first (best) hit it matches, nothing
   before the last kept hit is lost, and the answer keeps the ranking's order.
+- **Renderings of one page cut elsewhere collapse** (`siblings`: one folder, one file name, two
+  rendering suffixes, one trust tier): the shorter's words at the edges of the shared text may
+  differ (up to `EDGE`); nothing else does. The same pair under the names of two pages — another
+  folder, another case or letter, one more dot, another tier, a JSONL record — keeps the rule
+  for distinct pages, so a hostile name never buys the looser rule; a templated page stays
+  apart; and whether two passages are one never depends on which is given first.
 - **The budget and de-duplication count copies as sent**: `thrift-fp serve` sends one passage
   of a set of copies, names the rest, and never sends a copy in a later answer.
 """
 
 from __future__ import annotations
 
+import math
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,11 +31,16 @@ from hypothesis import strategies as st
 from properties.hostile_strategies import examples
 from thrift_fp.sources import Hit, index_paths
 from thrift_fp.sources.contract import collapsed_hits
-from thrift_fp.sources.ranking._duplicates import CONTAINED_WORDS, SLACK, alike, fingerprint
+from thrift_fp.sources.ranking._duplicates import (
+    CONTAINED_WORDS, EDGE, RENDERINGS, SLACK, alike, fingerprint, page_of, siblings,
+)
 
 _VOCABULARY = ("shed", "budget", "score", "window", "tier", "nonce", "quota", "commit", "rebase", "log", "the", "a")
 _KEYS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta")  # never in _VOCABULARY: a template's key words
 _MARKUP_WORDS = ("linkgit", "verse", "manual", "page", "last", "updated", "utc")  # a rendering's own words
+# A chunk's own words at a cut (a heading, a list number, the next section's title), one set per
+# side so that the two sides' edges never align with each other.
+_EDGE_WORDS = (("approach", "steps", "heading", "ssh"), ("1", "2", "echo", "transport"))
 _SEPARATORS = (" ", "  ", "\n", "\n  ", ", ", ". ", " - ", " * ", " `", "` ", " |\t")
 
 _words = st.sampled_from(_VOCABULARY)
@@ -55,10 +67,110 @@ def _with_markup_words(draw: st.DrawFn, words: list[str]) -> list[str]:
     return out
 
 
-def _hit(n: int, text: str) -> Hit:
+def _hit(n: int, text: str, path: str | None = None, tier: str = "first-party") -> Hit:
     at = datetime(2026, 1, 1, tzinfo=UTC)
-    return Hit(f"p{n}#1", f"p{n}", f"/p{n}", "text", "first-party", at, at, f"h{n}", 9, text, 1.0, 1.0 - n / 100,
+    return Hit(f"p{n}#1", f"p{n}", path or f"/p{n}", "text", tier, at, at, f"h{n}", 9, text, 1.0, 1.0 - n / 100,
                MappingProxyType({}))
+
+
+@st.composite
+def _cut_apart(draw: st.DrawFn) -> tuple[list[str], list[str], int]:
+    """Two chunks of one page's text cut at other places: a shared run of words, each side with
+    its own words before and after it; and how many of the shorter's words lie at its edges."""
+    # Numbered words: prose, whose long runs do not repeat (``difflib`` aligns a run of one word
+    # repeated greedily, and may then miss a copy: safe, but no rule to test).
+    shared = [f"{word}{n}" for n, word in enumerate(draw(
+        st.lists(_words, min_size=CONTAINED_WORDS, max_size=3 * CONTAINED_WORDS)))]
+    sides = []
+    for own in _EDGE_WORDS:
+        head, tail = (draw(st.lists(st.sampled_from(own), max_size=4)) for _ in range(2))
+        sides.append((head + shared + tail, len(head) + len(tail)))
+    (first, first_own), (second, second_own) = sides
+    shorter_own = first_own if (len(first), first) <= (len(second), second) else second_own
+    return first, second, shorter_own
+
+
+def _alike_texts(first: str, second: str, first_path: str, second_path: str, tier: str = "first-party") -> bool:
+    """Whether ``collapsed_hits`` makes one passage of the two texts read from these files."""
+    kept = collapsed_hits([_hit(0, first, first_path), _hit(1, second, second_path, tier)], 2)
+    return len(kept) == 1
+
+
+# Two files that are not one page's renderings, whatever their names share (page.html stands first).
+_NOT_SIBLINGS = (
+    ("/docs/page.html", "/docs/page.html"),            # one file: two chunks of one rendering
+    ("/docs/page.html", "/docs/page.HTML"),            # the same rendering, spelled otherwise
+    ("/docs/page.html", "/evil/page.txt"),             # another folder
+    ("/docs/page.html", "/docs/sub/page.txt"),         # a folder below
+    ("/docs/page.html", "/docs/Page.txt"),             # another case
+    ("/docs/page.html", "/docs/pаge.txt"),             # a Cyrillic a
+    ("/docs/page.html", "/docs/page.html.txt"),        # one more dot: another stem
+    ("/docs/page.html", "/docs/page .txt"),            # a trailing space
+    ("/docs/page.html", "/docs/page.jsonl"),           # JSONL records are no rendering
+    ("/docs/page.html", "/docs/page.py"),              # nor is code
+    ("/docs/page.html", "/docs/page"),                 # nor a file without a suffix
+)
+
+
+@given(st.data(), _cut_apart())
+def test_renderings_of_one_page_cut_elsewhere_are_one_passage(
+    data: st.DataObject, cut: tuple[list[str], list[str], int]
+) -> None:
+    first, second, shorter_own = cut
+    # The longer may also hold a rendering's own words anywhere (a title, ``linkgit``).
+    if data.draw(st.booleans()):
+        if (len(first), first) <= (len(second), second):
+            second = data.draw(_with_markup_words(second))
+        else:
+            first = data.draw(_with_markup_words(first))
+    one, other = data.draw(_rendered(first)), data.draw(_rendered(second))
+    suffixes = data.draw(st.lists(st.sampled_from(sorted(RENDERINGS)), min_size=2, max_size=2, unique=True))
+    merged = _alike_texts(one, other, f"/usr/share/doc/git-doc/git-log{suffixes[0]}",
+                          f"/usr/share/doc/git-doc/git-log{suffixes[1]}")
+    if shorter_own <= math.floor(EDGE * min(len(first), len(second))):
+        assert merged
+
+
+@given(st.data(), _cut_apart(), st.sampled_from(_NOT_SIBLINGS))
+def test_the_looser_rule_never_reaches_two_pages_whatever_their_names(
+    data: st.DataObject, cut: tuple[list[str], list[str], int], paths: tuple[str, str]
+) -> None:
+    first, second, _ = cut
+    one, other = data.draw(_rendered(first)), data.draw(_rendered(second))
+    strict = alike(fingerprint(one), fingerprint(other))
+    assert _alike_texts(one, other, *paths) == strict
+    # Renderings' names, but another trust tier: an untrusted file never stands for a trusted page.
+    assert _alike_texts(one, other, "/docs/page.html", "/docs/page.txt", "third-party-public") == strict
+
+
+@given(st.data(), st.lists(_words, min_size=CONTAINED_WORDS, max_size=3 * CONTAINED_WORDS),
+       st.lists(st.sampled_from(_KEYS), min_size=2, max_size=2, unique=True), st.sampled_from(_NOT_SIBLINGS))
+def test_templated_pages_stay_apart_and_one_pages_sections_differing_inside_too(
+    data: st.DataObject, page: list[str], keys: list[str], paths: tuple[str, str]
+) -> None:
+    # One template filled with two key words inside the text (not at its edges).
+    slot = data.draw(st.integers(1, len(page) - 1))
+    first, second = (page[:slot] + [key] + page[slot:] for key in keys)
+    one, other = data.draw(_rendered(first)), data.draw(_rendered(second))
+    assert not _alike_texts(one, other, *paths)  # two pages
+    assert not _alike_texts(one, other, "/docs/page.html", "/docs/page.txt")  # two sections of one page
+
+
+@given(st.data(), _cut_apart(), st.sampled_from((*_NOT_SIBLINGS, ("/docs/page.html", "/docs/page.txt"))))
+def test_whether_two_passages_are_one_never_depends_on_their_order(
+    data: st.DataObject, cut: tuple[list[str], list[str], int], paths: tuple[str, str]
+) -> None:
+    first, second, _ = cut
+    one, other = data.draw(_rendered(first)), data.draw(_rendered(data.draw(_with_markup_words(second))))
+    pages = [page_of(path, "first-party") for path in paths]
+    assert siblings(*pages) == siblings(*reversed(pages))
+    for renderings in (False, True):
+        assert alike(fingerprint(one), fingerprint(other), renderings=renderings) == alike(
+            fingerprint(other), fingerprint(one), renderings=renderings)
+    assert _alike_texts(one, other, *paths) == _alike_texts(other, one, *reversed(paths))
+    # The same ranked list collapses the same way each time (nothing hangs on hashing or state).
+    hits = [_hit(0, one, paths[0]), _hit(1, other, paths[1]), _hit(2, one, paths[1])]
+    assert collapsed_hits(hits, 3) == collapsed_hits(list(hits), 3)
 
 
 @given(st.data(), _pages)

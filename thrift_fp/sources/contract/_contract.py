@@ -22,7 +22,7 @@ from returns.result import Failure, Result
 from thrift_fp._errors import ThriftFpError
 from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
-from thrift_fp.sources.ranking import collapse_copies, query_words
+from thrift_fp.sources.ranking import collapse_copies, page_of, query_words
 
 E = TypeVar("E", bound=ThriftFpError)
 
@@ -94,7 +94,9 @@ that collapsing copies (`collapsed_hits`) still fills the answer."""
 
 def collapsed_hits(hits: Sequence[Hit], limit: int) -> tuple[Hit, ...]:
     """The first ``limit`` of ``hits`` (best first) once near-duplicates are one passage: each
-    kept hit names the copies it stands for (`Copy`), and a copy takes no place of its own.
+    kept hit names the copies it stands for (`Copy`), and a copy takes no place of its own. Two
+    renderings of one page (the same file name in one folder, ``.html`` and ``.txt``, one trust
+    tier) are copies even when their chunks were cut a few words apart.
 
     >>> from datetime import datetime, timezone
     >>> at = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -109,7 +111,7 @@ def collapsed_hits(hits: Sequence[Hit], limit: int) -> tuple[Hit, ...]:
     return tuple(
         dataclasses.replace(hit, copies=(*hit.copies, *(Copy(c.passage_id, c.source, c.content_hash) for c in copies)))
         if copies else hit
-        for hit, copies in collapse_copies(hits, lambda hit: hit.text, limit)
+        for hit, copies in collapse_copies(hits, lambda hit: hit.text, limit, lambda hit: page_of(hit.path, hit.trust_tier))
     )
 
 

@@ -14,7 +14,7 @@ from thrift_fp.sources.ranking._analyze import (
     default_analyzer,
     query_words,
 )
-from thrift_fp.sources.ranking._duplicates import collapse, collapse_copies
+from thrift_fp.sources.ranking._duplicates import Page, collapse, collapse_copies, page_of
 from thrift_fp.sources.ranking._fusion import Evidence, fuse_scores, passage_source, spread_sources
 from thrift_fp.sources.ranking._match import bm25_to_score, match_expression, query_terms
 from thrift_fp.sources.ranking._score import (
@@ -34,6 +34,7 @@ __all__ = [
     "Candidate",
     "CollectionStats",
     "Evidence",
+    "Page",
     "Scored",
     "analyze_fields",
     "analyzer_available",
@@ -44,6 +45,7 @@ __all__ = [
     "default_analyzer",
     "fuse_scores",
     "match_expression",
+    "page_of",
     "passage_source",
     "query_terms",
     "query_words",
