@@ -47,18 +47,17 @@ def scrubbed(text: str, secrets: Iterable[str] = ()) -> str:
     return _KEYWORD_PASSWORD.sub(lambda found: found.group(1) + HIDDEN, text)
 
 
-def log_failure(log: logging.Logger, what: str, error: BaseException, secrets: Iterable[str] = ()) -> None:
-    """Log ``what`` failed, with ``error``'s type, text and traceback, `scrubbed`.
+def log_failure(log: logging.Logger, what: str, error: BaseException, secrets: Iterable[str] = ()) -> str:
+    """Log ``what`` failed, with ``error``'s type, text and traceback, `scrubbed`; the line logged.
 
-    >>> import io
-    >>> stream = io.StringIO(); log = logging.getLogger("thrift_fp.doctest.failure")
-    >>> log.addHandler(logging.StreamHandler(stream)); log.propagate = False
     >>> try:
     ...     raise KeyError("postgresql://u:pw@db/x")
     ... except KeyError as error:
-    ...     log_failure(log, "tool search", error)
-    >>> shown = stream.getvalue(); "KeyError" in shown, "pw@" in shown, "u:***@db" in shown
+    ...     shown = log_failure(logging.getLogger("thrift_fp.serve"), "tool search", error)
+    >>> "KeyError" in shown, "pw@" in shown, "u:***@db" in shown
     (True, False, True)
     """
     detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    log.error("%s", scrubbed(f"{what} failed: {detail}".rstrip(), secrets))
+    line = scrubbed(f"{what} failed: {detail}".rstrip(), secrets)
+    log.error("%s", line)
+    return line
