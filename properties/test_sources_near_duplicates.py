@@ -9,7 +9,8 @@
   before the last kept hit is lost, and the answer keeps the ranking's order.
 - **Renderings of one page cut elsewhere collapse** (`siblings`: one folder, one file name, two
   rendering suffixes, one trust tier): the shorter's words at the edges of the shared text may
-  differ (up to `EDGE`); nothing else does. The same pair under the names of two pages — another
+  differ (up to `EDGE`), and a short chunk lying whole inside the other is one with it; nothing
+  else differs. The same pair under the names of two pages — another
   folder, another case or letter, one more dot, another tier, a JSONL record — keeps the rule
   for distinct pages, so a hostile name never buys the looser rule; a templated page stays
   apart; and whether two passages are one never depends on which is given first.
@@ -80,7 +81,8 @@ def _cut_apart(draw: st.DrawFn) -> tuple[list[str], list[str], int]:
     # Numbered words: prose, whose long runs do not repeat (``difflib`` aligns a run of one word
     # repeated greedily, and may then miss a copy: safe, but no rule to test).
     shared = [f"{word}{n}" for n, word in enumerate(draw(
-        st.lists(_words, min_size=CONTAINED_WORDS, max_size=3 * CONTAINED_WORDS)))]
+        st.lists(_words, min_size=1, max_size=CONTAINED_WORDS + 2)
+        | st.lists(_words, min_size=CONTAINED_WORDS, max_size=3 * CONTAINED_WORDS)))]
     sides = []
     for own in _EDGE_WORDS:
         head, tail = (draw(st.lists(st.sampled_from(own), max_size=4)) for _ in range(2))
@@ -118,7 +120,8 @@ def test_renderings_of_one_page_cut_elsewhere_are_one_passage(
 ) -> None:
     first, second, shorter_own = cut
     # The longer may also hold a rendering's own words anywhere (a title, ``linkgit``).
-    if data.draw(st.booleans()):
+    marked = data.draw(st.booleans())
+    if marked:
         if (len(first), first) <= (len(second), second):
             second = data.draw(_with_markup_words(second))
         else:
@@ -127,8 +130,23 @@ def test_renderings_of_one_page_cut_elsewhere_are_one_passage(
     suffixes = data.draw(st.lists(st.sampled_from(sorted(RENDERINGS)), min_size=2, max_size=2, unique=True))
     merged = _alike_texts(one, other, f"/usr/share/doc/git-doc/git-log{suffixes[0]}",
                           f"/usr/share/doc/git-doc/git-log{suffixes[1]}")
-    if shorter_own <= math.floor(EDGE * min(len(first), len(second))):
+    shorter = min(len(first), len(second))
+    if shorter >= CONTAINED_WORDS and shorter_own <= math.floor(EDGE * shorter):
         assert merged
+    if shorter < CONTAINED_WORDS and shorter_own == 0 and not marked:
+        assert merged  # a short chunk lying whole, in one run, in the other rendering's chunk
+
+
+@given(st.data(), st.lists(_words, min_size=1, max_size=CONTAINED_WORDS - 1),
+       st.lists(st.sampled_from(_EDGE_WORDS[1]), max_size=6), st.lists(st.sampled_from(_EDGE_WORDS[1]), min_size=1, max_size=6))
+def test_a_short_chunk_whole_inside_its_other_renderings_chunk_is_one_with_it(
+    data: st.DataObject, line: list[str], before: list[str], after: list[str]
+) -> None:
+    # A synopsis line one rendering cut alone, the other with its neighbours: one passage for
+    # the page's renderings, two for different pages (a short text says nothing about the rest).
+    short, cut = data.draw(_rendered(line)), data.draw(_rendered(before + line + after))
+    assert _alike_texts(cut, short, "/docs/git-stash.txt", "/docs/git-stash.html")
+    assert not _alike_texts(cut, short, *data.draw(st.sampled_from(_NOT_SIBLINGS)))
 
 
 @given(st.data(), _cut_apart(), st.sampled_from(_NOT_SIBLINGS))

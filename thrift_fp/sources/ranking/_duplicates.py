@@ -21,8 +21,10 @@ spacing ignored):
   structure, so one chunk may start or end a few words before the other: a heading on one side,
   a list number or the next heading on the other. For them only, the shorter's words at either
   edge of the shared text may differ or be missing (at most ``EDGE`` of it); inside the shared
-  text the rule above holds. Passages of different pages keep the rule above, so templated pages
-  (one key word changed) stay apart, and so do two sections of one page that differ inside.
+  text the rule above holds; a short passage is a copy of its other rendering's chunk when its
+  words lie there whole, in one run (a synopsis line that one rendering cut alone). Passages of
+  different pages keep the rules above, so templated pages (one key word changed) stay apart,
+  and so do two sections of one page that differ inside.
 
 Only the hits of one answer are compared (a few dozen), and a word count screens each pair
 before the alignment, so the pairwise check stays cheap. Whether two passages are copies does
@@ -140,6 +142,10 @@ def alike(first: Fingerprint, second: Fingerprint, *, renderings: bool = False) 
     >>> cut_here, cut_there = "Approach 2. " + page, "1. " + page + " Approach 3"
     >>> alike(fingerprint(cut_here), fingerprint(cut_there)), alike(fingerprint(cut_here), fingerprint(cut_there), renderings=True)
     (False, True)
+    >>> synopsis = "git stash store [(-m | --message) <message>] [-q | --quiet] <commit>"
+    >>> cut = fingerprint("git stash create [<message>]\\n" + synopsis)
+    >>> alike(fingerprint(synopsis), cut), alike(fingerprint(synopsis), cut, renderings=True)
+    (False, True)
     """
     if first.words == second.words:
         return True
@@ -148,7 +154,9 @@ def alike(first: Fingerprint, second: Fingerprint, *, renderings: bool = False) 
         else (second, first)
     size = len(shorter.words)
     if size < CONTAINED_WORDS:
-        return False
+        # One page's text, cut alone by one rendering: whole, in one run, inside the other's chunk.
+        return renderings and size > 0 and SequenceMatcher(None, shorter.words, longer.words, autojunk=False) \
+            .find_longest_match(0, size, 0, len(longer.words)).size == size
     missing = math.floor(SLACK * size)
     edges = math.floor(EDGE * size) if renderings else 0
     # Screen: the shorter's words, counted, must already be nearly all in the longer.
