@@ -40,19 +40,24 @@ def _internal_error_line(error: Exception, argv: Sequence[str]) -> str:
 
     >>> _internal_error_line(KeyError("postgresql://ann:pw1@db/x"), ["ask", "--db", "host=db password=pw1"])
     "thrift-fp: internal error: KeyError: 'postgresql://ann:***@db/x'"
+    >>> _internal_error_line(ValueError("bad: host=db password='a b' dbname=x"), ["--db", "host=db password='a b' dbname=x"])
+    'thrift-fp: internal error: ValueError: bad: host=db password=*** dbname=x'
+
     """
     import os  # noqa: PLC0415 - only a crash needs these
 
-    from thrift_fp.serve._operator_log import scrubbed  # noqa: PLC0415
-    from thrift_fp.sources.postgres._secrets import is_database_url, secret_forms  # noqa: PLC0415
+    from thrift_fp._scrub import scrubbed  # noqa: PLC0415
+    from thrift_fp.sources.postgres import is_database_url, redact  # noqa: PLC0415
 
-    given = [*argv, os.environ.get("THRIFT_FP_DATABASE_URL", "")]
-    secrets = [form for value in given if value and is_database_url(value) for form in secret_forms(value)]
     try:
         text = str(error)
     except Exception:  # noqa: BLE001 - an exception's __str__ may raise
         text = ""
-    return scrubbed(f"thrift-fp: internal error: {type(error).__name__}: {text}", secrets)
+    # A database the command was given, shown whole in the text, is shown redacted.
+    for value in (*argv, os.environ.get("THRIFT_FP_DATABASE_URL", "")):
+        if value and is_database_url(value):
+            text = text.replace(value, redact(value))
+    return scrubbed(f"thrift-fp: internal error: {type(error).__name__}: {text}")
 
 
 def main() -> None:

@@ -176,8 +176,8 @@ def _too_small(done: Assembled, window: int | None, encoding: str) -> BudgetTooS
     (``None`` when one was kept, or none matched), naming the smallest budget, and the smallest
     ``--window``, that would answer."""
     from thrift_fp.cli._errors import BudgetTooSmall  # noqa: PLC0415 - the library loads on use
-    from thrift_fp.render._smallest import smallest_budget  # noqa: PLC0415
-    from thrift_fp.sources.contract._answer import ANSWER_FIELDS  # noqa: PLC0415
+    from thrift_fp.render import smallest_budget  # noqa: PLC0415
+    from thrift_fp.sources.contract import ANSWER_FIELDS  # noqa: PLC0415
     from thrift_fp.thrift import resolve_budget  # noqa: PLC0415
 
     if not done.decisions or any(decision.kept for decision in done.decisions):

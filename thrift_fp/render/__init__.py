@@ -44,6 +44,7 @@ from thrift_fp.render._errors import (
 from thrift_fp.render._escape import escape_attribute, quote_untrusted
 from thrift_fp.render._fields import DEFAULT_FIELDS, FIELDS, Field
 from thrift_fp.render._fit import FitRendered, fit_and_render
+from thrift_fp.render._smallest import smallest_budget
 from thrift_fp.render._nonce import MIN_KEY_BYTES, NONCE_DIGITS, KeyedNonce, NonceMode, RandomNonce
 from thrift_fp.render._priced import PricedRetrievable
 from thrift_fp.render._render import Rendered, render_retrievables
@@ -76,6 +77,7 @@ __all__ = [
     "fit_and_render",
     "quote_untrusted",
     "render_retrievables",
+    "smallest_budget",
 ]
 
 # Every public function is type-checked at this boundary (see thrift_fp/_beartype.py).

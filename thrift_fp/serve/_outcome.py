@@ -13,7 +13,6 @@ from returns.result import Failure
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._shown import shown_text
 from thrift_fp.render import SAFETY_DIRECTIVE
-from thrift_fp.render._smallest import UNBOUNDED as _UNBOUNDED
 from thrift_fp.retrieval import Aborted, BudgetExhausted, DuplicateQuery, ExecutionFailed, InvalidQuery, RetrievalError
 from thrift_fp.serve._errors import (
     Cancelled,
@@ -24,10 +23,13 @@ from thrift_fp.serve._errors import (
     SourceFailed,
 )
 from thrift_fp.serve._ledger import SessionLedger
-from thrift_fp.serve._operator_log import log_failure, scrubbed
+from thrift_fp._scrub import scrubbed
+from thrift_fp.serve._operator_log import log_failure
 from thrift_fp.tokens import count_tokens
 
 _log: Final = logging.getLogger("thrift_fp.serve")
+# A budget no answer reaches (what a note that did not fit needs is measured under it).
+_UNBOUNDED: Final = 10**9
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,15 @@ this face, and neither store imports the other.
 'no such file or folder: notes/'
 """
 
-from thrift_fp.sources.contract._answer import AssembleError, Assembled, Decision, FtsReceipt, SpoolPolicy, answer
+from thrift_fp.sources.contract._answer import (
+    ANSWER_FIELDS,
+    AssembleError,
+    Assembled,
+    Decision,
+    FtsReceipt,
+    SpoolPolicy,
+    answer,
+)
 from thrift_fp.sources.contract._contract import (
     ALL_TIERS,
     CANDIDATES_PER_HIT,
@@ -50,6 +58,7 @@ from thrift_fp.sources.contract._errors import (
 from thrift_fp.sources.contract._tiers import checked_tiers
 
 __all__ = [
+    "ANSWER_FIELDS",
     "ALL_TIERS",
     "CANDIDATES_PER_HIT",
     "HEADING_SEPARATOR",

@@ -20,14 +20,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
-from urllib.parse import quote, quote_plus, unquote
+from urllib.parse import unquote
+
+# Where every credential-hiding module finds them (the command line and the server use them too).
+from thrift_fp._scrub import HIDDEN, password_forms, scrub
 
 __all__ = ["HIDDEN", "Parse", "invalid_port", "password_forms", "redact", "scrub", "secret_forms"]
 
 Parse = Callable[[str], Mapping[str, Any]]
 """A connection-string parser such as ``psycopg.conninfo.conninfo_to_dict``."""
 
-HIDDEN: Final = "***"
 _SECRET_KEYS: Final = ("password", "sslpassword")
 _SCHEME: Final = re.compile(r"(postgres(?:ql)?://)", re.IGNORECASE)
 # A libpq key=value pair whose key names a secret: a quoted value (backslash escapes, possibly
@@ -161,34 +163,6 @@ def _driver_secrets(conninfo: str, parse: Parse | None) -> tuple[str, ...]:
     except Exception:  # noqa: BLE001 - any refusal (ProgrammingError, UnicodeDecodeError): layer 1 holds
         return ()
     return tuple(str(parsed[key]) for key in _SECRET_KEYS if parsed.get(key))
-
-
-def password_forms(*passwords: str) -> tuple[str, ...]:
-    """Each password as it is and in the spellings a URL or a message may give it.
-
-    >>> password_forms("a b")
-    ('a b', 'a%20b', 'a+b')
-    """
-    forms: dict[str, None] = {}
-    for value in passwords:
-        if not value:
-            continue
-        spellings = [value, *(quote(value, safe=safe) for safe in ("", "/", "/:@!$&'()*+,;="))]
-        spellings += [re.sub(r"%[0-9A-F]{2}", lambda match: match.group().lower(), form) for form in spellings]
-        spellings += [quote_plus(value), value.encode("unicode_escape").decode("ascii"), repr(value)[1:-1]]
-        forms.update(dict.fromkeys(spellings))
-    return tuple(forms)
-
-
-def scrub(text: str, forms: Iterable[str]) -> str:
-    """``text`` with every one of ``forms`` replaced by ``***``, longest first.
-
-    >>> scrub("bad URL postgresql://ann:hunter2@x", ("hunter2",))
-    'bad URL postgresql://ann:***@x'
-    """
-    for form in sorted({form for form in forms if form}, key=lambda form: (-len(form), form)):
-        text = text.replace(form, HIDDEN)
-    return text
 
 
 def invalid_port(port: str) -> str | None:
