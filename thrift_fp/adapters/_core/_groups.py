@@ -206,8 +206,9 @@ def grouped(
         start = resumed.at
         issued, open_calls, keyed = dict(resumed.issued), dict(resumed.open_calls), dict(resumed.keyed)
         linked = _Groups([*resumed.parent, *range(start, total)])
+    parent = linked._parent
     if pairing.whole_turns:
-        _link_turns(columns, linked._parent)
+        _link_turns(columns, parent)
     # A resumed call that was asked to stop at the same checkpoint hands that checkpoint on.
     saved = resumed if resumed is not None and resumed.at == checkpoint else None
     wanted = own is not None and checkpoint is not None and start <= checkpoint <= total and saved is None
@@ -224,7 +225,10 @@ def grouped(
             call = open_calls.pop(call_id, None) if pairing.answer_once else issued.get(call_id)
             if call is None:
                 return Failure(ToolResultWithoutCall(index, field, call_id))
-            linked.link(call[0], index)
+            # A shared parent is a shared group already (a result in its call's turn, as whole
+            # turns hang them): linking again would change nothing, so the call is skipped.
+            if parent[call[0]] != parent[index]:
+                linked.link(call[0], index)
         for field, call_id in issues[index]:
             if call_id in issued:
                 return Failure(DuplicateToolCall(index, field, call_id))
