@@ -41,6 +41,9 @@ AssembleError = SourceError | RetrievalError | RecordError | RenderError
 """What `assemble` can fail with: a source, retrieval, record or render error value."""
 
 ANSWER_FIELDS: Final[tuple[Field, ...]] = ("source", "heading", "score", "date")
+"""The fields each passage of an `assemble` answer shows in its envelope (its source, heading
+path, score and date), priced like its text: `thrift_fp.render.smallest_budget` takes them to
+price a passage as an answer renders it."""
 
 FtsReceipt = Receipt[str, Hit, tuple[Hit, ...]]
 """The receipt of one search through a store's definition: the question, the hits."""
