@@ -120,6 +120,15 @@ def test_an_error_value_is_a_value(declaration: tuple[type, dict[str, object]]) 
         assert type(rebuilt) is type(error) and _plain(rebuilt) == _plain(error)
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(error, next((field.name for field in dataclasses.fields(error)), "extra"), None)
+    # Frozen whole: a name that is not a field is refused the same way (not with the TypeError
+    # of a slotted dataclass's inherited __setattr__), and so is deleting any attribute.
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(error, "extra", None)
+    for field in dataclasses.fields(error):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            delattr(error, field.name)
+    error.add_note("the exception machinery still writes its own attributes")
+    assert error.__notes__ == ["the exception machinery still writes its own attributes"]
 
 
 @settings(max_examples=examples(300))

@@ -63,6 +63,7 @@ class ThriftFpError(Exception):
         frozen = cls.__dict__.get("__setattr__")
         if frozen is not None:
             setattr(cls, "__setattr__", _exception_aware(frozen))  # noqa: B010 - a dunder set on purpose
+            setattr(cls, "__delattr__", _frozen_delattr)  # noqa: B010 - a dunder set on purpose
         # The dataclass's generated ``__repr__`` calls ``repr`` on every field, which raises on an
         # int past 4300 digits and copies a huge string whole: errors hold hostile values, so
         # their repr goes through the safe renderer, like their messages.
@@ -181,13 +182,26 @@ _MESSAGES: Final = _Messages()
 
 
 def _exception_aware(frozen: Callable[[object, str, object], None]) -> Callable[[object, str, object], None]:
+    del frozen  # replaced whole: see below
+
+    # The dataclass's own frozen ``__setattr__`` refuses a field, but for any other name it calls
+    # ``super(cls, self)`` with the class as it was before ``slots=True`` rebuilt it, which raises
+    # ``TypeError`` (CPython's gh-90562). Every value is frozen whole, so every name but the
+    # exception machinery's is refused the dataclass way.
     def __setattr__(self: object, name: str, value: object) -> None:
         if name in _EXCEPTION_ATTRIBUTES:
             BaseException.__setattr__(self, name, value)
         else:
-            frozen(self, name, value)
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
 
     return __setattr__
+
+
+def _frozen_delattr(self: object, name: str) -> None:
+    if name in _EXCEPTION_ATTRIBUTES:
+        BaseException.__delattr__(self, name)
+    else:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 def _bounded_repr(self: object) -> str:
