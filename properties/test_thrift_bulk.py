@@ -240,3 +240,32 @@ def test_a_short_named_tuple_is_not_read_by_position() -> None:
     short = tuple.__new__(_MessageRow, (None, None, "m1"))
     assert _measure._transposed([whole, whole]) is not None
     assert _measure._transposed([whole, short]) is None
+
+
+@settings(max_examples=50)
+@given(
+    st.integers(1, 6), st.integers(0, 7), st.integers(0, 5),
+    st.sampled_from(["messages", "retrievables"]),
+)
+def test_a_short_named_tuple_anywhere_is_a_malformed_item_never_an_exception(
+    count: int, width: int, at: int, bucket: str
+) -> None:
+    # Not read by position, and not read as a whole tuple either: its missing field is an error
+    # value naming the item (a caller's object, as any that raises on a read).
+    whole = _MessageRow(None, None, "m", "user", "hi", AT, False, False)
+    short = tuple.__new__(_MessageRow, whole[:width])
+    rows: list[Any] = [whole._replace(id=f"m{index}") for index in range(count)]
+    place = min(at, count)
+    rows.insert(place, short)
+    if bucket == "messages":
+        outcome = subtract_to_fit(WorkingSet(messages=tuple(rows)), 10_000)
+    else:
+        outcome = subtract_to_fit(WorkingSet(retrievables=tuple(rows)), 10_000)
+    if bucket == "retrievables" and width > _MessageRow._fields.index("content"):
+        # A retrievable reads its content and a few optional fields (not all of these): whatever
+        # it reads, the outcome is a value, never an exception.
+        assert isinstance(outcome, Result)
+        return
+    assert isinstance(outcome, Failure)
+    error = outcome.failure()
+    assert type(error).__name__ == "MalformedItem" and error.index == place, error

@@ -16,7 +16,7 @@ import types
 from collections.abc import Sequence
 from functools import lru_cache
 from inspect import getattr_static
-from typing import Final
+from typing import Any, Final, cast
 
 from returns.result import Failure, Result, Success
 
@@ -85,7 +85,14 @@ def first_malformed(
     """
     # The common case costs one C-level pass over the types: a class that declares every
     # required attribute as a plain value (a dataclass field, a slot) needs no per-item reads.
-    suspects = {cls for cls in set(map(type, items)) if _suspect(cls, names, optional)}
+    kinds = set(map(type, items))
+    suspects = {cls for cls in kinds if _suspect(cls, names, optional)}
+    # A named tuple's field reads its slot by place, which ``tuple.__new__`` can leave out: such a
+    # short tuple makes its class a suspect (its fields then read one by one, the short one fails).
+    for cls in kinds - suspects:
+        width = _tuple_width(cls, (*names, *optional)) if issubclass(cls, tuple) else 0
+        if width and any(type(item) is cls and len(cast(tuple[object, ...], item)) < width for item in items):
+            suspects.add(cls)
     if not suspects:
         return None
     for index, item in enumerate(items):
@@ -120,6 +127,18 @@ def _suspect(cls: type, names: tuple[str, ...], optional: tuple[str, ...]) -> bo
         if hasattr(type(static), "__get__") and not isinstance(static, _PLAIN_DESCRIPTORS) and not _ours(static):
             return True
     return False
+
+
+@lru_cache(maxsize=1024)
+def _tuple_width(cls: type, names: tuple[str, ...]) -> int:
+    # How long a tuple of ``cls`` must be for these names' named-tuple fields to read (0: none is one).
+    places: list[int] = []
+    for name in names:
+        static: Any = getattr_static(cls, name, None)
+        if type(static) is _PLAIN_DESCRIPTORS[-1]:
+            # A field's descriptor reduces to its place: ``(_tuplegetter, (index, doc))``.
+            places.append(static.__reduce__()[1][0])
+    return max(places, default=-1) + 1
 
 
 def _ours(static: object) -> bool:
