@@ -4,6 +4,7 @@ whose output has the shape of a BERT model's last hidden state, loaded through t
 from __future__ import annotations
 
 import importlib.util
+import os
 import struct
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -97,4 +98,15 @@ def write_dense_docs(root: Path) -> Path:
     write_old(docs / "budget.md", "# Budget\n\nThe budget is the window less the reserve.\n\n## Shedding\n\nShed the lowest score first.\n")
     write_old(docs / "tokens.md", "# Tokens\n\nCount tokens with the encoding of the model.\n")
     write_old(docs / "folders.md", "# Folders\n\nCreate a folder for each project.\n")
+    return docs
+
+
+def two_docs(root: Path) -> Path:
+    """``root/docs`` with two small Markdown pages (folders, budget) at a fixed mtime."""
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "folders.md").write_text("# Folders\n\nCreate a folder for each project.\n", encoding="utf-8")
+    (docs / "budget.md").write_text("# Budget\n\nShed the lowest score first.\n", encoding="utf-8")
+    for path in docs.iterdir():
+        os.utime(path, (1e9, 1e9))
     return docs

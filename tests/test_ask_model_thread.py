@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import threading
 from pathlib import Path
 
 import pytest
 
+from tests._dense_model import two_docs
 from thrift_fp.cli import run
 from thrift_fp.sources.dense import _embedder, missing_runtime
 
@@ -21,13 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _index(root: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "folders.md").write_text("# Folders\n\nCreate a folder for each project.\n", encoding="utf-8")
-    (docs / "budget.md").write_text("# Budget\n\nShed the lowest score first.\n", encoding="utf-8")
-    for path in docs.iterdir():
-        os.utime(path, (1e9, 1e9))
-    assert run(["index", str(docs), "--db", str(root / "i.db"), "--json"]) == 0
+    assert run(["index", str(two_docs(root)), "--db", str(root / "i.db"), "--json"]) == 0
     capsys.readouterr()
     return root / "i.db"
 

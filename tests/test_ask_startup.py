@@ -26,14 +26,17 @@ print(json.dumps({"kept": len(done.decisions), "ranking": ranking,
 """
 
 
+def _asked_in_a_child(script: str, root: Path) -> subprocess.CompletedProcess[str]:
+    """``script`` run by a fresh interpreter on a lexical index of one page about shedding."""
+    (root / "docs").mkdir()
+    (root / "docs" / "shed.md").write_text("# Shedding\n\nShedding drops the lowest score first.\n")
+    index_paths(root / "index.db", [root / "docs"], dense=False).unwrap()
+    return subprocess.run([sys.executable, "-c", script, str(root / "index.db")], capture_output=True, text=True, check=True)
+
+
 def test_a_lexical_index_is_answered_without_the_model_numpy_or_asyncio(tmp_path: Path) -> None:
     # Nor snowballstemmer's package: it imports all 30 languages; the English stemmer loads alone.
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "shed.md").write_text("# Shedding\n\nShedding drops the lowest score first.\n")
-    index_paths(tmp_path / "index.db", [tmp_path / "docs"], dense=False).unwrap()
-    answer = subprocess.run(
-        [sys.executable, "-c", _ASK, str(tmp_path / "index.db")], capture_output=True, text=True, check=True,
-    )
+    answer = _asked_in_a_child(_ASK, tmp_path)
     shown = json.loads(answer.stdout)
     assert shown["kept"] == 1 and shown["loaded"] == []
     assert shown["ranking"]["ranking"] == "lexical"
@@ -97,11 +100,6 @@ print(status, "pydantic" in sys.modules, file=sys.stderr)
 def test_the_command_takes_plain_values_without_pydantic(tmp_path: Path) -> None:
     # typer coerces each value through a pydantic adapter (~90 ms of an ask, pydantic's import
     # included); strings and whole numbers are taken as they are (thrift_fp.cli._coercion).
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "shed.md").write_text("# Shedding\n\nShedding drops the lowest score first.\n")
-    index_paths(tmp_path / "index.db", [tmp_path / "docs"], dense=False).unwrap()
-    answer = subprocess.run(
-        [sys.executable, "-c", _CLI_ASK, str(tmp_path / "index.db")], capture_output=True, text=True, check=True,
-    )
+    answer = _asked_in_a_child(_CLI_ASK, tmp_path)
     assert answer.stderr.split()[-2:] == ["0", "False"], answer.stderr
     assert "Shedding drops the lowest score first." in answer.stdout

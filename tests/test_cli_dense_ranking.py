@@ -5,25 +5,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from tests._dense_model import onnxruntime_missing
+from tests._dense_model import onnxruntime_missing, two_docs
 from thrift_fp.cli import run
 from thrift_fp.sources.dense import missing_runtime
 from thrift_fp.sources.dense._embedder import DEFAULT_MODEL_ID
-
-
-def _docs(root: Path) -> Path:
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "folders.md").write_text("# Folders\n\nCreate a folder for each project.\n", encoding="utf-8")
-    (docs / "budget.md").write_text("# Budget\n\nShed the lowest score first.\n", encoding="utf-8")
-    for path in docs.iterdir():
-        os.utime(path, (1e9, 1e9))
-    return docs
 
 
 def _ask_json(database: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
@@ -37,7 +26,7 @@ def test_without_the_extra_index_and_ask_stay_lexical_and_ask_says_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with onnxruntime_missing(monkeypatch):
-        assert run(["index", str(_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--json"]) == 0
+        assert run(["index", str(two_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["embedded"] == 0
         shown = _ask_json(tmp_path / "i.db", capsys)
     assert shown["ranking"] == "lexical"
@@ -52,7 +41,7 @@ def test_without_the_extra_index_and_ask_stay_lexical_and_ask_says_why(
     reason="the [dense] extra (runtime and model package) is not installed",
 )
 def test_with_the_extra_index_embeds_and_ask_ranks_hybrid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["index", str(_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--json"]) == 0
+    assert run(["index", str(two_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["embedded"] == 2
     shown = _ask_json(tmp_path / "i.db", capsys)
     assert (shown["ranking"], shown["dense_model"]) == ("hybrid", DEFAULT_MODEL_ID)
