@@ -131,6 +131,39 @@ def test_an_error_value_is_a_value(declaration: tuple[type, dict[str, object]]) 
     assert error.__notes__ == ["the exception machinery still writes its own attributes"]
 
 
+def _as_generated(cls: type) -> type:
+    """A frozen dataclass over ``cls``'s fields whose methods ``dataclass`` generates: the oracle
+    for the equality and hash error values share (`thrift_fp._errors.ErrorValue`)."""
+    return dataclasses.make_dataclass(
+        cls.__name__,
+        [(field.name, object, dataclasses.field(compare=field.compare, hash=field.hash)) for field in dataclasses.fields(cls)],
+        frozen=True,
+    )
+
+
+@st.composite
+def _pairs(draw: st.DrawFn) -> tuple[type, dict[str, object], dict[str, object]]:
+    """A class, values for its fields, and the same values with one field drawn again (often equal)."""
+    cls, fields = draw(_declarations())
+    other = dict(fields)
+    if fields:
+        name = draw(st.sampled_from(sorted(fields)))
+        other[name] = draw(_VALUES[str(dataclasses.fields(cls)[list(fields).index(name)].type)])
+    return cls, fields, other
+
+
+@settings(max_examples=examples(300))
+@given(_pairs())
+def test_an_error_value_compares_and_hashes_as_a_generated_dataclass(
+    pair: tuple[type, dict[str, object], dict[str, object]],
+) -> None:
+    cls, fields, other_fields = pair
+    error, other = _built((cls, fields)), _built((cls, other_fields))
+    oracle = _as_generated(cls)
+    assert (error == other) == (oracle(**fields) == oracle(**other_fields))
+    assert hash(error) == hash(oracle(**fields)) and hash(other) == hash(oracle(**other_fields))
+
+
 @settings(max_examples=examples(300))
 @given(_declarations())
 def test_an_error_value_is_matched_and_printed_by_its_fields(declaration: tuple[type, dict[str, object]]) -> None:

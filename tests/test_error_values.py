@@ -147,3 +147,34 @@ def test_a_callers_own_subclass_of_the_public_base_works_as_before() -> None:
     assert not dataclasses.is_dataclass(Plain)
     assert Declared("x").message == "bad 'x'" and Declared("x") == Declared("x")
     assert repr(Declared("y" * 1000)).endswith("... (1000 chars))")
+
+
+@pytest.mark.parametrize("cls", ERROR_CLASSES, ids=lambda c: c.__name__)
+def test_an_error_class_generates_only_its_constructor_and_frozen_guards(cls: type) -> None:
+    # ``dataclass`` generates each method with an ``exec`` (six per frozen class): an error class
+    # loads with every command, so its repr, equality and hash are ErrorValue's own, written once
+    # (issue 35); it still states the parameters of a frozen dataclass compared by its fields.
+    assert not {"__repr__", "__eq__", "__hash__"} & vars(cls).keys(), f"{cls.__name__} generated its own"
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]  # set by @dataclass, untyped
+    assert params.eq and params.repr and params.frozen and not params.order and not params.unsafe_hash
+
+
+def test_a_field_left_out_of_comparison_is_left_out_of_equality_and_hash() -> None:
+    from thrift_fp.adapters._core._errors import UnreadableField  # noqa: PLC0415
+
+    one = UnreadableField(1, "content", "Lazy", "RuntimeError: x", ValueError("a"))
+    other = UnreadableField(1, "content", "Lazy", "RuntimeError: x", KeyError("b"))
+    assert one == other and hash(one) == hash(other)
+    assert one != UnreadableField(2, "content", "Lazy", "RuntimeError: x", ValueError("a"))
+    assert "cause=" not in repr(one)  # repr=False
+
+
+def test_an_error_value_equals_only_its_own_class() -> None:
+    from thrift_fp.tokens import UnknownEncoding  # noqa: PLC0415
+
+    class Narrower(UnknownEncoding):
+        pass
+
+    error = UnknownEncoding("nope", ())
+    assert error != Narrower("nope", ()) and Narrower("nope", ()) == Narrower("nope", ())
+    assert error.__eq__(("nope", ())) is NotImplemented

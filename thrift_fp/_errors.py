@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import string
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Final, cast, dataclass_transform
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, dataclass_transform
 
 from thrift_fp._shown import quote_untrusted, shown, shown_text
 
@@ -33,6 +33,23 @@ from thrift_fp._shown import quote_untrusted, shown, shown_text
 _EXCEPTION_ATTRIBUTES: Final = frozenset(
     {"__traceback__", "__cause__", "__context__", "__suppress_context__", "__notes__"}
 )
+
+
+def _bounded_repr(self: object) -> str:
+    """``Name(field=value, ...)`` with each value through `thrift_fp._shown.shown` (a nested error
+    by its own bounded repr).
+
+    >>> from thrift_fp.sources import InvalidChunkBound
+    >>> InvalidChunkBound(10**5000, 8)
+    InvalidChunkBound(max_tokens=an int of 16610 bits (too long to print), minimum=8)
+    """
+    parts = []
+    for field in dataclasses.fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
+        if not field.repr:
+            continue
+        value = getattr(self, field.name)
+        parts.append(f"{field.name}={repr(value) if isinstance(value, ThriftFpError) else shown(value, 200)}")
+    return f"{type(self).__qualname__}({', '.join(parts)})"
 
 
 class ThriftFpError(Exception):
@@ -91,6 +108,14 @@ class ThriftFpError(Exception):
         return (_rebuild, (type(self), fields))
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _FrozenValue:
+    """The shape whose dataclass parameters every error value states (frozen, compared by fields)."""
+
+
+_VALUE_PARAMS: Final = getattr(_FrozenValue, "__dataclass_params__")  # noqa: B009 - set by @dataclass, untyped
+
+
 @dataclass_transform(frozen_default=True)
 class _ErrorValueType(type):
     """Makes every class it builds a frozen, slotted dataclass over the fields its body annotates."""
@@ -102,7 +127,16 @@ class _ErrorValueType(type):
         if "__slots__" in namespace:
             return cls
         value_class: type = cls
-        return cast(_ErrorValueType, dataclasses.dataclass(frozen=True, slots=True)(value_class))
+        # ``__repr__``, ``__eq__`` and ``__hash__`` are `ErrorValue`'s own, written once: those
+        # ``dataclass`` generates cost an ``exec`` each, per class (``thrift-fp ask`` loads about
+        # 95 error classes), and the repr was replaced anyway. The class still states the
+        # parameters of a frozen dataclass compared by its fields, for it behaves as one.
+        built: Any = dataclasses.dataclass(frozen=True, slots=True, repr=False, eq=False)(value_class)
+        built.__dataclass_params__ = _VALUE_PARAMS
+        fields = dataclasses.fields(built)
+        built._compared = tuple(field.name for field in fields if field.compare)
+        built._hashed = tuple(field.name for field in fields if (field.compare if field.hash is None else field.hash))
+        return cast(_ErrorValueType, built)
 
 
 class ErrorValue(ThriftFpError, metaclass=_ErrorValueType):
@@ -125,6 +159,24 @@ class ErrorValue(ThriftFpError, metaclass=_ErrorValueType):
     """
 
     __slots__ = ()
+    # The fields compared and hashed (``compare``, ``hash`` of each field), set per class.
+    _compared: ClassVar[tuple[str, ...]] = ()
+    _hashed: ClassVar[tuple[str, ...]] = ()
+
+    if not TYPE_CHECKING:  # to mypy these are the methods `dataclass_transform` generates
+
+        def __eq__(self, other: object) -> bool:
+            # As ``dataclass`` generates it: the same class, and its compared fields equal in order.
+            if other.__class__ is self.__class__:
+                return tuple(getattr(self, name) for name in self._compared) == tuple(
+                    getattr(other, name) for name in self._compared
+                )
+            return NotImplemented
+
+        def __hash__(self) -> int:
+            return hash(tuple(getattr(self, name) for name in self._hashed))
+
+    __repr__ = _bounded_repr
 
 
 class CarriesError(ErrorValue):
@@ -202,23 +254,6 @@ def _frozen_delattr(self: object, name: str) -> None:
         BaseException.__delattr__(self, name)
     else:
         raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-
-def _bounded_repr(self: object) -> str:
-    """``Name(field=value, ...)`` with each value through `thrift_fp._shown.shown` (a nested error
-    by its own bounded repr).
-
-    >>> from thrift_fp.sources import InvalidChunkBound
-    >>> InvalidChunkBound(10**5000, 8)
-    InvalidChunkBound(max_tokens=an int of 16610 bits (too long to print), minimum=8)
-    """
-    parts = []
-    for field in dataclasses.fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
-        if not field.repr:
-            continue
-        value = getattr(self, field.name)
-        parts.append(f"{field.name}={repr(value) if isinstance(value, ThriftFpError) else shown(value, 200)}")
-    return f"{type(self).__qualname__}({', '.join(parts)})"
 
 
 def _rebuild(cls: type[ThriftFpError], fields: Mapping[str, object]) -> ThriftFpError:
