@@ -44,7 +44,7 @@ naming the message index and field; a budget too small for what cannot be shed i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final, ClassVar
 
 from langchain_core.callbacks import Callbacks
@@ -61,11 +61,11 @@ from langchain_core.messages import (
 )
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
-from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, counted_rows, fit_rows_and_documents
+from thrift_fp.adapters._core import Pairing, Row, checked_shedding, counted_rows, fit_rows_and_documents
 from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
-from thrift_fp.adapters._core import DocumentRow, kept_inputs
+from thrift_fp.adapters._core import DocumentRow
 from thrift_fp.adapters._core import Pictured
 from thrift_fp.adapters._core import (
     AdapterError,
@@ -79,8 +79,8 @@ from thrift_fp.adapters._core import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core import Unread, attr, entries, got, json_text, leaves, unreadable
-from thrift_fp.records import Retrievable, TrustTier
+from thrift_fp.adapters._core import attr, call_line, entries, got, leaves, read_each
+from thrift_fp.records import TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
 from thrift_fp.tokens import TokenCount
@@ -112,7 +112,6 @@ _ROLE_OF: Final[dict[type, str]] = {kind: name for kind, name in _KINDS}
 # LangChain's tool pairing: one call may be answered by several results; an unanswered call is
 # an agent's state before its tools ran.
 _PAIRING: Final = Pairing(answer_once=False, require_answers=False)
-_DOCUMENTS_ROLES: Final = ("system", "user")
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,11 +194,9 @@ def _calls(message: AIMessage, index: int) -> tuple[tuple[tuple[str, str], ...],
             if isinstance(ident, str):
                 ids.setdefault(ident, f"{path}.id")
             args = got(call, "args", f"{path}.args")
-            shown = {"id": ident, "name": got(call, "name", f"{path}.name"), "args": args}
-            problem = leaves(shown)
-            line = json_text(shown, sort_keys=False) if not isinstance(problem, str) else None
-            if line is None:
-                return MalformedMessage(index, f"{path}.args", args, problem if isinstance(problem, str) else "not JSON")
+            line = call_line({"id": ident, "name": got(call, "name", f"{path}.name"), "args": args}, index, f"{path}.args", args)
+            if not isinstance(line, str):
+                return line
             lines.append(line)
     return tuple((field, ident) for ident, field in ids.items()), lines
 
@@ -231,18 +228,7 @@ def _role(message: BaseMessage, index: int) -> str | AdapterError:
 
 def _texts(messages: object, keep_system: bool) -> Result[list[tuple[str, Row]], AdapterError]:
     """Each message's text and its row (tokens still 0), or the first problem."""
-    if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
-        return Failure(InvalidArgument("messages", messages, "expected a list of messages"))
-    out: list[tuple[str, Row]] = []
-    for index, raw in enumerate(messages):
-        try:
-            item = _text_row(raw, index, keep_system)
-        except Unread as unread:
-            return Failure(unreadable(unread, index, raw))
-        if not isinstance(item, tuple):
-            return Failure(item)
-        out.append(item)
-    return Success(out)
+    return read_each(messages, "messages", "messages", lambda raw, index: _text_row(raw, index, keep_system))
 
 
 def _text_row(raw: object, index: int, keep_system: bool) -> tuple[str, Row] | AdapterError:
@@ -295,52 +281,22 @@ def _documents(documents: object, score_key: object, source_key: object) -> Resu
     for name, key in (("score_key", score_key), ("source_key", source_key)):
         if not isinstance(key, str):
             return Failure(InvalidArgument(name, key, "expected a str"))
-    if isinstance(documents, str | bytes | dict) or not isinstance(documents, Sequence):
-        return Failure(InvalidArgument("documents", documents, "expected a list of Documents"))
     assert isinstance(score_key, str) and isinstance(source_key, str)  # checked above
-    rows: list[DocumentRow] = []
-    for index, document in enumerate(documents):
-        if not isinstance(document, Document):
-            return Failure(InvalidDocument(index, "(document)", f"expected a langchain_core Document, got {type(document).__name__}"))
-        try:
-            row = _document_row(document, score_key, source_key)
-        except Unread as unread:
-            return Failure(unreadable(unread, index, document, "documents"))
-        if isinstance(row, InvalidDocument):
-            return Failure(replace(row, index=index))
-        rows.append(row)
-    return Success(rows)
+    return read_each(documents, "documents", "Documents", lambda document, index: _document_row(document, index, score_key, source_key))
 
 
-def _document_row(document: Document, score_key: str, source_key: str) -> DocumentRow | InvalidDocument:
+def _document_row(document: object, index: int, score_key: str, source_key: str) -> DocumentRow | InvalidDocument:
     """One document's row, every read of it guarded (`Unread`)."""
+    if not isinstance(document, Document):
+        return InvalidDocument(index, "(document)", f"expected a langchain_core Document, got {type(document).__name__}")
     metadata = attr(document, "metadata", "metadata")
     if not isinstance(metadata, Mapping):
-        return InvalidDocument(0, "metadata", f"expected a mapping, got {type(metadata).__name__}")
+        return InvalidDocument(index, "metadata", f"expected a mapping, got {type(metadata).__name__}")
     source = got(metadata, source_key, f"metadata[{source_key!r}]")
     score = got(metadata, score_key, f"metadata[{score_key!r}]")
     return DocumentRow(attr(document, "page_content", "page_content"), attr(document, "id", "id"), score,
                        source if isinstance(source, str) and source else None)
 
-
-
-
-def _fit(
-    messages: object, documents: object, context_window: object, output_reserve: object, reserve_fraction: object,
-    model: object, encoding: object, token_counter: object, shedding: Result[Shedding, AdapterError], tier: object,
-    keep_system: bool, score_key: object, source_key: object, documents_role: object = None,
-    whole_turns: object = False,
-) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
-    if documents_role is not None and documents_role not in _DOCUMENTS_ROLES:
-        return Failure(InvalidArgument("documents_role", documents_role, "expected system or user"))
-    if not isinstance(whole_turns, bool):
-        return Failure(InvalidArgument("whole_turns", whole_turns, "expected a bool"))
-    return fit_rows_and_documents(
-        lambda ready: _rows(messages, keep_system, ready), lambda: _documents(documents, score_key, source_key),
-        checked_budget(context_window, output_reserve, reserve_fraction),
-        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), shedding, replace(_PAIRING, whole_turns=whole_turns), tier,
-        documents_role=None if documents_role is None else str(documents_role),
-    )
 
 
 def fit_messages(
@@ -397,19 +353,12 @@ def fit_messages(
     >>> fit_messages([ToolMessage("4", tool_call_id="c9")], 60).failure().message
     "messages[0].tool_call_id: no earlier unanswered tool call has id 'c9'"
     """
-    done = _fit(
-        messages, documents, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
-        checked_shedding(shed_order, refill, nonce), tier, keep_system, score_key, source_key, documents_role,
-        whole_turns,
-    )
-    if isinstance(done, Failure):
-        return Failure(done.failure())
-    core, ready, records = done.unwrap()
-    text = core.documents.text if core.documents is not None and core.records else ""
-    return Success(FittedMessages(
-        tuple(messages[index] for index in core.kept), kept_inputs(documents, records, core.records), text,
-        TokenCount(core.tokens, ready.name, core.precision), core.trace,
-    ))
+    return fit_rows_and_documents(
+        lambda ready: _rows(messages, keep_system, ready), documents, lambda: _documents(documents, score_key, source_key),
+        checked_budget(context_window, output_reserve, reserve_fraction),
+        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), checked_shedding(shed_order, refill, nonce),
+        _PAIRING, tier, documents_role=documents_role, whole_turns=whole_turns,
+    ).map(lambda fit: FittedMessages(tuple(messages[index] for index in fit.kept), fit.documents, fit.text, fit.tokens, fit.trace))
 
 
 def fit_documents(
@@ -441,17 +390,11 @@ def fit_documents(
     >>> fitted.documents == (docs[0],), fitted.tokens.tokens <= 200, "third-party-private" in fitted.text
     (True, True, True)
     """
-    done = _fit(
-        (), documents, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
-        checked_shedding(AGENT, refill, nonce, render), tier, True, score_key, source_key,
-    )
-    if isinstance(done, Failure):
-        return Failure(done.failure())
-    core, ready, records = done.unwrap()
-    text = core.documents.text if core.documents is not None and core.records else ""
-    return Success(FittedDocuments(
-        kept_inputs(documents, records, core.records), text, TokenCount(core.tokens, ready.name, core.precision), core.trace
-    ))
+    return fit_rows_and_documents(
+        lambda ready: _rows((), True, ready), documents, lambda: _documents(documents, score_key, source_key),
+        checked_budget(context_window, output_reserve, reserve_fraction),
+        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), checked_shedding(AGENT, refill, nonce, render), _PAIRING, tier,
+    ).map(lambda fit: FittedDocuments(fit.documents, fit.text, fit.tokens, fit.trace))
 
 
 def count_messages(

@@ -55,9 +55,11 @@ from thrift_fp.adapters._core._errors import (
 )
 from thrift_fp.adapters._core._fit import (
     AGE,
+    DOCUMENTS_ROLES,
     REQUEST_ID,
     CoreCarry,
     CoreFit,
+    FitTogether,
     PricedMessage,
     Shedding,
     StrippedThought,
@@ -70,13 +72,14 @@ from thrift_fp.adapters._core._fit import (
 )
 from thrift_fp.adapters._core._groups import GroupCarry, Pairing, Row, RowColumns, groups, newest_turn
 from thrift_fp.adapters._core._models import MODELS, ModelProfile, UnknownModel, resolve_model
-from thrift_fp.adapters._core._reads import Unread, attr, called, entries, got, unreadable
+from thrift_fp.adapters._core._reads import Unread, attr, called, entries, got, read_each, unreadable
 from thrift_fp.adapters._core._report import Pictured, fit_picture
-from thrift_fp.adapters._core._values import MAX_DEPTH, MAX_INT_BITS, as_mapping, json_text, leaves, non_empty_str
+from thrift_fp.adapters._core._values import MAX_DEPTH, MAX_INT_BITS, as_mapping, call_line, json_text, leaves, non_empty_str
 
 __all__ = [
     "AGE",
     "DEFAULT_TIER",
+    "DOCUMENTS_ROLES",
     "MAX_DEPTH",
     "MAX_INT_BITS",
     "MODELS",
@@ -95,6 +98,7 @@ __all__ = [
     "DocumentRow",
     "DuplicateToolCall",
     "FitFailed",
+    "FitTogether",
     "GroupCarry",
     "InvalidArgument",
     "InvalidDocument",
@@ -119,6 +123,7 @@ __all__ = [
     "UnreadableField",
     "as_mapping",
     "attr",
+    "call_line",
     "called",
     "entries",
     "checked_budget",
@@ -141,6 +146,7 @@ __all__ = [
     "one_text_frame",
     "normalised_scores",
     "read_documents",
+    "read_each",
     "registered",
     "resolve_model",
     "unreadable",

@@ -37,12 +37,12 @@ from datetime import datetime, timezone
 from itertools import compress, count, filterfalse, repeat
 from functools import partial
 from operator import is_, is_not, ne
-from typing import Final, NamedTuple, cast, no_type_check
+from typing import Final, Generic, NamedTuple, TypeVar, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.adapters._core._args import Budgeting, Counting, checked_budget, checked_counting, registered
-from thrift_fp.adapters._core._documents import DocumentRow, documents_to_records, fit_order
+from thrift_fp.adapters._core._args import Budgeting, Checked, Counting, checked_budget, checked_counting, registered
+from thrift_fp.adapters._core._documents import DocumentRow, documents_to_records, fit_order, kept_inputs
 from thrift_fp.adapters._core._errors import AdapterError, FitFailed, InvalidArgument, OverBudget
 # Re-exported: the adapters build rows and pairing rules from here.
 from thrift_fp.adapters._core._groups import GroupCarry, grouped, newest_turn
@@ -52,10 +52,13 @@ from thrift_fp.adapters._core._groups import RowColumns as RowColumns
 from thrift_fp.records import Retrievable
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
 from thrift_fp.thrift import AGENT, Message, MessageLike, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet, subtract_to_fit
-from thrift_fp.tokens import Precision, TokenCounts
+from thrift_fp.tokens import Precision, TokenCount, TokenCounts
 
 AGE: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 REQUEST_ID: Final = "request"
+DOCUMENTS_ROLES: Final = ("system", "user")
+"""The roles the rendered documents may be sent as, one more message (`fit_rows_and_documents`)."""
+_D = TypeVar("_D")
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,8 +397,22 @@ def one_text_frame(role: str, counting: Counting) -> int:
     return counting.count(f"{role}\n")
 
 
+@dataclass(frozen=True, slots=True)
+class FitTogether(Generic[_D]):
+    """A chat and its documents fitted together: the kept row positions (input order), the
+    caller's own documents that survived (input order), their render (``""`` when none
+    survived or they were not rendered), the count as sent, and the trace."""
+
+    kept: tuple[int, ...]
+    documents: tuple[_D, ...]
+    text: str
+    tokens: TokenCount
+    trace: ThriftTrace
+
+
 def fit_rows_and_documents(
     read_rows: Callable[[Counting], Result[list[Row], AdapterError]],
+    documents: Checked[Sequence[_D]],
     read_documents: Callable[[], Result[list[DocumentRow], AdapterError]],
     budget: Result[Budgeting, AdapterError],
     counting: Result[Counting, AdapterError],
@@ -403,26 +420,32 @@ def fit_rows_and_documents(
     pairing: Pairing,
     tier: object,
     collection: str = "documents",
-    documents_role: str | None = None,
-) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
-    """A chat and its retrieved documents fitted together, for the adapters whose framework hands
-    both over (LangChain, LlamaIndex): the checked arguments, then the rows (read with the chosen
-    counting), then the documents as records, each first failure returned as it is.
+    documents_role: object = None,
+    whole_turns: object = False,
+) -> Result[FitTogether[_D], AdapterError]:
+    """A chat and its retrieved ``documents`` fitted together, for the adapters whose framework
+    hands both over (LangChain, LlamaIndex): the checked arguments, then the rows (read with the
+    chosen counting), then the documents as records (``read_documents`` reads ``documents``),
+    each first failure returned as it is.
 
-    ``documents_role``: the rendered documents are sent as one more message of that role (the
-    documented recipe: ``[*fitted.messages, ("system", fitted.text)]``), so its framing, the
-    header line ``<role>\n`` of `one_text_frame`, is charged and counted whenever documents are
-    passed (the recipe sends the message even when every document was shed and it is empty).
+    ``documents_role`` (``system``, ``user`` or ``None``): the rendered documents are sent as one
+    more message of that role (the documented recipe: ``[*fitted.messages, ("system",
+    fitted.text)]``), so its framing, the header line ``<role>\n`` of `one_text_frame`, is charged
+    and counted whenever documents are passed (the recipe sends the message even when every
+    document was shed and it is empty). ``whole_turns`` (a bool) is ``pairing``'s.
 
     >>> from thrift_fp.adapters._core._args import checked_budget, checked_counting
-    >>> done = fit_rows_and_documents(
-    ...     lambda counting: Success([Row(5, role="user")]), lambda: Success([DocumentRow("Refunds take 5 days.")]),
+    >>> fitted = fit_rows_and_documents(
+    ...     lambda counting: Success([Row(5, role="user")]), ["refunds"], lambda: Success([DocumentRow("Refunds take 5 days.")]),
     ...     checked_budget(200, 0, 0.35), checked_counting(None, None, None, "cl100k_base"), Success(Shedding()),
-    ...     Pairing(), "first-party")
-    >>> fitted, counting, records = done.unwrap()
-    >>> fitted.kept, counting.name, [record.trust_tier for record in records]
-    ((0,), 'cl100k_base', ['first-party'])
+    ...     Pairing(), "first-party").unwrap()
+    >>> fitted.kept, fitted.documents, fitted.tokens.encoding, "Refunds take 5 days." in fitted.text
+    ((0,), ('refunds',), 'cl100k_base', True)
     """
+    if documents_role is not None and documents_role not in DOCUMENTS_ROLES:
+        return Failure(InvalidArgument("documents_role", documents_role, "expected system or user"))
+    if not isinstance(whole_turns, bool):
+        return Failure(InvalidArgument("whole_turns", whole_turns, "expected a bool"))
     if isinstance(budget, Failure):
         return Failure(budget.failure())
     if isinstance(counting, Failure):
@@ -439,7 +462,11 @@ def fit_rows_and_documents(
     records = documents_to_records(read.unwrap(), tier, collection)
     if isinstance(records, Failure):
         return Failure(records.failure())
-    frame = 0 if documents_role is None else one_text_frame(documents_role, ready)
-    fitted = fit_rows(rows.unwrap(), 0, budget.unwrap(), ready, pairing, documents=records.unwrap(),
+    given = records.unwrap()
+    frame = 0 if documents_role is None else one_text_frame(str(documents_role), ready)
+    fitted = fit_rows(rows.unwrap(), 0, budget.unwrap(), ready, replace(pairing, whole_turns=whole_turns), documents=given,
                       documents_frame=frame, documents_always=True, shedding=shedding.unwrap())
-    return fitted.map(lambda done: (done, ready, records.unwrap()))
+    return fitted.map(lambda done: FitTogether(
+        done.kept, kept_inputs(documents, given, done.records), done.documents.text if done.documents is not None and done.records else "",
+        TokenCount(done.tokens, ready.name, done.precision), done.trace,
+    ))

@@ -19,11 +19,14 @@ messages[1].role (a Lazy): reading it raised RuntimeError: storage offline
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Final, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, TypeVar, cast
 
+from returns.result import Failure, Result, Success
+
+from thrift_fp._errors import ErrorValue
 from thrift_fp._shown import shown_exception
-from thrift_fp.adapters._core._errors import UnreadableField
+from thrift_fp.adapters._core._errors import AdapterError, InvalidArgument, UnreadableField
 
 _T = TypeVar("_T")
 _K = TypeVar("_K")
@@ -115,3 +118,34 @@ def unreadable(unread: Unread, index: int, item: object, collection: str = "mess
     "documents[0].content (a dict): reading it raised KeyError: 'content'"
     """
     return UnreadableField(index, unread.field, type(item).__qualname__, shown_exception(unread.cause), unread.cause, collection)
+
+
+def read_each(
+    items: object, collection: str, expected: str, read: Callable[[object, int], _T | AdapterError]
+) -> Result[list[_T], AdapterError]:
+    """``read(item, index)`` of every item of the list ``items`` (the argument ``collection``), or
+    the first problem: ``items`` not a list (`InvalidArgument`: "expected a list of
+    ``expected``"), an error value ``read`` returns, or a guarded read that raised (`Unread`,
+    made the `UnreadableField` naming ``collection[index]``).
+
+    >>> read_each(["a", "b"], "documents", "Documents", lambda item, index: f"{index}:{item}").unwrap()
+    ['0:a', '1:b']
+    >>> read_each("ab", "documents", "Documents", lambda item, index: item).failure().message
+    "invalid documents 'ab': expected a list of Documents"
+    >>> def lazy(item, index):
+    ...     raise Unread("content", KeyError("content"))
+    >>> read_each([{}], "documents", "Documents", lazy).failure().message
+    "documents[0].content (a dict): reading it raised KeyError: 'content'"
+    """
+    if isinstance(items, str | bytes | dict) or not isinstance(items, Sequence):
+        return Failure(InvalidArgument(collection, items, f"expected a list of {expected}"))
+    out: list[_T] = []
+    for index, item in enumerate(items):
+        try:
+            done = read(item, index)
+        except Unread as unread:
+            return Failure(unreadable(unread, index, item, collection))
+        if isinstance(done, ErrorValue):
+            return Failure(cast(AdapterError, done))  # read returns a row or one of the adapter's error values
+        out.append(done)
+    return Success(out)

@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Final
 
+from thrift_fp.adapters._core._errors import MalformedMessage
 from thrift_fp.adapters._core._reads import Unread
 
 MAX_DEPTH: Final = 100
@@ -87,6 +88,22 @@ def json_text(value: object, sort_keys: bool = True) -> str | None:
         return json.dumps(value, sort_keys=sort_keys, default=str, ensure_ascii=False)
     except Exception:  # noqa: BLE001 - unsortable keys, a raising __str__: not sendable as is
         return None
+
+
+def call_line(shown: object, index: int, field: str, value: object) -> str | MalformedMessage:
+    """A tool call as the one JSON line its message is counted with (``shown``, in its own key
+    order), or the `MalformedMessage` naming ``field`` (holding ``value``) when it cannot be sent.
+
+    >>> call_line({"id": "c1", "name": "add", "args": {"a": 1}}, 0, "tool_calls[0].args", {"a": 1})
+    '{"id": "c1", "name": "add", "args": {"a": 1}}'
+    >>> call_line({"args": {"n": 10**5000}}, 2, "tool_calls[0].args", None).message
+    'messages[2].tool_calls[0].args: holds an int too large to send as JSON, got None'
+    """
+    problem = leaves(shown)
+    line = json_text(shown, sort_keys=False) if not isinstance(problem, str) else None
+    if line is None:
+        return MalformedMessage(index, field, value, problem if isinstance(problem, str) else "not JSON")
+    return line
 
 
 def as_mapping(value: object, field: str = "") -> Mapping[str, object] | None:

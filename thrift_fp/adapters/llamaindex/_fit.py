@@ -3,33 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final, ClassVar
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock, ThinkingBlock, ToolCallBlock
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
-from thrift_fp.adapters._core import CoreFit, Pairing, Row, Shedding, checked_shedding, counted_rows, fit_rows_and_documents
-from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
-from thrift_fp.adapters._core import DocumentRow, kept_inputs
+from thrift_fp.adapters._core import Pairing, Row, checked_shedding, counted_rows, fit_rows_and_documents
+from thrift_fp.adapters._core import Checked, CounterArg, Counting, checked_budget, checked_counting
+from thrift_fp.adapters._core import DocumentRow
 from thrift_fp.adapters._core import Pictured
-from thrift_fp.adapters._core import (
-    AdapterError,
-    AdapterFitError,
-    DuplicateToolCall,
-    FitFailed,
-    InvalidArgument,
-    InvalidDocument,
-    MalformedMessage,
-    OverBudget,
-    ToolResultWithoutCall,
-)
-from thrift_fp.adapters._core import Unread, attr, called, entries, got, json_text, leaves, unreadable
-from thrift_fp.records import Retrievable, TrustTier
+from thrift_fp.adapters._core import AdapterError, AdapterFitError, InvalidArgument, InvalidDocument, MalformedMessage
+from thrift_fp.adapters._core import Unread, attr, call_line, called, entries, got, leaves, read_each
+from thrift_fp.records import TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
-from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
+from thrift_fp.thrift import AGENT, ShedOrder, ThriftTrace
 from thrift_fp.tokens import TokenCount
 
 
@@ -39,7 +29,6 @@ _CALLS: Final = 'additional_kwargs["tool_calls"]'
 _ANSWER: Final = 'additional_kwargs["tool_call_id"]'
 _PINNED: Final = frozenset({MessageRole.SYSTEM, MessageRole.DEVELOPER})
 _PAIRING: Final = Pairing(answer_once=False, require_answers=False)
-_DOCUMENTS_ROLES: Final = ("system", "user")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +82,8 @@ def _extra_call(entry: object, index: int, at: int) -> tuple[str | None, str] | 
         shown = called(lambda: dump(entry), f"{field}.model_dump()")
     if ident is not None and (not isinstance(ident, str) or not ident):
         return MalformedMessage(index, f"{field}.id", ident, "expected a non-empty str or None")
-    problem = leaves(shown)
-    line = json_text(shown, sort_keys=False) if not isinstance(problem, str) else None
-    if line is None:
-        return MalformedMessage(index, field, entry, problem if isinstance(problem, str) else "not JSON")
-    return ident, line
+    line = call_line(shown, index, field, entry)
+    return line if isinstance(line, MalformedMessage) else (ident, line)
 
 
 def _has(obj: object, name: str) -> bool:
@@ -106,8 +92,10 @@ def _has(obj: object, name: str) -> bool:
     return hasattr(type(obj), name) or name in getattr(obj, "__dict__", {})
 
 
-def _row(message: ChatMessage, index: int, keep_system: bool) -> tuple[str, Row] | AdapterError:
+def _row(message: object, index: int, keep_system: bool) -> tuple[str, Row] | AdapterError:
     """One message's text and row (tokens still 0); every read of it guarded (`Unread`)."""
+    if not isinstance(message, ChatMessage):
+        return MalformedMessage(index, "(message)", message, "expected a llama_index ChatMessage")
     role = attr(message, "role", "role")
     if not isinstance(role, MessageRole):
         return MalformedMessage(index, "role", role, "expected a MessageRole")
@@ -137,10 +125,9 @@ def _row(message: ChatMessage, index: int, keep_system: bool) -> tuple[str, Row]
                 ids.setdefault(ident, f"{field}.tool_call_id")
             arguments = attr(block, "tool_kwargs", f"{field}.tool_kwargs")
             shown = {"id": ident, "name": attr(block, "tool_name", f"{field}.tool_name"), "args": arguments}
-            problem = leaves(shown)
-            line = json_text(shown, sort_keys=False) if not isinstance(problem, str) else None
-            if line is None:
-                return MalformedMessage(index, f"{field}.tool_kwargs", arguments, problem if isinstance(problem, str) else "not JSON")
+            line = call_line(shown, index, f"{field}.tool_kwargs", arguments)
+            if not isinstance(line, str):
+                return line
             lines.append(line)
         else:
             parts.append(f"[{attr(block, 'block_type', f'{field}.block_type')}]")
@@ -178,20 +165,7 @@ def _row(message: ChatMessage, index: int, keep_system: bool) -> tuple[str, Row]
 
 
 def _texts(messages: object, keep_system: bool) -> Result[list[tuple[str, Row]], AdapterError]:
-    if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
-        return Failure(InvalidArgument("messages", messages, "expected a list of ChatMessages"))
-    out: list[tuple[str, Row]] = []
-    for index, message in enumerate(messages):
-        if not isinstance(message, ChatMessage):
-            return Failure(MalformedMessage(index, "(message)", message, "expected a llama_index ChatMessage"))
-        try:
-            row = _row(message, index, keep_system)
-        except Unread as unread:
-            return Failure(unreadable(unread, index, message))
-        if not isinstance(row, tuple):
-            return Failure(row)
-        out.append(row)
-    return Success(out)
+    return read_each(messages, "messages", "ChatMessages", lambda message, index: _row(message, index, keep_system))
 
 
 def _rows(messages: object, keep_system: bool, counting: Counting) -> Result[list[Row], AdapterError]:
@@ -212,22 +186,13 @@ def message_text(message: ChatMessage, index: int = 0) -> Result[str, AdapterErr
 def _nodes(nodes: object, metadata_mode: object, source_key: object) -> Result[list[DocumentRow], AdapterError]:
     if not isinstance(metadata_mode, MetadataMode):
         return Failure(InvalidArgument("metadata_mode", metadata_mode, "expected a MetadataMode"))
-    if isinstance(nodes, str | bytes | dict) or not isinstance(nodes, Sequence):
-        return Failure(InvalidArgument("nodes", nodes, "expected a list of NodeWithScore"))
-    rows: list[DocumentRow] = []
-    for index, scored in enumerate(nodes):
-        if not isinstance(scored, NodeWithScore):
-            return Failure(InvalidDocument(index, "(node)", f"expected a llama_index NodeWithScore, got {type(scored).__name__}", "nodes"))
-        try:
-            row = _node_row(scored, metadata_mode, source_key)
-        except Unread as unread:
-            return Failure(unreadable(unread, index, scored, "nodes"))
-        rows.append(row)
-    return Success(rows)
+    return read_each(nodes, "nodes", "NodeWithScore", lambda scored, index: _node_row(scored, index, metadata_mode, source_key))
 
 
-def _node_row(scored: NodeWithScore, metadata_mode: MetadataMode, source_key: object) -> DocumentRow:
+def _node_row(scored: object, index: int, metadata_mode: MetadataMode, source_key: object) -> DocumentRow | InvalidDocument:
     """One node's row, every read of it guarded (`Unread`), its ``get_content`` call too."""
+    if not isinstance(scored, NodeWithScore):
+        return InvalidDocument(index, "(node)", f"expected a llama_index NodeWithScore, got {type(scored).__name__}", "nodes")
     node = attr(scored, "node", "node")
     get_content = attr(node, "get_content", "node.get_content")
     if not callable(get_content):
@@ -237,25 +202,6 @@ def _node_row(scored: NodeWithScore, metadata_mode: MetadataMode, source_key: ob
     source = got(metadata, source_key, f"node.metadata[{source_key!r}]") if isinstance(source_key, str) and isinstance(metadata, Mapping) else None
     ident = attr(node, "node_id", "node.node_id")
     return DocumentRow(text, ident or None, attr(scored, "score", "score"), source if isinstance(source, str) and source else None)
-
-
-
-def _fit(
-    messages: object, nodes: object, context_window: object, output_reserve: object, reserve_fraction: object,
-    model: object, encoding: object, token_counter: object, shedding: Result[Shedding, AdapterError], tier: object,
-    keep_system: bool, metadata_mode: object, source_key: object, documents_role: object = None,
-    whole_turns: object = False,
-) -> Result[tuple[CoreFit, Counting, tuple[Retrievable, ...]], AdapterError]:
-    if documents_role is not None and documents_role not in _DOCUMENTS_ROLES:
-        return Failure(InvalidArgument("documents_role", documents_role, "expected system or user"))
-    if not isinstance(whole_turns, bool):
-        return Failure(InvalidArgument("whole_turns", whole_turns, "expected a bool"))
-    return fit_rows_and_documents(
-        lambda ready: _rows(messages, keep_system, ready), lambda: _nodes(nodes, metadata_mode, source_key),
-        checked_budget(context_window, output_reserve, reserve_fraction),
-        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), shedding, replace(_PAIRING, whole_turns=whole_turns), tier, "nodes",
-        None if documents_role is None else str(documents_role),
-    )
 
 
 def fit_nodes(
@@ -287,15 +233,12 @@ def fit_nodes(
     >>> [n.node.node_id for n in fitted.nodes], fitted.tokens.tokens <= 200, fitted.trace.buckets[5].ids
     (['kb-1'], True, ('kb-2',))
     """
-    done = _fit(
-        (), nodes, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
-        checked_shedding(AGENT, refill, nonce, render), tier, True, metadata_mode, source_key,
-    )
-    if isinstance(done, Failure):
-        return Failure(done.failure())
-    core, ready, records = done.unwrap()
-    text = core.documents.text if core.documents is not None and core.records else ""
-    return Success(FittedNodes(kept_inputs(nodes, records, core.records), text, TokenCount(core.tokens, ready.name, core.precision), core.trace))
+    return fit_rows_and_documents(
+        lambda ready: _rows((), True, ready), nodes, lambda: _nodes(nodes, metadata_mode, source_key),
+        checked_budget(context_window, output_reserve, reserve_fraction),
+        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), checked_shedding(AGENT, refill, nonce, render), _PAIRING, tier,
+        "nodes",
+    ).map(lambda fit: FittedNodes(fit.documents, fit.text, fit.tokens, fit.trace))
 
 
 def fit_chat_messages(
@@ -347,19 +290,12 @@ def fit_chat_messages(
     >>> [m.role.value for m in fitted.messages], fitted.messages[2] is history[3]
     (['system', 'assistant', 'tool', 'user'], True)
     """
-    done = _fit(
-        messages, nodes, context_window, output_reserve, reserve_fraction, model, encoding, token_counter,
-        checked_shedding(shed_order, refill, nonce), tier, keep_system, metadata_mode, source_key, documents_role,
-        whole_turns,
-    )
-    if isinstance(done, Failure):
-        return Failure(done.failure())
-    core, ready, records = done.unwrap()
-    text = core.documents.text if core.documents is not None and core.records else ""
-    return Success(FittedChat(
-        tuple(messages[index] for index in core.kept), kept_inputs(nodes, records, core.records), text,
-        TokenCount(core.tokens, ready.name, core.precision), core.trace,
-    ))
+    return fit_rows_and_documents(
+        lambda ready: _rows(messages, keep_system, ready), nodes, lambda: _nodes(nodes, metadata_mode, source_key),
+        checked_budget(context_window, output_reserve, reserve_fraction),
+        checked_counting(model, encoding, token_counter, DEFAULT_ENCODING), checked_shedding(shed_order, refill, nonce),
+        _PAIRING, tier, "nodes", documents_role, whole_turns,
+    ).map(lambda fit: FittedChat(tuple(messages[index] for index in fit.kept), fit.documents, fit.text, fit.tokens, fit.trace))
 
 
 class ThriftNodePostprocessor(BaseNodePostprocessor):
