@@ -11,20 +11,14 @@ request of its session (which would start the session's quotas afresh).
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Final
 
 import anyio
 
+from thrift_fp.serve._asgi import SESSION_HEADER, Asgi, Message, Receive, Scope, Send
 from thrift_fp.serve._sessions import Sessions
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-SESSION_HEADER: Final = b"mcp-session-id"
 # The sweep frees a session this much later than the transport ends it (seconds, and a share).
 _MARGIN_S: Final = 1.0
 _MARGIN_SHARE: Final = 0.05

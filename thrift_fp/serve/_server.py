@@ -40,7 +40,8 @@ from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._connection import DROPPED, Connection, connection_asgi, connection_of
 from thrift_fp.serve._frames import TamedLines, tamed_asgi
 from thrift_fp.serve._handshake import RECEIPTS_URI, SERVER_NAME, Handshake, instructions
-from thrift_fp.serve._lifetimes import Asgi, session_lifetimes_asgi, sweep_idle
+from thrift_fp.serve._asgi import Asgi
+from thrift_fp.serve._lifetimes import session_lifetimes_asgi, sweep_idle
 from thrift_fp.serve._operator_log import log_failure, secrets_of
 from thrift_fp.serve._commit import MAX_ATTEMPTS
 from thrift_fp.serve._errors import Cancelled, NoSession, RepeatedCall, ServeError, SourceFailed, UnknownTool

@@ -12,20 +12,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, Final, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Final, Protocol, runtime_checkable
 
 import anyio.to_thread
 
+from thrift_fp.serve._asgi import SESSION_HEADER, Asgi, Message, Receive, Scope, Send
 from thrift_fp.serve._session_store import SessionHandle
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-SESSION_HEADER: Final = b"mcp-session-id"
 
 
 @runtime_checkable
