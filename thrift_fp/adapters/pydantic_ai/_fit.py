@@ -5,34 +5,27 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import compress, count
+from itertools import count
 from operator import attrgetter, ne
-from typing import Final, ClassVar
+from typing import Final
 
 from pydantic_ai.messages import ModelMessage
 from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core import CoreFit, Pairing, fit_rows
-from thrift_fp.adapters._core import Budgeting, Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
+from thrift_fp.adapters._core import Budgeting, Checked, CounterArg, Counting, checked_budget, checked_counting
 from thrift_fp.adapters._core import Pictured
 from thrift_fp.adapters._core import (
     AdapterError,
     CountFailed,
-    DuplicateToolCall,
-    FitFailed,
     InvalidArgument,
     MalformedMessage,
-    OverBudget,
     PricingFailed,
-    ToolResultWithoutCall,
     UnreadableField,
 )
-from thrift_fp.adapters._core import UnknownModel
 from thrift_fp.adapters.pydantic_ai._price import DEFAULT_ENCODING, REPLY_PRIMING, Step, TextCounts, price, price_step, read_step
 from thrift_fp.adapters.pydantic_ai._plan import plan_rows, rebuild
 from thrift_fp.adapters.pydantic_ai._read import (
-    MEDIA_TOKENS,
-    TOKENS_PER_PART,
     MediaPricer,
     Mispriced,
     Misread,

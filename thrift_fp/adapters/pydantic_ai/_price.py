@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import threading
 from collections.abc import Sequence
-from itertools import compress, count, repeat
+from itertools import count
 from operator import eq
-from typing import Final, NamedTuple, TypeVar, cast, no_type_check
+from typing import Final, TypeVar, cast
 
 from returns.result import Failure, Result, Success
 
