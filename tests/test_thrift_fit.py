@@ -927,7 +927,20 @@ def test_invalid_budgets_through_the_fit_are_the_whole_error_value() -> None:
 ESTIMATE_FAILED = RuntimeError("no estimate for this one")
 
 
-class _SlottedEstimate:
+class _FailingOnCue:
+    """A plain ``estimate_tokens`` (a function on the class): 5, or `ESTIMATE_FAILED` raised for
+    the content ``"fails"``. No slots of its own, so a subclass chooses its call path."""
+
+    __slots__ = ()
+    content: str
+
+    def estimate_tokens(self, encoding: str) -> int:
+        if self.content == "fails":
+            raise ESTIMATE_FAILED
+        return 5
+
+
+class _SlottedEstimate(_FailingOnCue):
     """One type, no ``__dict__``, a plain ``estimate_tokens``: the bulk call path."""
 
     __slots__ = ("content", "id")
@@ -936,24 +949,14 @@ class _SlottedEstimate:
         self.content = content
         self.id = id
 
-    def estimate_tokens(self, encoding: str) -> int:
-        if self.content == "fails":
-            raise ESTIMATE_FAILED
-        return 5
 
-
-class _LooseEstimate:
+class _LooseEstimate(_FailingOnCue):
     """An instance ``__dict__``: the per-item call path."""
 
     def __init__(self, content: str, id: str | None = None) -> None:
         self.content = content
         if id is not None:
             self.id = id
-
-    def estimate_tokens(self, encoding: str) -> int:
-        if self.content == "fails":
-            raise ESTIMATE_FAILED
-        return 5
 
 
 class _AsyncFailing:

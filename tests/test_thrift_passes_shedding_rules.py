@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
 from returns.result import Failure, Success
 
 from thrift_fp.thrift import ThriftOptions, WorkingSet
@@ -50,46 +51,89 @@ def _keys(entries: tuple[Entry, ...]) -> list[str]:
     return [entry.key for entry in entries]
 
 
-# Oldest messages, no pairs ---------------------------------------------------------------------
+# Oldest messages ------------------------------------------------------------------------------
 
 # Age order (rank, then input position): m5 (summary), m1, m3, m0, m6, m4, m2 (the newest).
 _UNPAIRED = (
     _message(0, 3, 2), _message(1, 4, 0), _message(2, 5, 4), _message(3, 6, 1),
     _message(4, 7, 3), _message(5, 2, -1, summary=True), _message(6, 1, 2),
 )
+# Age order is input order here except m6 (age 9, the newest); units: m0-m2 (pair p), m3,
+# m4-m5 (pair q), m6.
+_PAIRED = (
+    _message(0, 5, 0, pair="p"), _message(1, 5, 1), _message(2, 5, 2, pair="p"), _message(3, 5, 3),
+    _message(4, 5, 4, pair="q"), _message(5, 5, 5, pair="q"), _message(6, 5, 9),
+)
 
 
-def test_oldest_messages_at_an_exact_fit_keep_every_message() -> None:
-    state = _messages(*_UNPAIRED)
-    after, trace = shed_oldest_messages(state, _plan(28))
-    assert after is state
-    assert trace == BucketTrace("messages", 28, 28, 7, 7, _OLDEST, ())
+def _oldest(trace_after: int, *shed: str) -> BucketTrace:
+    """The oldest-messages trace of the seven `_PAIRED` messages (35 tokens), ``trace_after`` left."""
+    return BucketTrace("messages", 35, trace_after, 7, 7 - len(shed), _OLDEST, shed)
 
 
-def test_oldest_messages_shed_the_shortest_oldest_run_by_age_not_input_order() -> None:
-    state = _messages(*_UNPAIRED)
-    after, trace = shed_oldest_messages(state, _plan(18))
+# Each case: the messages, the budget, the trace, the keys kept and the total left.
+_SHED_OLDEST = {
     # 10 over: m1 (4) then m3 (6) cover it exactly; the summary m5, oldest of all, stays.
-    assert trace == BucketTrace("messages", 28, 18, 7, 5, _OLDEST, ("m1", "m3"))
-    assert _keys(after.messages) == ["m0", "m2", "m4", "m5", "m6"]
-    assert after.total == 18
-
-
-def test_oldest_messages_among_equal_ages_shed_the_earlier_input_first() -> None:
-    state = _messages(*_UNPAIRED)
-    after, trace = shed_oldest_messages(state, _plan(15))
+    "shed the shortest oldest run by age, not input order": (
+        _UNPAIRED, 18, BucketTrace("messages", 28, 18, 7, 5, _OLDEST, ("m1", "m3")), ["m0", "m2", "m4", "m5", "m6"], 18,
+    ),
     # 13 over: m1, m3, then m0 (age 2, before m6 of age 2) covers it.
-    assert trace == BucketTrace("messages", 28, 15, 7, 4, _OLDEST, ("m1", "m3", "m0"))
-    assert _keys(after.messages) == ["m2", "m4", "m5", "m6"]
-    assert after.total == 15
+    "among equal ages shed the earlier input first": (
+        _UNPAIRED, 15, BucketTrace("messages", 28, 15, 7, 4, _OLDEST, ("m1", "m3", "m0")), ["m2", "m4", "m5", "m6"], 15,
+    ),
+    "never shed the newest nor a summary": (
+        _UNPAIRED, 0, BucketTrace("messages", 28, 7, 7, 2, _OLDEST, ("m1", "m3", "m0", "m6", "m4")), ["m2", "m5"], 7,
+    ),
+    "paired: shed whole units covering the excess": (_PAIRED, 34, _oldest(20, "m0", "m1", "m2"), ["m3", "m4", "m5", "m6"], 20),
+    "paired: stop at the unit that covers the excess exactly": (
+        _PAIRED, 15, _oldest(15, "m0", "m1", "m2", "m3"), ["m4", "m5", "m6"], 15,
+    ),
+    "paired: never reach the newest": (_PAIRED, 0, _oldest(5, "m0", "m1", "m2", "m3", "m4", "m5"), ["m6"], 5),
+    "paired: stop before a message paired with a summary": (
+        (*_PAIRED, _message(7, 1, 20, summary=True, pair="q")), 0,
+        BucketTrace("messages", 36, 16, 8, 4, _OLDEST, ("m0", "m1", "m2", "m3")), ["m4", "m5", "m6", "m7"], 16,
+    ),
+    "a summary without a pair blocks no paired unit": (
+        (*_PAIRED, _message(7, 1, 20, summary=True)), 0,
+        BucketTrace("messages", 36, 6, 8, 2, _OLDEST, ("m0", "m1", "m2", "m3", "m4", "m5")), ["m6", "m7"], 6,
+    ),
+    # By age: m3, m1, m2, m0 (the newest); the pair r spans m3 to m2, one unit of three.
+    "paired: follow age, not input order": (
+        (_message(0, 4, 3), _message(1, 3, 1), _message(2, 2, 2, pair="r"), _message(3, 1, 0, pair="r")), 9,
+        BucketTrace("messages", 10, 4, 4, 1, _OLDEST, ("m3", "m1", "m2")), ["m0"], 4,
+    ),
+}
 
 
-def test_oldest_messages_never_shed_the_newest_nor_a_summary() -> None:
-    state = _messages(*_UNPAIRED)
-    after, trace = shed_oldest_messages(state, _plan(0))
-    assert trace == BucketTrace("messages", 28, 7, 7, 2, _OLDEST, ("m1", "m3", "m0", "m6", "m4"))
-    assert _keys(after.messages) == ["m2", "m5"]
-    assert after.total == 7
+@pytest.mark.parametrize(("entries", "budget", "expected", "kept", "total"), _SHED_OLDEST.values(), ids=_SHED_OLDEST)
+def test_oldest_messages_shed(
+    entries: tuple[Entry, ...], budget: int, expected: BucketTrace, kept: list[str], total: int
+) -> None:
+    after, trace = shed_oldest_messages(_messages(*entries), _plan(budget))
+    assert trace == expected
+    assert (_keys(after.messages), after.total) == (kept, total)
+
+
+# Each case: the messages, the budget, and the trace of a pass that sheds nothing.
+_KEEP_OLDEST = {
+    "an exact fit keeps every message": (_UNPAIRED, 28, BucketTrace("messages", 28, 28, 7, 7, _OLDEST, ())),
+    "paired: an exact fit keeps every message": (_PAIRED, 35, _oldest(35)),
+    # Over budget but nothing sheddable: the state comes back as it is, not rebuilt.
+    "paired: one pair straddling everything sheds nothing": (
+        (_message(0, 4, 0, pair="p"), _message(1, 3, 1), _message(2, 2, 2, pair="p")), 0,
+        BucketTrace("messages", 9, 9, 3, 3, _OLDEST, ()),
+    ),
+}
+
+
+@pytest.mark.parametrize(("entries", "budget", "expected"), _KEEP_OLDEST.values(), ids=_KEEP_OLDEST)
+def test_oldest_messages_that_shed_nothing_return_the_state_itself(
+    entries: tuple[Entry, ...], budget: int, expected: BucketTrace
+) -> None:
+    state = _messages(*entries)
+    after, trace = shed_oldest_messages(state, _plan(budget))
+    assert after is state
+    assert trace == expected
 
 
 def test_oldest_messages_count_the_other_buckets_in_the_total() -> None:
@@ -100,81 +144,9 @@ def test_oldest_messages_count_the_other_buckets_in_the_total() -> None:
     assert after.total == 28
 
 
-# Oldest messages with pairs --------------------------------------------------------------------
-
-# Age order is input order here except m6 (age 9, the newest); units: m0-m2 (pair p), m3,
-# m4-m5 (pair q), m6.
-_PAIRED = (
-    _message(0, 5, 0, pair="p"), _message(1, 5, 1), _message(2, 5, 2, pair="p"), _message(3, 5, 3),
-    _message(4, 5, 4, pair="q"), _message(5, 5, 5, pair="q"), _message(6, 5, 9),
-)
-
-
-def test_paired_oldest_messages_at_an_exact_fit_keep_every_message() -> None:
-    state = _messages(*_PAIRED)
-    after, trace = shed_oldest_messages(state, _plan(35))
-    assert after is state
-    assert trace == BucketTrace("messages", 35, 35, 7, 7, _OLDEST, ())
-
-
-def test_paired_oldest_messages_shed_whole_units_covering_the_excess() -> None:
-    state = _messages(*_PAIRED)
-    after, trace = shed_oldest_messages(state, _plan(34))
-    assert trace == BucketTrace("messages", 35, 20, 7, 4, _OLDEST, ("m0", "m1", "m2"))
-    assert _keys(after.messages) == ["m3", "m4", "m5", "m6"]
-    assert after.total == 20
-
-
-def test_paired_oldest_messages_stop_at_the_unit_that_covers_the_excess_exactly() -> None:
-    state = _messages(*_PAIRED)
-    after, trace = shed_oldest_messages(state, _plan(15))
-    assert trace == BucketTrace("messages", 35, 15, 7, 3, _OLDEST, ("m0", "m1", "m2", "m3"))
-    assert _keys(after.messages) == ["m4", "m5", "m6"]
-    assert after.total == 15
-    _, trace = shed_oldest_messages(state, _plan(14))
+def test_paired_oldest_messages_one_token_short_of_an_exact_cover_shed_the_next_unit() -> None:
+    _, trace = shed_oldest_messages(_messages(*_PAIRED), _plan(14))
     assert trace.ids == ("m0", "m1", "m2", "m3", "m4", "m5")
-
-
-def test_paired_oldest_messages_never_reach_the_newest() -> None:
-    state = _messages(*_PAIRED)
-    after, trace = shed_oldest_messages(state, _plan(0))
-    assert trace == BucketTrace("messages", 35, 5, 7, 1, _OLDEST, ("m0", "m1", "m2", "m3", "m4", "m5"))
-    assert _keys(after.messages) == ["m6"]
-    assert after.total == 5
-
-
-def test_paired_oldest_messages_stop_before_a_message_paired_with_a_summary() -> None:
-    state = _messages(*_PAIRED, _message(7, 1, 20, summary=True, pair="q"))
-    after, trace = shed_oldest_messages(state, _plan(0))
-    assert trace == BucketTrace("messages", 36, 16, 8, 4, _OLDEST, ("m0", "m1", "m2", "m3"))
-    assert _keys(after.messages) == ["m4", "m5", "m6", "m7"]
-    assert after.total == 16
-
-
-def test_a_summary_without_a_pair_blocks_no_paired_unit() -> None:
-    state = _messages(*_PAIRED, _message(7, 1, 20, summary=True))
-    after, trace = shed_oldest_messages(state, _plan(0))
-    assert trace == BucketTrace("messages", 36, 6, 8, 2, _OLDEST, ("m0", "m1", "m2", "m3", "m4", "m5"))
-    assert _keys(after.messages) == ["m6", "m7"]
-
-
-def test_paired_oldest_messages_follow_age_not_input_order() -> None:
-    # By age: m3, m1, m2, m0 (the newest); the pair r spans m3 to m2, one unit of three.
-    state = _messages(
-        _message(0, 4, 3), _message(1, 3, 1), _message(2, 2, 2, pair="r"), _message(3, 1, 0, pair="r"),
-    )
-    after, trace = shed_oldest_messages(state, _plan(9))
-    assert trace == BucketTrace("messages", 10, 4, 4, 1, _OLDEST, ("m3", "m1", "m2"))
-    assert _keys(after.messages) == ["m0"]
-    assert after.total == 4
-
-
-def test_paired_oldest_messages_with_one_pair_straddling_everything_shed_nothing() -> None:
-    state = _messages(_message(0, 4, 0, pair="p"), _message(1, 3, 1), _message(2, 2, 2, pair="p"))
-    after, trace = shed_oldest_messages(state, _plan(0))
-    assert trace == BucketTrace("messages", 9, 9, 3, 3, _OLDEST, ())
-    # Over budget but nothing sheddable: the state comes back as it is, not rebuilt.
-    assert after is state
 
 
 # Retrievables and memories: ranked shedding -----------------------------------------------------
