@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -111,18 +112,28 @@ def _share(done: FitRendered) -> int:
     return next(bucket for bucket in done.trace.buckets if bucket.bucket == "retrievables").after_tokens
 
 
-def _refill_pair(
-    drawn: tuple[Retrievable, ...] | tuple[RecordSpec, ...], mode: NonceMode, encoding: str, system_prompt: str, fraction: float, slack: int
-) -> tuple[FitRendered, FitRendered]:
-    records = _built(drawn)
-    everything = render_retrievables(records, encoding=encoding, nonce=mode).unwrap().tokens
-    window = max(0, round(everything * fraction) + _count(system_prompt, encoding) + slack)
-    ws = WorkingSet(system_prompt=system_prompt, retrievables=records)
-    off = ThriftOptions(output_reserve=0, encoding=encoding)
+class _RefillCase(NamedTuple):
+    """What a refill property draws: records (or specs of them), the nonce mode, the encoding, the
+    system prompt, the share of the records' rendered count the window holds, and a slack."""
+
+    drawn: tuple[Retrievable, ...] | tuple[RecordSpec, ...]
+    mode: NonceMode
+    encoding: str
+    system_prompt: str
+    fraction: float
+    slack: int
+
+
+def _refill_pair(case: _RefillCase) -> tuple[FitRendered, FitRendered]:
+    records = _built(case.drawn)
+    everything = render_retrievables(records, encoding=case.encoding, nonce=case.mode).unwrap().tokens
+    window = max(0, round(everything * case.fraction) + _count(case.system_prompt, case.encoding) + case.slack)
+    ws = WorkingSet(system_prompt=case.system_prompt, retrievables=records)
+    off = ThriftOptions(output_reserve=0, encoding=case.encoding)
     on = replace(off, refill=True)
     return (
-        fit_and_render(ws, window, None, off, nonce=mode).unwrap(),
-        fit_and_render(ws, window, None, on, nonce=mode).unwrap(),
+        fit_and_render(ws, window, None, off, nonce=case.mode).unwrap(),
+        fit_and_render(ws, window, None, on, nonce=case.mode).unwrap(),
     )
 
 
@@ -140,15 +151,9 @@ _OPENS_A_BLOCK = (
     _passage("c", 10, 0.1, "third-party-public"),
 )
 uncarried_examples = (
-    example(_OPENS_A_BLOCK, KeyedNonce(KEY), "cl100k_base", "", 0.0, 175),
-    example(_OPENS_A_BLOCK, KeyedNonce(KEY), "cl100k_base", "", 0.0, 230),
+    example(_RefillCase(_OPENS_A_BLOCK, KeyedNonce(KEY), "cl100k_base", "", 0.0, 175)),
+    example(_RefillCase(_OPENS_A_BLOCK, KeyedNonce(KEY), "cl100k_base", "", 0.0, 230)),
 )
-
-
-def _examples(test: Callable[..., None]) -> Callable[..., None]:
-    for each in uncarried_examples:
-        test = each(test)
-    return test
 
 
 any_records = st.one_of(plain_records(), record_specs())
@@ -160,22 +165,24 @@ def _built(drawn: tuple[Retrievable, ...] | tuple[RecordSpec, ...]) -> tuple[Ret
     )
 fractions = st.floats(0, 1)
 small_slack = st.integers(-20, 20)
+refill_cases = st.builds(_RefillCase, any_records, nonce_modes, encodings, st.text(max_size=20), fractions, small_slack)
 
 
-@_examples
-@settings(max_examples=60)
-@given(any_records, nonce_modes, encodings, st.text(max_size=20), fractions, small_slack)
-def test_refill_renders_within_budget_and_charges_exactly(
-    drawn: tuple[Retrievable, ...] | tuple[RecordSpec, ...],
-    mode: NonceMode,
-    encoding: str,
-    system_prompt: str,
-    fraction: float,
-    slack: int,
-) -> None:
+def _refill_property(test: Callable[[_RefillCase], None]) -> Callable[..., None]:
+    """A refill property: 60 drawn cases, and the cases where refill takes a record without the
+    tags of the block it opens (`uncarried_examples`)."""
+    checked = settings(max_examples=60)(given(refill_cases)(test))
+    for each in uncarried_examples:
+        checked = each(checked)
+    return checked
+
+
+@_refill_property
+def test_refill_renders_within_budget_and_charges_exactly(case: _RefillCase) -> None:
     """Refill on: the text fits whenever the trace says it fits, and the trace's retrievables
     tokens are the text's exact count (each rendered block's overhead charged once)."""
-    off, done = _refill_pair(drawn, mode, encoding, system_prompt, fraction, slack)
+    off, done = _refill_pair(case)
+    encoding = case.encoding
     fresh = _count(done.text, encoding)
     assert done.tokens == fresh == _share(done)
     others = done.trace.total_after - _share(done)
@@ -187,23 +194,14 @@ def test_refill_renders_within_budget_and_charges_exactly(
     assert fresh == done.fixed + sum(done.costs[record.id] for record in done.records)
 
 
-@_examples
-@settings(max_examples=60)
-@given(any_records, nonce_modes, encodings, st.text(max_size=20), fractions, small_slack)
-def test_refill_keeps_a_superset_and_readmits_at_exact_marginal_prices(
-    drawn: tuple[Retrievable, ...] | tuple[RecordSpec, ...],
-    mode: NonceMode,
-    encoding: str,
-    system_prompt: str,
-    fraction: float,
-    slack: int,
-) -> None:
+@_refill_property
+def test_refill_keeps_a_superset_and_readmits_at_exact_marginal_prices(case: _RefillCase) -> None:
     """Refill on keeps every record refill off keeps, and re-admits exactly what a greedy walk
     over the shed records in ranking order admits, each at its own cost plus the overhead of
     the blocks it opens, while that fits; so every record that stays shed costs more than the
     leftover at its turn. The refill step names the re-admitted records, in admission order."""
-    off, done = _refill_pair(drawn, mode, encoding, system_prompt, fraction, slack)
-    records = _built(drawn)
+    off, done = _refill_pair(case)
+    records, encoding = _built(case.drawn), case.encoding
     kept_off = {record.id for record in off.records}
     kept_on = {record.id for record in done.records}
     assert kept_off <= kept_on
