@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -25,3 +26,17 @@ def write_old(path: Path, data: str | bytes, mtime: float = OLD) -> Path:
         path.write_text(data, encoding="utf-8")
     os.utime(path, (mtime, mtime))
     return path
+
+
+def write_old_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """``root`` holding ``files`` (a relative path each, to text or bytes), each by `write_old`.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     root = write_old_tree(Path(folder) / "docs", {"a.md": "# A", "b/c.txt": b"c"})
+    ...     sorted(str(p.relative_to(root)) for p in root.rglob("*.*")), (root / "a.md").stat().st_mtime == OLD
+    (['a.md', 'b/c.txt'], True)
+    """
+    for name, data in files.items():
+        write_old(root / name, data)
+    return root

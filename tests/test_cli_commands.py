@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests._files import write_old_tree
 from thrift_fp.cli import run
 
 
@@ -23,15 +22,12 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "budget.md").write_text("# Budget\n\nThe budget is the window minus the reserve for the answer.\n")
-    (root / "shed.txt").write_text("Shedding drops the lowest score first while over budget.\n")
-    (root / "faq.jsonl").write_text('{"id": "q1", "text": "Quotas cap the queries of one request."}\n')
-    hour_ago = time.time_ns() - 3_600_000_000_000
-    for path in root.iterdir():  # not "racy": modified well before they are indexed
-        os.utime(path, ns=(hour_ago, hour_ago))
-    return root
+    # Not "racy": modified well before they are indexed.
+    return write_old_tree(tmp_path / "docs", {
+        "budget.md": "# Budget\n\nThe budget is the window minus the reserve for the answer.\n",
+        "shed.txt": "Shedding drops the lowest score first while over budget.\n",
+        "faq.jsonl": '{"id": "q1", "text": "Quotas cap the queries of one request."}\n',
+    })
 
 
 def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
 from returns.result import Failure
 
+from tests._files import write_old_tree
 from thrift_fp.sources import (
     CorruptDatabase,
     DatabaseMissing,
@@ -28,26 +28,16 @@ from thrift_fp.sources.sqlite import _index, _store
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "shed.md").write_text("# Shedding\n\nShedding drops the lowest score first.\n")
-    (root / "budget.txt").write_text("The budget is the window minus the reserve.\n")
-    (root / "notes.jsonl").write_text(
-        '{"id": "n1", "text": "Quotas cap the queries per request."}\n'
-        '\n{"id": "n2", "content": "Shedding drops the lowest score first.", "metadata": {"lang": "en"}}\n'
-    )
-    (root / ".hidden.md").write_text("never indexed")
-    (root / "image.png").write_bytes(b"\x89PNG")
-    _age(root)
-    return root
-
-
-def _age(root: Path) -> None:
     # Files written just now are "racy" (an edit in the same timestamp tick would be invisible),
-    # so the index re-hashes them; files from an hour ago are trusted by size and mtime.
-    hour_ago = time.time_ns() - 3_600_000_000_000
-    for path in root.rglob("*"):
-        os.utime(path, ns=(hour_ago, hour_ago))
+    # so the index re-hashes them; old files are trusted by size and mtime.
+    return write_old_tree(tmp_path / "docs", {
+        "shed.md": "# Shedding\n\nShedding drops the lowest score first.\n",
+        "budget.txt": "The budget is the window minus the reserve.\n",
+        "notes.jsonl": '{"id": "n1", "text": "Quotas cap the queries per request."}\n'
+        '\n{"id": "n2", "content": "Shedding drops the lowest score first.", "metadata": {"lang": "en"}}\n',
+        ".hidden.md": "never indexed",
+        "image.png": b"\x89PNG",
+    })
 
 
 def _bump(path: Path, text: str | None = None) -> None:
