@@ -16,16 +16,12 @@ it was written, and is charged).
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Final
 
 import anyio
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
+from thrift_fp.serve._asgi import Asgi, Message, Receive, Scope, Send
 
 # Where an HTTP request's scope carries its connection (the SDK hands the handler that scope).
 CONNECTION_KEY: Final = "thrift_fp.connection"

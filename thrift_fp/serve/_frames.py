@@ -15,8 +15,10 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Final
+
+from thrift_fp.serve._asgi import Asgi, Message, Receive, Scope, Send, replaying
 
 # Far below pydantic-core's limits (≈4300 digits, ≈200 levels), far above any honest argument.
 MAX_DIGITS: Final = 1000
@@ -25,12 +27,6 @@ _LONG_NUMBER: Final = re.compile(r"\d{%d}" % (MAX_DIGITS + 1))
 # pydantic-core refuses a surrogate escape that is not half of a pair; Python reads it.
 _SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _MAX_FRAME: Final = 4 * 1024 * 1024
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def _refused(what: str) -> dict[str, str]:
@@ -182,15 +178,6 @@ def tamed_asgi(app: Asgi, max_bytes: int = _MAX_FRAME) -> Asgi:
         if size <= _MAX_FRAME:
             # Bytes that are not UTF-8 become U+FFFD, as the SDK's stdio reader makes them.
             raw = tame_frame(raw.decode("utf-8", errors="replace")).encode("utf-8")
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if delivered:
-                return await receive()
-            delivered = True
-            return {"type": "http.request", "body": raw, "more_body": False}
-
-        await app(scope, replay, send)
+        await app(scope, replaying({"type": "http.request", "body": raw, "more_body": False}, receive), send)
 
     return wrapped

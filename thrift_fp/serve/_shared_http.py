@@ -17,7 +17,7 @@ from typing import Final, Protocol, runtime_checkable
 
 import anyio.to_thread
 
-from thrift_fp.serve._asgi import SESSION_HEADER, Asgi, Message, Receive, Scope, Send
+from thrift_fp.serve._asgi import SESSION_HEADER, Asgi, Message, Receive, Scope, Send, replaying
 from thrift_fp.serve._session_store import SessionHandle
 
 
@@ -151,21 +151,13 @@ def shared_sessions_asgi(app: Asgi, sessions: SharedSessions) -> Asgi:
                 return
             first = await receive()
             started = await anyio.to_thread.run_sync(sessions.start) if is_initialize(first.get("body", b"")) else None
-            delivered = False
-
-            async def again() -> Message:
-                nonlocal delivered
-                if delivered:
-                    return await receive()
-                delivered = True
-                return first
 
             async def with_session(message: Message) -> None:
                 if started is not None and message.get("type") == "http.response.start":
                     message = {**message, "headers": [*message.get("headers", ()), (SESSION_HEADER, started.encode())]}
                 await send(message)
 
-            await app(scope, again, with_session)
+            await app(scope, replaying(first, receive), with_session)
             return
         if not await anyio.to_thread.run_sync(sessions.known, token):
             # The spec's answer to an unknown or ended session: the client starts a new one.
@@ -182,16 +174,7 @@ def shared_sessions_asgi(app: Asgi, sessions: SharedSessions) -> Asgi:
             if request_id is not None:
                 # The call may run on another worker: it learns of this from the database.
                 await anyio.to_thread.run_sync(sessions.cancel, token, request_id)
-            delivered_first = False
-
-            async def replayed() -> Message:
-                nonlocal delivered_first
-                if delivered_first:
-                    return await receive()
-                delivered_first = True
-                return first
-
-            await app(scope, replayed, send)
+            await app(scope, replaying(first, receive), send)
             return
         if method == "GET":
             # No stream of server-initiated messages: this server sends none outside a call.
