@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -195,13 +195,26 @@ def _shed(adapter: str, messages: list[Any], fitted: Any) -> set[int]:
     return {at for at, message in enumerate(messages) if id(message) not in kept}
 
 
+class Drawn(NamedTuple):
+    """One drawn case: an adapter, a conversation (in that adapter's own objects: `messages`) and
+    a budget."""
+
+    adapter: str
+    conversation: list[Turn]
+    budget: int
+
+    def messages(self) -> list[Any]:
+        return ADAPTERS[self.adapter][0](_flat(self.conversation))
+
+
+cases = st.builds(Drawn, st.sampled_from(sorted(ADAPTERS)), turns, st.integers(0, 600))
+
+
 @settings(max_examples=150)
-@given(st.sampled_from(sorted(ADAPTERS)), turns, st.integers(0, 600))
-def test_by_default_the_kept_history_opens_on_a_question_and_the_shed_ones_are_named(
-    adapter: str, conversation: list[Turn], budget: int
-) -> None:
-    build, kind = ADAPTERS[adapter]
-    messages = build(_flat(conversation))
+@given(cases)
+def test_by_default_the_kept_history_opens_on_a_question_and_the_shed_ones_are_named(case: Drawn) -> None:
+    adapter, budget, kind = case.adapter, case.budget, ADAPTERS[case.adapter][1]
+    messages = case.messages()
     result = _fit(adapter, messages, budget, None)
     if isinstance(result, Failure):
         return
@@ -216,12 +229,9 @@ def test_by_default_the_kept_history_opens_on_a_question_and_the_shed_ones_are_n
 
 
 @settings(max_examples=60)
-@given(st.sampled_from(sorted(ADAPTERS)), turns, st.integers(0, 600))
-def test_what_fits_turn_by_turn_fits_message_by_message(
-    adapter: str, conversation: list[Turn], budget: int
-) -> None:
-    build, _ = ADAPTERS[adapter]
-    messages = build(_flat(conversation))
+@given(cases)
+def test_what_fits_turn_by_turn_fits_message_by_message(case: Drawn) -> None:
+    adapter, budget, messages = case.adapter, case.budget, case.messages()
     whole, piecemeal = _fit(adapter, messages, budget, True), _fit(adapter, messages, budget, False)
     if not isinstance(whole, Failure):
         # Whole turns only add what must stay (the newest turn's question) and leave together.
