@@ -17,11 +17,11 @@ from typing import Final, Literal
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.documents._decode import decode_text
-from thrift_fp.sources.contract import InvalidJsonlRecord, InvalidText, SourceError
+from thrift_fp.sources.contract import HEADING_SEPARATOR, InvalidJsonlRecord, InvalidText, SourceError
 from thrift_fp.sources.documents._html import html_structure
 from thrift_fp.sources.documents._markdown import markdown_structure
 from thrift_fp.sources.documents._rst import rst_structure
-from thrift_fp.sources.documents._sections import UnderHeadings, section_passages
+from thrift_fp.sources.documents._sections import section_passages
 from thrift_fp.sources.documents._structure import StructuredText, plain_structure
 
 Kind = Literal["markdown", "rst", "html", "text", "jsonl"]
@@ -63,7 +63,7 @@ def content_hash(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class DocumentPassage(UnderHeadings):
+class DocumentPassage:
     """A passage ready to store: id, position, text, exact tokens, hash, tier, metadata JSON,
     and the path of headings it sits under (also in the metadata as ``heading_path``)."""
 
@@ -75,6 +75,15 @@ class DocumentPassage(UnderHeadings):
     trust_tier: str
     metadata: str
     heading_path: tuple[str, ...] = ()
+
+    @property
+    def heading(self) -> str:
+        """The heading path as one line, as the index's heading column holds it.
+
+        >>> DocumentPassage("a#1", 1, "x", 1, "h", "first-party", "{}", ("fs", "readFile")).heading
+        'fs › readFile'
+        """
+        return HEADING_SEPARATOR.join(self.heading_path)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,27 +28,9 @@ from thrift_fp.sources.documents._structure import Heading, StructuredText
 from thrift_fp.tokens import TokenEncoding, get_encoding
 
 
-class UnderHeadings:
-    """A passage under a path of headings (``heading_path``), which `heading` shows as one line."""
-
-    __slots__ = ()
-    heading_path: tuple[str, ...]
-
-    @property
-    def heading(self) -> str:
-        """The heading path as one line, ``fs › Promises API``, as the index's heading column holds it.
-
-        >>> SectionPassage("x", 0, 1, 1, ("fs", "Promises API")).heading
-        'fs › Promises API'
-        >>> from thrift_fp.sources.documents import DocumentPassage
-        >>> DocumentPassage("a#1", 1, "x", 1, "h", "first-party", "{}", ("fs", "readFile")).heading
-        'fs › readFile'
-        """
-        return HEADING_SEPARATOR.join(self.heading_path)
-
 
 @dataclass(frozen=True, slots=True)
-class SectionPassage(UnderHeadings):
+class SectionPassage:
     """One passage: ``text == document.text[start:end]``, exact ``tokens``, and its heading path."""
 
     text: str
@@ -56,6 +38,15 @@ class SectionPassage(UnderHeadings):
     end: int
     tokens: int
     heading_path: tuple[str, ...]
+
+    @property
+    def heading(self) -> str:
+        """The heading path as one line, ``fs › Promises API``.
+
+        >>> SectionPassage("x", 0, 1, 1, ("fs", "Promises API")).heading
+        'fs › Promises API'
+        """
+        return HEADING_SEPARATOR.join(self.heading_path)
 
 
 @dataclass(frozen=True, slots=True)
