@@ -91,7 +91,11 @@ def first_malformed(
     # short tuple makes its class a suspect (its fields then read one by one, the short one fails).
     for cls in kinds - suspects:
         width = _tuple_width(cls, (*names, *optional)) if issubclass(cls, tuple) else 0
-        if width and any(type(item) is cls and len(cast(tuple[object, ...], item)) < width for item in items):
+        if not width:
+            continue
+        # (C-level passes: the items of one class are all of them when it is the only one.)
+        same = items if len(kinds) == 1 else [item for item in items if type(item) is cls]
+        if min(map(len, cast(Sequence[tuple[object, ...]], same))) < width:
             suspects.add(cls)
     if not suspects:
         return None
