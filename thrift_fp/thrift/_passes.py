@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from bisect import bisect_left
-from itertools import accumulate, compress, repeat
-from operator import attrgetter, is_, is_not, not_
+from itertools import accumulate, compress, islice, repeat
+from operator import attrgetter, is_, is_not, le, not_
 from types import MappingProxyType
 from typing import Any, Final, TypeVar, cast, no_type_check
 
@@ -134,12 +134,11 @@ class _Hot:
         that no pair straddles and whose tokens cover ``excess``; else the longest such prefix.
         It never reaches the newest entry nor a unit holding an entry paired with a summary.
 
-        Linear, in C-level passes but for one step per pair: a prefix ending at ``e`` closes
-        every pair it opens exactly when no pair has its first member at or before ``e`` and its
-        last after it; counting +1 at each pair's first member and -1 at its last, the running
-        sum at ``e`` is the number of pairs open there, so the places it is 0 are where a unit
-        ends, and the prefix is the first such end whose running token sum covers the excess
-        (before the newest entry and the first entry paired with a summary).
+        Linear, in C-level passes (no Python step per pair or per entry): a prefix ending at
+        ``e`` closes every pair it opens exactly when no entry at or before ``e`` has a partner
+        after it, so the prefix is the first such end at or after the first running token sum
+        that covers the excess (before the newest entry and the first entry paired with a
+        summary).
 
         >>> from thrift_fp.thrift._entry import Entry
         >>> row = lambda at, tokens, pair=None: Entry(None, f"m{at}", tokens, at, at, pair=pair)
@@ -152,28 +151,30 @@ class _Hot:
         size = len(ordered)
         pairs = list(map(_entry_pair, ordered))
         last = dict(zip(pairs, range(size)))
-        first = dict(zip(reversed(pairs), range(size - 1, -1, -1)))
         last.pop(None, None)
-        opened = [0] * size
-        for pair, end in last.items():
-            opened[first[pair]] += 1
-            opened[end] -= 1
-        # (A running sum, not a running maximum of each pair's reach: ``accumulate`` adds in C,
-        # while ``max`` costs a call per entry.)
-        ends = list(compress(range(size), map(not_, accumulate(opened))))
+        # Each entry's reach: the last place of its pair (its own place when unpaired). A prefix
+        # ending at ``e`` closes every pair it opens exactly when no entry up to ``e`` reaches
+        # past it: the places where the running maximum of the reaches is the place itself are
+        # where a unit ends.
+        reach = list(map(last.get, pairs, range(size)))
         # Units must end before the newest entry and before the first summary-paired entry.
         stop = size - 1
         if summary_pairs:
             stop = min(stop, next(compress(range(size), map(summary_pairs.__contains__, pairs)), stop))
-        ends = ends[: bisect_left(ends, stop)]
-        if not ends:
-            return []
-        sums = list(accumulate(map(_entry_tokens, ordered[: ends[-1] + 1])))
-        # Tokens are never negative: the sums rise, so the first end at or after the first
-        # covering sum is the shortest prefix; none covers: every allowed unit goes.
-        covered = bisect_left(sums, excess)
-        at = bisect_left(ends, covered)
-        return list(ordered[: ends[min(at, len(ends) - 1)] + 1])
+        # Tokens are never negative: the running sums rise, so the shortest prefix ends at the
+        # first unit end at or after the first covering sum, found by jumping to the furthest
+        # reach until no entry reaches past it (a few C-level steps).
+        sums = list(accumulate(map(_entry_tokens, ordered[:stop])))
+        end = bisect_left(sums, excess)
+        if end < stop:
+            furthest = max(reach[: end + 1])
+            while furthest > end:
+                end, furthest = furthest, max(reach[end : furthest + 1])
+            if end < stop:
+                return list(ordered[: end + 1])
+        # None covers before the stop: every allowed unit goes (the longest prefix ending a unit).
+        ends = list(compress(range(stop), map(le, accumulate(reach[:stop], max), range(stop))))
+        return list(ordered[: ends[-1] + 1]) if ends else []
 
 
 _entry_tokens: Final = attrgetter("tokens")
@@ -235,11 +236,13 @@ def _shed_while_over(
 def _without(entries: Sequence[Entry], removed: Sequence[Entry]) -> Sequence[Entry]:
     if not removed:
         return entries
-    # The usual shed of pass 8: the leading run of ``entries`` itself (oldest first in input
-    # order), found by identity in one C-level pass that stops at the first other entry.
+    # The usual shed of pass 8: one run of ``entries`` itself (oldest first in input order,
+    # from the start or after pinned leading messages such as a system prompt), found by
+    # identity in C-level passes: where its first entry is, then the run entry by entry.
     count = len(removed)
-    if count <= len(entries) and all(map(is_, removed, entries)):
-        return entries[count:]
+    start = next(compress(range(len(entries)), map(is_, entries, repeat(removed[0]))), -1)
+    if 0 <= start <= len(entries) - count and all(map(is_, removed, islice(entries, start, None))):
+        return entries[count:] if start == 0 else [*entries[:start], *entries[start + count:]]
     gone = set(map(_entry_position, removed))
     return list(compress(entries, map(not_, map(gone.__contains__, map(_entry_position, entries)))))
 
