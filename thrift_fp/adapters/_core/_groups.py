@@ -94,14 +94,15 @@ class Pairing:
 @dataclass(frozen=True, slots=True)
 class GroupCarry:
     """What `groups` knew after its first ``at`` rows (``rows[:at]`` of the call that made it):
-    the union-find parents and the calls issued, still open, and the group keys seen."""
+    the union-find parents, the calls issued and still open (each call id's row), and the group
+    keys seen."""
 
     pairing: Pairing
     rows: tuple[Row, ...]
     at: int
     parent: list[int]
-    issued: dict[str, tuple[int, str]]
-    open_calls: dict[str, tuple[int, str]]
+    issued: dict[str, int]
+    open_calls: dict[str, int]
     keyed: dict[str, int]
 
 
@@ -138,8 +139,8 @@ class _Groups:
 
 
 def _saved(
-    pairing: Pairing, rows: Sequence[Row], at: int, linked: _Groups, issued: dict[str, tuple[int, str]],
-    open_calls: dict[str, tuple[int, str]], keyed: dict[str, int],
+    pairing: Pairing, rows: Sequence[Row], at: int, linked: _Groups, issued: dict[str, int],
+    open_calls: dict[str, int], keyed: dict[str, int],
 ) -> GroupCarry:
     return GroupCarry(pairing, tuple(rows[:at]), at, linked._parent[:at], dict(issued), dict(open_calls), dict(keyed))
 
@@ -196,8 +197,9 @@ def grouped(
     resumed = _resumable(own, pairing, carry)
     total = len(columns)
     issues, answers, group = columns.issues, columns.answers, columns.group
-    issued: dict[str, tuple[int, str]]
-    open_calls: dict[str, tuple[int, str]]
+    # Each call id's row (no object per call: its field is looked up only for an error value).
+    issued: dict[str, int]
+    open_calls: dict[str, int]
     keyed: dict[str, int]
     if resumed is None:
         start, issued, open_calls, keyed = 0, {}, {}, {}
@@ -227,23 +229,28 @@ def grouped(
                 return Failure(ToolResultWithoutCall(index, field, call_id))
             # A shared parent is a shared group already (a result in its call's turn, as whole
             # turns hang them): linking again would change nothing, so the call is skipped.
-            if parent[call[0]] != parent[index]:
-                linked.link(call[0], index)
+            if parent[call] != parent[index]:
+                linked.link(call, index)
         for field, call_id in issues[index]:
             if call_id in issued:
                 return Failure(DuplicateToolCall(index, field, call_id))
-            issued[call_id] = open_calls[call_id] = (index, field)
+            issued[call_id] = open_calls[call_id] = index
     if wanted and own is not None and checkpoint is not None:
         saved = _saved(pairing, own, checkpoint, linked, issued, open_calls, keyed)
     if pairing.require_answers and pairing.answer_once and open_calls:
-        call_id, (index, field) = next(iter(open_calls.items()))
-        return Failure(ToolCallWithoutResult(index, field, call_id))
+        call_id, index = next(iter(open_calls.items()))
+        return Failure(ToolCallWithoutResult(index, _field(issues[index], call_id), call_id))
     if pairing.require_answers and not pairing.answer_once:
         answered = {call_id for links in answers for _, call_id in links}
-        for call_id, (index, field) in issued.items():
+        for call_id, index in issued.items():
             if call_id not in answered:
-                return Failure(ToolCallWithoutResult(index, field, call_id))
+                return Failure(ToolCallWithoutResult(index, _field(issues[index], call_id), call_id))
     return Success((linked.ids(), saved))
+
+
+def _field(links: tuple[tuple[str, str], ...], call_id: str) -> str:
+    """The field holding ``call_id`` among a row's ``links`` (its first, as the walk issued it)."""
+    return next(field for field, ident in links if ident == call_id)
 
 
 def _link_turns(columns: RowColumns, parent: list[int]) -> None:
