@@ -38,7 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, chain
+from itertools import count as naturals
 from operator import add, sub
 from typing import Any, Final, Generic, NamedTuple, TypeVar, ClassVar
 
@@ -72,7 +73,7 @@ from thrift_fp.adapters._core import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core import Unread, as_mapping, entries, json_text, leaves, non_empty_str, unreadable
+from thrift_fp.adapters._core import Unread, paused_collector, as_mapping, entries, json_text, leaves, non_empty_str, unreadable
 from thrift_fp.adapters._core import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
@@ -225,27 +226,29 @@ def fit_openai_messages(
     choice = checked_shedding(shed_order, refill, nonce)
     if isinstance(choice, Failure):
         return Failure(choice.failure())
-    ready = counting.unwrap()
-    priced = _priced(messages, tools, ready, image_tokens)
-    if isinstance(priced, Failure):
-        return Failure(priced.failure())
-    fixed, rows = priced.unwrap()
-    records = read_documents(documents).bind(lambda rows: documents_to_records(rows, tier))
-    if isinstance(records, Failure):
-        return Failure(records.failure())
-    place = _placement(documents_at, rows)
-    if isinstance(place, Failure):
-        return Failure(place.failure())
-    if documents_role not in ("system", "developer", "user"):
-        return Failure(InvalidArgument("documents_role", documents_role, "expected system, developer or user"))
-    frame = ready.profile.tokens_per_message + ready.count(documents_role)
-    fitted = fit_rows(
-        rows, fixed, budget.unwrap(), ready, Pairing(whole_turns=turns), documents=records.unwrap(), documents_frame=frame,
-        shedding=choice.unwrap(),
-    )
-    if isinstance(fitted, Failure):
-        return Failure(fitted.failure())
-    return Success(_output(messages, documents, records.unwrap(), fitted.unwrap(), documents_role, place.unwrap(), ready.name))
+    # The collector held off while the fit makes its per-message objects (`paused_collector`).
+    with paused_collector():
+        ready = counting.unwrap()
+        priced = _priced(messages, tools, ready, image_tokens)
+        if isinstance(priced, Failure):
+            return Failure(priced.failure())
+        fixed, rows = priced.unwrap()
+        records = read_documents(documents).bind(lambda rows: documents_to_records(rows, tier))
+        if isinstance(records, Failure):
+            return Failure(records.failure())
+        place = _placement(documents_at, rows)
+        if isinstance(place, Failure):
+            return Failure(place.failure())
+        if documents_role not in ("system", "developer", "user"):
+            return Failure(InvalidArgument("documents_role", documents_role, "expected system, developer or user"))
+        frame = ready.profile.tokens_per_message + ready.count(documents_role)
+        fitted = fit_rows(
+            rows, fixed, budget.unwrap(), ready, Pairing(whole_turns=turns), documents=records.unwrap(), documents_frame=frame,
+            shedding=choice.unwrap(),
+        )
+        if isinstance(fitted, Failure):
+            return Failure(fitted.failure())
+        return Success(_output(messages, documents, records.unwrap(), fitted.unwrap(), documents_role, place.unwrap(), ready.name))
 
 
 
@@ -293,8 +296,8 @@ def _priced(
 
 class _Bills(NamedTuple):
     """Every message's price before counting, column by column (no object per message): its
-    texts are the run ``texts[ends[i - 1]:ends[i]]`` of one flat batch, plus its fixed tokens
-    and its tool links."""
+    role, its other texts (the run ``texts[ends[i - 1]:ends[i]]`` of one flat batch), its fixed
+    tokens and its tool links."""
 
     roles: list[str]
     texts: list[str]
@@ -319,7 +322,8 @@ def _bills(
     issuing: dict[int, tuple[tuple[str, str], ...]] = {}
     special: dict[int, _Bill] = {}
     open_function: list[tuple[int, str]] = []
-    add_role, add_end, add_texts = roles.append, ends.append, texts.extend
+    # (A message's role is counted from the roles column: its other texts go in the batch.)
+    add_role, add_end, add_text, add_texts = roles.append, ends.append, texts.append, texts.extend
     for index, message in enumerate(messages):
         if type(message) is dict:
             # The commonest shapes of a plain dict, read inline: role and str content; a tool
@@ -330,17 +334,17 @@ def _bills(
             size = len(message)
             if size == 2 and type(content) is str and type(role) is str and role in _PLAIN_ROLES:
                 add_role(role)
-                add_texts((role, content))
+                add_text(content)
                 add_end(len(texts))
                 continue
             if size == 3 and type(content) is str and role == "tool" and type(answer := message.get("tool_call_id")) is str and answer:
                 add_role(role)
-                add_texts((role, content, answer))
+                add_texts((content, answer))
                 add_end(len(texts))
                 answered[index] = answer
                 continue
             if size == 3 and role == "assistant" and (content is None or type(content) is str) and "content" in message:
-                read = _plain_calls(message.get("tool_calls"), [role] if content is None else [role, content])
+                read = _plain_calls(message.get("tool_calls"), [] if content is None else [content])
                 if read is not None:
                     add_role(role)
                     add_texts(read[0])
@@ -364,7 +368,8 @@ def _bills(
             issued = tuple((field, f"function_call@{index}" if field == "function_call" else ident) for field, ident in made.call_ids)
             made = _Bill(made.role, made.texts, made.fixed, made.estimated, issued, made.answers)
         add_role(made.role)
-        add_texts(made.texts)
+        # (Its role, the first text `_bill` gives, is counted from the roles column.)
+        add_texts(made.texts[1:])
         add_end(len(texts))
         special[index] = made
     size = len(roles)
@@ -473,22 +478,34 @@ def _bill(
 
 
 def _message_tokens(bills: _Bills, counting: Counting) -> Result[tuple[int, ...], AdapterError]:
-    """Every message's tokens, from one batch count of all their texts. A real encoding counts
-    each distinct text once (every message repeats its role, tool names recur, and a ``str``'s
-    count never changes); a caller's ``token_counter`` sees every text, as it always has."""
-    texts = bills.texts
-    distinct = texts if counting.custom else tuple(dict.fromkeys(texts))
-    counted = counting.count_many(distinct)
-    if isinstance(counted, Failure):
-        return Failure(counted.failure())
-    counts: Iterable[int] = counted.unwrap()
-    if len(distinct) < len(texts):
-        counts = map(dict(zip(distinct, counts)).__getitem__, texts)
-    # Each message's texts are a run of the batch: its price is its fixed tokens plus the
-    # difference of the running totals at the run's ends (C-level passes, no slice per message).
+    """Every message's tokens, from one batch count of all their texts and roles. A real encoding
+    counts each distinct text once (every message repeats its role, tool names recur, and a
+    ``str``'s count never changes); a caller's ``token_counter`` sees every text, as it always has."""
+    texts, roles = bills.texts, bills.roles
+    if counting.custom:
+        counted = counting.count_many([*texts, *roles])
+        if isinstance(counted, Failure):
+            return Failure(counted.failure())
+        every = counted.unwrap()
+        counts: Iterable[int] = every[:len(texts)]
+        role_tokens: Iterable[int] = every[len(texts):]
+    else:
+        # Each text's place among the distinct ones, found while the texts were just read (a
+        # long history's texts are out of the cache again once the encoder has run over them).
+        place = dict(zip(dict.fromkeys(chain(texts, roles)), naturals()))
+        at, role_at = list(map(place.__getitem__, texts)), list(map(place.__getitem__, roles))
+        counted = counting.count_many(tuple(place))
+        if isinstance(counted, Failure):
+            return Failure(counted.failure())
+        distinct = counted.unwrap()
+        counts, role_tokens = map(distinct.__getitem__, at), map(distinct.__getitem__, role_at)
+    # Each message's texts are a run of the batch: its price is its fixed tokens and its role's
+    # plus the difference of the running totals at the run's ends (C-level passes, no slice
+    # per message).
     totals = list(accumulate(counts, initial=0))
     at_ends = list(map(totals.__getitem__, bills.ends))
-    return Success(tuple(map(add, bills.fixed, map(sub, at_ends, [0, *at_ends[:-1]]))))
+    runs = map(sub, at_ends, [0, *at_ends[:-1]])
+    return Success(tuple(map(add, map(add, bills.fixed, role_tokens), runs)))
 
 
 def _placement(documents_at: object, rows: RowColumns) -> Result[int, AdapterError]:

@@ -70,6 +70,7 @@ from thrift_fp.adapters._core._fit import (
     one_text_frame,
     working_set,
 )
+from thrift_fp.adapters._core._collector import paused_collector
 from thrift_fp.adapters._core._groups import GroupCarry, Pairing, Row, RowColumns, groups, newest_turn
 from thrift_fp.adapters._core._models import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.adapters._core._reads import Unread, attr, called, entries, got, read_each, unreadable
@@ -145,6 +146,7 @@ __all__ = [
     "non_empty_str",
     "one_text_frame",
     "normalised_scores",
+    "paused_collector",
     "read_documents",
     "read_each",
     "registered",
