@@ -85,7 +85,7 @@ from thrift_fp.adapters._core import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core import Unread, as_mapping, entries, json_text, leaves, non_empty_str, unreadable
+from thrift_fp.adapters._core import Unread, as_mapping, entries, json_text, leaves, non_empty_str, read_each, unreadable
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
@@ -183,15 +183,9 @@ def count_anthropic_tokens(
     >>> count_anthropic_tokens([{"role": "user", "content": "Hello, Claude"}], system="Be brief.").unwrap()
     TokenCount(tokens=16, encoding='o200k_base', precision='estimated')
     """
-    counting = _counting(model, encoding, token_counter)
-    if isinstance(counting, Failure):
-        return Failure(counting.failure())
-    ready = counting.unwrap()
-    priced = _request(system, messages, tools, image_tokens, ready)
-    if isinstance(priced, Failure):
-        return Failure(priced.failure())
-    fixed, bills, prices = priced.unwrap()
-    return Success(TokenCount(fixed + sum(prices), ready.name, ready.precision))
+    return _counting(model, encoding, token_counter).bind(lambda ready: _request(system, messages, tools, image_tokens, ready).map(
+        lambda priced: TokenCount(priced[0] + sum(priced[2]), ready.name, ready.precision)
+    ))
 
 
 def fit_anthropic_messages(
@@ -364,33 +358,29 @@ def _system_texts(system: object) -> Result[list[str], AdapterError]:
         return Success([system])
     if isinstance(system, bytes | Mapping) or not isinstance(system, Sequence):
         return Failure(InvalidArgument("system", system, "expected a str, a list of text blocks or None"))
-    texts: list[str] = []
-    for at, raw in enumerate(system):
-        try:
-            block = _plain_block(raw, "")
-        except Unread as unread:
-            return Failure(unreadable(unread, at, raw, "system"))
-        if block is None or block.get("type") != "text" or not isinstance(block.get("text"), str):
-            return Failure(InvalidArgument(f"system[{at}]", raw, "expected a text block"))
-        texts.append(str(block["text"]))
-    return Success(texts)
+    return read_each(system, "system", "text blocks", _system_text)
+
+
+def _system_text(raw: object, at: int) -> str | AdapterError:
+    block = _plain_block(raw, "")
+    if block is None or block.get("type") != "text" or not isinstance(block.get("text"), str):
+        return InvalidArgument(f"system[{at}]", raw, "expected a text block")
+    return str(block["text"])
 
 
 def _tool_texts(tools: Sequence[object]) -> Result[list[str], AdapterError]:
-    texts: list[str] = []
-    for index, raw in enumerate(tools):
-        try:
-            tool = _plain_block(raw, "")
-        except Unread as unread:
-            return Failure(unreadable(unread, index, raw, "tools"))
-        if tool is None or not non_empty_str(tool.get("name")):
-            return Failure(InvalidTool(index, "name", raw, "expected a tool with a non-empty str name"))
-        problem = leaves(tool)
-        text = json_text(tool) if not isinstance(problem, str) else None
-        if text is None:
-            return Failure(InvalidTool(index, "(tool)", shown(raw), problem if isinstance(problem, str) else "not JSON"))
-        texts.append(text)
-    return Success(texts)
+    return read_each(tools, "tools", "tool definitions", _tool_text)
+
+
+def _tool_text(raw: object, index: int) -> str | AdapterError:
+    tool = _plain_block(raw, "")
+    if tool is None or not non_empty_str(tool.get("name")):
+        return InvalidTool(index, "name", raw, "expected a tool with a non-empty str name")
+    problem = leaves(tool)
+    text = json_text(tool) if not isinstance(problem, str) else None
+    if text is None:
+        return InvalidTool(index, "(tool)", shown(raw), problem if isinstance(problem, str) else "not JSON")
+    return text
 
 
 def _plain(raw: object) -> dict[str, object] | None:
