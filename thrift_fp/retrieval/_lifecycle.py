@@ -159,32 +159,27 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             .alt(lambda reason: _Halt(ClockFailed(self.definition.id, None, reason), state))
         )
 
+    def _hook(
+        self, call: Callable[[], _Value], failed: Callable[[str, Exception], RetrievalError], state: RetrievalState[_Source]
+    ) -> Result[_Value, _Halt[_Source]]:
+        """``call()``, a user's hook; a raise halts the run with ``failed``'s error (what was
+        raised, described, and the exception), the state as it is."""
+        return attempt(call).alt(lambda exc: _Halt(failed(describe_exception(exc), exc), state))
+
     def prepare(self, asked: _Asked[_Query, _Source]) -> Result[_Asked[_Query, _Source], _Halt[_Source]]:
         """Step 1: normalise the query with ``prepare``."""
         prepare = self.definition.prepare
         if prepare is None:
             return Success(asked)
-        return (
-            attempt(lambda: prepare(asked.query, self.context))
-            .map(lambda query: dataclasses.replace(asked, query=query))
-            .alt(
-                lambda exc: _Halt(
-                    PrepareFailed(self.definition.id, describe_exception(exc), exc), asked.state
-                )
-            )
+        return self._hook(lambda: prepare(asked.query, self.context), partial(PrepareFailed, self.definition.id), asked.state).map(
+            lambda query: dataclasses.replace(asked, query=query)
         )
 
     def check_input(self, asked: _Asked[_Query, _Source]) -> Result[_Asked[_Query, _Source], _Halt[_Source]]:
         """Step 2: ``assert_input`` rejects a malformed query."""
-        return (
-            attempt(lambda: self.definition.assert_input(asked.query, self.context))
-            .map(lambda _: asked)
-            .alt(
-                lambda exc: _Halt(
-                    InvalidQuery(self.definition.id, describe_exception(exc), exc), asked.state
-                )
-            )
-        )
+        return self._hook(
+            lambda: self.definition.assert_input(asked.query, self.context), partial(InvalidQuery, self.definition.id), asked.state
+        ).map(lambda _: asked)
 
     def derive_key(self, asked: _Asked[_Query, _Source]) -> Result[_Keyed[_Query, _Source], _Halt[_Source]]:
         """Step 3a: the key, from ``key`` or ``canonical_key`` of the prepared query."""
@@ -258,15 +253,9 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         authorize = self.definition.authorize
         if authorize is None:
             return Success(keyed)
-        return (
-            attempt(lambda: authorize(keyed.query, self.context))
-            .map(lambda _: keyed)
-            .alt(
-                lambda exc: _Halt(
-                    Unauthorized(self.definition.id, keyed.key, describe_exception(exc), exc), keyed.state
-                )
-            )
-        )
+        return self._hook(
+            lambda: authorize(keyed.query, self.context), partial(Unauthorized, self.definition.id, keyed.key), keyed.state
+        ).map(lambda _: keyed)
 
     def _unless_aborted(
         self, key: str, point: AbortPoint, state: RetrievalState[_Source], effect_id: str | None = None
@@ -287,34 +276,29 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
 
     def execute(self, keyed: _Keyed[_Query, _Source]) -> Result[_Executed[_Query, _Source, _Result], _Halt[_Source]]:
         """Step 7: the read; a raise is ``ExecutionFailed`` (no refund, not counted)."""
-        return (
-            attempt(lambda: self.definition.execute(keyed.query, self.context))
-            .map(lambda result: _Executed(keyed, result))
-            .alt(
-                lambda exc: _Halt(
-                    ExecutionFailed(self.definition.id, keyed.key, describe_exception(exc), exc), keyed.state
-                )
-            )
-        )
+        return self._hook(
+            lambda: self.definition.execute(keyed.query, self.context), partial(ExecutionFailed, self.definition.id, keyed.key),
+            keyed.state,
+        ).map(lambda result: _Executed(keyed, result))
 
-    def check_still_wanted(
-        self, executed: _Executed[_Query, _Source, _Result]
+    def still_wanted(
+        self, point: AbortPoint, executed: _Executed[_Query, _Source, _Result]
     ) -> Result[_Executed[_Query, _Source, _Result], _Halt[_Source]]:
-        """After execute: an aborted signal discards the result; the key stays reserved."""
+        """After execute and after ``assert_result`` (``point``): an aborted signal discards the
+        result; the key stays reserved."""
         keyed = executed.keyed
-        return self._unless_aborted(keyed.key, "after-execute", keyed.state).map(lambda _: executed)
+        return self._unless_aborted(keyed.key, point, keyed.state).map(lambda _: executed)
 
     # Error builders are methods, not nested defs: the beartype claw would
     # re-decorate a nested def on every run.
-    def _invalid_result(
-        self, keyed: _Keyed[_Query, _Source], reason: str, cause: BaseException | None
+    def _rejected(
+        self,
+        kind: type[InvalidResult] | type[SourceIdFailed],
+        keyed: _Keyed[_Query, _Source],
+        reason: str,
+        cause: BaseException | None,
     ) -> _Halt[_Source]:
-        return _Halt(InvalidResult(self.definition.id, keyed.key, reason, cause), keyed.state)
-
-    def _source_id_failed(
-        self, keyed: _Keyed[_Query, _Source], reason: str, cause: BaseException | None
-    ) -> _Halt[_Source]:
-        return _Halt(SourceIdFailed(self.definition.id, keyed.key, reason, cause), keyed.state)
+        return _Halt(kind(self.definition.id, keyed.key, reason, cause), keyed.state)
 
     def _effect_failed(
         self,
@@ -338,22 +322,15 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
         asserted = attempt(lambda: assert_result(executed.result, keyed.query, self.context))
         if isinstance(asserted, Failure):
             exc = asserted.failure()
-            return Failure(self._invalid_result(keyed, describe_exception(exc), exc))
+            return Failure(self._rejected(InvalidResult, keyed, describe_exception(exc), exc))
         return Success(executed)
-
-    def check_wanted_after_result(
-        self, executed: _Executed[_Query, _Source, _Result]
-    ) -> Result[_Executed[_Query, _Source, _Result], _Halt[_Source]]:
-        """After ``assert_result``: an aborted signal discards the result; the key stays reserved."""
-        keyed = executed.keyed
-        return self._unless_aborted(keyed.key, "after-assert-result", keyed.state).map(lambda _: executed)
 
     def read_sources(
         self, executed: _Executed[_Query, _Source, _Result]
     ) -> Result[_Read[_Query, _Source, _Result], _Halt[_Source]]:
         """Step 8b: read the result's sources; a raise or a non-sequence is ``InvalidResult``."""
         keyed = executed.keyed
-        invalid = partial(self._invalid_result, keyed)
+        invalid = partial(self._rejected, InvalidResult, keyed)
         listed = attempt(lambda: self.definition.sources(executed.result))
         if isinstance(listed, Failure):
             exc = listed.failure()
@@ -375,7 +352,7 @@ class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
             return Success(read)
         keyed = read.keyed
         sequence = keyed.state.query_count + 1
-        failed = partial(self._source_id_failed, keyed)
+        failed = partial(self._rejected, SourceIdFailed, keyed)
         renamed: list[_Source] = []
         for source in read.sources:
             assigned = attempt(lambda: naming.source_id(source, keyed.query, sequence, self.context))
@@ -512,9 +489,9 @@ def run_retrieval(
         bind(life.check_not_aborted),
         bind(life.reserve),
         bind(life.execute),
-        bind(life.check_still_wanted),
+        bind(partial(life.still_wanted, "after-execute")),
         bind(life.check_result),
-        bind(life.check_wanted_after_result),
+        bind(partial(life.still_wanted, "after-assert-result")),
         bind(life.read_sources),
         bind(life.name_sources),
         bind(life.check_wanted_after_naming),
