@@ -68,22 +68,9 @@ def _model(threads: int, workers: int) -> Any:
 
 
 def _bare(embedder: Any, texts: Sequence[str]) -> Callable[[], None]:
-    import numpy as np
-
+    # The session's inputs built once, as the embedder builds them (batches of 32 by length).
     encodings = sorted(embedder.tokenizer.encode_batch(list(texts)), key=lambda e: len(e.ids))
-    feeds = []
-    for start in range(0, len(encodings), 32):
-        batch = encodings[start:start + 32]
-        width = max(len(e.ids) for e in batch)
-        ids = np.zeros((len(batch), width), dtype=np.int64)
-        mask = np.zeros((len(batch), width), dtype=np.int64)
-        for row, e in enumerate(batch):
-            ids[row, : len(e.ids)] = e.ids
-            mask[row, : len(e.ids)] = 1
-        feed = {"input_ids": ids, "attention_mask": mask}
-        if embedder.token_types:
-            feed["token_type_ids"] = np.zeros_like(ids)
-        feeds.append(feed)
+    feeds = [embedder._feeds(encodings[start:start + 32]) for start in range(0, len(encodings), 32)]
 
     def run() -> None:
         for feed in feeds:

@@ -112,7 +112,8 @@ class OnnxEmbedder:
                 vectors[at] = np.ascontiguousarray(row, dtype="<f4").tobytes()
         return tuple(vectors)
 
-    def _pooled(self, encodings: list[Any]) -> Any:  # tokenizers.Encoding in, numpy.ndarray [texts, dimensions] out
+    def _feeds(self, encodings: list[Any]) -> dict[str, Any]:  # tokenizers.Encoding in, the session's numpy inputs out
+        # One batch padded to its longest text: word piece ids, the attention mask (and token types).
         import numpy as np
 
         width = max(len(encoding.ids) for encoding in encodings)
@@ -124,8 +125,14 @@ class OnnxEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if self.token_types:
             feeds["token_type_ids"] = np.zeros_like(ids)
+        return feeds
+
+    def _pooled(self, encodings: list[Any]) -> Any:  # tokenizers.Encoding in, numpy.ndarray [texts, dimensions] out
+        import numpy as np
+
+        feeds = self._feeds(encodings)
         (hidden,) = self.session.run(["last_hidden_state"], feeds)  # type: ignore[attr-defined]  # onnxruntime
-        weights = mask[:, :, None].astype(np.float32)
+        weights = feeds["attention_mask"][:, :, None].astype(np.float32)
         mean = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
         norms = np.linalg.norm(mean, axis=1, keepdims=True)
         return mean / np.maximum(norms, 1e-12)
