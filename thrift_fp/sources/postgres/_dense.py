@@ -39,8 +39,7 @@ from thrift_fp.sources.dense import (
 )
 from thrift_fp.sources.postgres._pgvector import VectorColumn, nearest_in_sql, prepare_column, search_column, sync_column
 from thrift_fp.sources.ranking import Scored
-
-_Connection = psycopg.Connection[tuple[object, ...]]
+from thrift_fp.sources.postgres._connection import Connection as _Connection
 
 TABLES: Final = """
 CREATE TABLE IF NOT EXISTS thrift_fp_dense_vectors (

@@ -67,6 +67,7 @@ from thrift_fp.sources.ranking import analyze_fields, default_analyzer
 from thrift_fp.sources.dense import DenseChoice, Embedder, index_embedder
 from thrift_fp.sources.postgres._dense import forget_vectors_model, sync_vectors
 from thrift_fp.tokens import get_encoding
+from thrift_fp.sources.postgres._connection import Connection as _Connection
 
 Progress = Callable[[int, int, str], None]
 DEFAULT_COLLECTION: Final = "default"
@@ -75,7 +76,6 @@ DEFAULT_TEXT_SEARCH_CONFIG: Final = "english"
 """The PostgreSQL text search configuration a new collection uses unless told otherwise."""
 DEFAULT_BATCH_FILES: Final = 64
 """How many files an index run takes per batch unless told otherwise (``batch_files=``)."""
-_Connection = psycopg.Connection[tuple[object, ...]]
 
 # What a run adds up, batch by batch: the chunked paths, the touched paths, the skipped files.
 _Outcome = tuple[list[str], list[str], list[SkippedFile]]

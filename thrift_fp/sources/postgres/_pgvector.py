@@ -27,8 +27,7 @@ from psycopg import sql
 
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources.dense import heading_of, vector_key
-
-_Connection = psycopg.Connection[tuple[object, ...]]
+from thrift_fp.sources.postgres._connection import Connection as _Connection
 
 # HNSW's search breadth (candidates kept while walking the graph). pgvector's default, 40,
 # misses a few of the exact nearest at 50 candidates; 200 holds recall@50 above 0.98 on the

@@ -45,8 +45,7 @@ from thrift_fp.sources.ranking import (
     term_idfs,
     top_passages,
 )
-
-_Connection = psycopg.Connection[tuple[object, ...]]
+from thrift_fp.sources.postgres._connection import Connection as _Connection
 
 # The collection's analyzer, and whether the database keeps its statistics (`_statistics`).
 _COLLECTION: Final = """

@@ -25,8 +25,7 @@ from typing import Final
 import psycopg
 
 from thrift_fp.sources.ranking import CollectionStats
-
-_Connection = psycopg.Connection[tuple[object, ...]]
+from thrift_fp.sources.postgres._connection import Connection as _Connection
 
 # What a passage row adds to its collection's sizes and to each of its terms' counts: the
 # triggers and the fill compute it alike. The function is bound to the schema it was made in
