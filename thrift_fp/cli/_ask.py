@@ -86,7 +86,7 @@ def ask_command(
         usage_error("give a question, or one or more --query")
     corpus = chosen_corpus(db)
     # First, before the library's layers load: the question's model loads meanwhile (_warm).
-    model_loaded = _warm(corpus, lexical)
+    model_loaded = _warm(corpus, lexical, len(asked) == 1)
 
     from returns.result import Failure  # noqa: PLC0415 - the library loads on use
     from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
@@ -94,6 +94,7 @@ def ask_command(
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
     from thrift_fp.cli._postgres import ask_postgres, is_database_url  # noqa: PLC0415
     from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
+    from thrift_fp.sources.dense import OneQuestion  # noqa: PLC0415
 
     window_tokens, options = _window(window, budget, encoding)
     check_encoding(encoding)
@@ -110,9 +111,13 @@ def ask_command(
         if db is not None and not database.exists():
             fail(PathNotFound(db))
         model_loaded()  # the search must find the model whole, or not loaded at all
+        # One question embedded, then the process exits: the model's session for one question
+        # (cheaper to build, dearer per run), kept apart from the one an index run or `serve`
+        # builds (issue 35); for several queries the usual one.
         done = assemble(
             asked, database=database, context_window=window_tokens, options=options,
-            max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier), dense=not lexical,
+            max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier),
+            dense=False if lexical else (OneQuestion() if len(asked) == 1 else True),
         )
     if isinstance(done, Failure):
         fail(_plain(done.failure()))
@@ -139,16 +144,17 @@ def ask_command(
         typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
 
 
-def _warm(corpus: Corpus, lexical: bool) -> Callable[[], None]:
+def _warm(corpus: Corpus, lexical: bool, one_question: bool) -> Callable[[], None]:
     """Start loading the question's model for an SQLite index that may rank hybrid
-    (`thrift_fp.cli._warm`); the function returned waits for it (nothing to wait for otherwise)."""
+    (`thrift_fp.cli._warm`; its session for ``one_question``, as the search will ask for it); the
+    function returned waits for it (nothing to wait for otherwise)."""
     from thrift_fp.cli._paths import embedded_database  # noqa: PLC0415
     from thrift_fp.cli._warm import warm_model  # noqa: PLC0415
     from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
 
     if lexical or is_database_url(corpus.database):
         return lambda: None
-    return warm_model(Path(corpus.database) if corpus.chosen != "embedded" else embedded_database())
+    return warm_model(Path(corpus.database) if corpus.chosen != "embedded" else embedded_database(), one_question)
 
 
 def _plain(error: CliError) -> CliError:

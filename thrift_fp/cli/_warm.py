@@ -18,22 +18,25 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def warm_model(database: Path) -> Callable[[], None]:
+def warm_model(database: Path, one_question: bool = False) -> Callable[[], None]:
     """Start loading, on a thread, the model whose vectors the SQLite index ``database`` holds
-    (nothing for an index without vectors, or no index); the function returned waits for it.
+    (nothing for an index without vectors, or no index), with its session for one question when
+    ``one_question`` (`thrift_fp.sources.dense.OneQuestion`); the function returned waits for it.
 
     >>> wait = warm_model(Path("/nonexistent.db"))
     >>> wait()
     """
-    thread = threading.Thread(target=_load, args=(database,), name="thrift-fp-model", daemon=False)
+    thread = threading.Thread(target=_load, args=(database, one_question), name="thrift-fp-model", daemon=False)
     thread.start()
     return thread.join
 
 
-def _load(database: Path) -> None:
+def _load(database: Path, one_question: bool) -> None:
     from thrift_fp.sources import search_ranking  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.sources.dense import OneQuestion  # noqa: PLC0415
 
     # Which ranking the search will run: deciding it loads (and keeps, for the search) the model
-    # the index's vectors are of; an index without vectors loads none. A failure (no index, a
-    # model that cannot load) is the search's to report.
-    search_ranking(database)
+    # the index's vectors are of, with its session for one question as `ask` searches; an index
+    # without vectors loads none. A failure (no index, a model that cannot load) is the search's
+    # to report.
+    search_ranking(database, OneQuestion() if one_question else True)

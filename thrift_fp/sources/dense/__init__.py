@@ -36,9 +36,11 @@ from thrift_fp.sources.dense._hybrid import (
     LEXICAL_POOL,
     MATCH_FLOOR,
     DenseChoice,
+    OneQuestion,
     Ranking,
     RankingKind,
     fuse_scored,
+    shipped,
 )
 from thrift_fp.sources.dense._vectors import (
     DenseMatrix,
@@ -62,6 +64,7 @@ __all__ = [
     "DenseUnavailable",
     "Embedder",
     "EmbeddingFailed",
+    "OneQuestion",
     "OnnxEmbedder",
     "Ranking",
     "RankingKind",
@@ -79,5 +82,6 @@ __all__ = [
     "missing_runtime",
     "nearest_candidates",
     "passages_matrix",
+    "shipped",
     "vector_key",
 ]

@@ -14,7 +14,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.dense._embedder import Embedder, checked_embed, embedder_of_model
 from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
-from thrift_fp.sources.dense._hybrid import DenseChoice
+from thrift_fp.sources.dense._hybrid import DenseChoice, OneQuestion, shipped
 from thrift_fp.sources.dense._vectors import DenseMatrix, dense_matrix, heading_of, vector_key
 from thrift_fp.sources.ranking import Scored
 
@@ -33,8 +33,8 @@ def chosen_embedder(dense: DenseChoice, held: str | None = None) -> Result[Embed
     """
     if dense is False:
         return None
-    if dense is True:
-        return embedder_of_model(held)
+    if dense is True or isinstance(dense, OneQuestion):
+        return embedder_of_model(held, one_question=isinstance(dense, OneQuestion))
     return Success(dense)
 
 
@@ -46,12 +46,13 @@ def index_embedder(dense: DenseChoice, held: str | None = None) -> Result[Embedd
     >>> index_embedder(False)
     <Success: None>
     """
-    chosen = chosen_embedder(dense, held)
+    # An index run embeds many texts: the shipped model's session for many.
+    chosen = chosen_embedder(True if shipped(dense) else dense, held)
     if chosen is None:
         return Success(None)
     if isinstance(chosen, Failure):
         error = chosen.failure()
-        return Success(None) if dense is True and isinstance(error, DenseUnavailable) else Failure(error)
+        return Success(None) if shipped(dense) and isinstance(error, DenseUnavailable) else Failure(error)
     return Success(chosen.unwrap())
 
 

@@ -33,10 +33,30 @@ LEXICAL_POOL: Final = 0
 # held-out off-topic set or the fresh sets (BENCHMARKS.md, "No passage matched").
 MATCH_FLOOR: Final = 0.3
 """The fused score the best passage must reach for a hybrid search to answer at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class OneQuestion:
+    """``dense=`` for a process that embeds one question and exits (``thrift-fp ask``): as ``True``
+    (the shipped model of the index's vectors, where installed), with the default model's session
+    built for one question (`thrift_fp.sources.dense.default_embedder`). An index run takes it as
+    ``True``.
+
+    >>> shipped(OneQuestion()), shipped(True), shipped(False)
+    (True, True, False)
+    """
+
+
 # The ``dense`` argument of index and search functions: an embedder, True for the default
 # model where the extra is installed, False for lexical ranking only.
-DenseChoice = Embedder | bool
-"""The ``dense`` argument: an embedder, ``True`` for the default model where installed, ``False`` for lexical only."""
+DenseChoice = Embedder | bool | OneQuestion
+"""The ``dense`` argument: an embedder, ``True`` for the default model where installed (`OneQuestion`:
+the same, for one question), ``False`` for lexical only."""
+
+
+def shipped(dense: DenseChoice) -> bool:
+    """Whether ``dense`` asks for the shipped model of the index's vectors (``True``, `OneQuestion`)."""
+    return dense is True or isinstance(dense, OneQuestion)
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ from thrift_fp.sources.dense import (
     missing_runtime,
     nearest_candidates,
     passages_matrix,
+    shipped,
 )
 from thrift_fp.sources.postgres._pgvector import VectorColumn, nearest_in_sql, prepare_column, search_column, sync_column
 from thrift_fp.sources.ranking import Scored
@@ -130,7 +131,7 @@ def ranking_of(
 ) -> tuple[Ranking, Embedder | None, str | None, VectorColumn | None]:
     """What a search of ``collection`` ranks with, the embedder for the question, the vectors'
     generation when hybrid, and the pgvector column that holds them (``None``: in process)."""
-    if dense is True and stored_model(connection, collection) is None and missing_runtime() is None:
+    if shipped(dense) and stored_model(connection, collection) is None and missing_runtime() is None:
         # Nothing to fuse: said without loading the model, as the SQLite source does.
         return Ranking("lexical", None, NO_VECTORS.format(store="collection")), None, None, None
     chosen = chosen_embedder(dense)

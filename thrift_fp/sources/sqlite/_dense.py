@@ -34,6 +34,7 @@ from thrift_fp.sources.dense import (
     missing_runtime,
     nearest_candidates,
     passages_matrix,
+    shipped,
 )
 from thrift_fp.sources.ranking import Scored
 
@@ -179,7 +180,7 @@ def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Rank
     >>> ranking_of(sqlite3.connect(":memory:"), False)[0].reason
     'dense ranking is turned off'
     """
-    if dense is True and stored_model(connection) is None and _pending_model(connection) is None:
+    if shipped(dense) and stored_model(connection) is None and _pending_model(connection) is None:
         # Checked before the default model loads: loading it costs most of an `ask` process,
         # and an index without vectors (nor a run embedding them) ranks lexically whichever
         # model is installed.

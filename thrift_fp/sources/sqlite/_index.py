@@ -64,7 +64,7 @@ from thrift_fp.sources.contract import (
     SourceError,
     UnreadableFile,
 )
-from thrift_fp.sources.dense import DenseChoice, Embedder, index_embedder
+from thrift_fp.sources.dense import DenseChoice, Embedder, index_embedder, shipped
 from thrift_fp.sources.sqlite._dense import forget_vectors_model, held_model, stored_model, sync_vectors
 from thrift_fp.sources.ranking import analyze_fields, default_analyzer
 from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, read_settings
@@ -161,7 +161,7 @@ def index_paths(
         return Failure(selected.failure())
     found, skipped = selected.unwrap().files, selected.unwrap().skipped
     # With the [dense] extra (or an embedder given), new or changed passages are embedded too.
-    embedder = index_embedder(dense, held_model(database) if dense is True else None)
+    embedder = index_embedder(dense, held_model(database) if shipped(dense) else None)
     if isinstance(embedder, Failure):
         return Failure(embedder.failure())
     settings = {"encoding": encoding, "max_tokens": str(max_tokens), "analyzer": default_analyzer()}

