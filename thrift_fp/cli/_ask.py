@@ -92,7 +92,7 @@ def ask_command(
     from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
 
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
-    from thrift_fp.cli._postgres import ask_postgres, is_database_url  # noqa: PLC0415
+    from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
     from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
     from thrift_fp.sources.dense import OneQuestion  # noqa: PLC0415
 
@@ -102,6 +102,10 @@ def ask_command(
     database: Path | None = None  # the index file searched (None: a PostgreSQL URL)
     db = corpus.database if corpus.chosen != "embedded" else None
     if db is not None and is_database_url(db):
+        # Only for a URL: its module imports the document readers (for `index`), which a
+        # search of an SQLite index never uses (~10 ms).
+        from thrift_fp.cli._postgres import ask_postgres  # noqa: PLC0415
+
         done = ask_postgres(
             db, asked, context_window=window_tokens, options=options,
             max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier), dense=not lexical,
