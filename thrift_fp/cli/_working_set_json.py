@@ -261,12 +261,19 @@ def _working_set(reader: _Reader, raw: object, path: str) -> WorkingSet:
     )
 
 
+def _stamped(reader: _Reader, item: dict[str, object], path: str) -> tuple[str, str, datetime]:
+    # What a message and a thought both hold: id, content and when (datetime.min when absent).
+    return (
+        reader.text(item.get("id", ""), f"{path}.id"),
+        reader.text(item.get("content", ""), f"{path}.content"),
+        reader.timestamp(item.get("created_at", ""), f"{path}.created_at") if "created_at" in item else datetime.min,
+    )
+
+
 def _message(reader: _Reader, raw: object, path: str) -> MessageLike:
     m = reader.obj(raw, path, "message")
     return Message(
-        reader.text(m.get("id", ""), f"{path}.id"),
-        reader.text(m.get("content", ""), f"{path}.content"),
-        reader.timestamp(m.get("created_at", ""), f"{path}.created_at") if "created_at" in m else datetime.min,
+        *_stamped(reader, m, path),
         role=reader.optional(m, "role", reader.text, path),
         summary=bool(reader.optional(m, "summary", reader.flag, path)),
         ephemeral=bool(reader.optional(m, "ephemeral", reader.flag, path)),
@@ -298,12 +305,7 @@ def _retrievable(reader: _Reader, raw: object, path: str) -> RetrievableLike:
 
 def _thought(reader: _Reader, raw: object, path: str) -> ThoughtLike:
     t = reader.obj(raw, path, "thought")
-    return Thought(
-        reader.text(t.get("id", ""), f"{path}.id"),
-        reader.text(t.get("content", ""), f"{path}.content"),
-        reader.timestamp(t.get("created_at", ""), f"{path}.created_at") if "created_at" in t else datetime.min,
-        this_turn=bool(reader.optional(t, "this_turn", reader.flag, path)),
-    )
+    return Thought(*_stamped(reader, t, path), this_turn=bool(reader.optional(t, "this_turn", reader.flag, path)))
 
 
 def _tool(reader: _Reader, raw: object, path: str) -> ToolLike:
