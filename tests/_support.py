@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
 
 def run_together(work: Callable[[int], object], count: int) -> None:
@@ -14,3 +16,13 @@ def run_together(work: Callable[[int], object], count: int) -> None:
         thread.start()
     for thread in threads:
         thread.join()
+
+
+@dataclass(frozen=True)
+class BareItem:
+    """A caller's message or thought with only the three attributes every one must have (no role,
+    summary, ephemeral, pair id or this_turn), its content whatever untyped data held."""
+
+    id: str
+    content: object
+    created_at: datetime

@@ -14,6 +14,7 @@ from typing import Any, cast
 import pytest
 from returns.result import Failure, Result, Success
 
+from tests._support import BareItem as _LooseThought
 from thrift_fp.thrift import (
     CountingFailed,
     DuplicateId,
@@ -534,15 +535,6 @@ def test_a_tool_description_with_no_string_form_names_the_tool() -> None:
     error = subtract_to_fit(WorkingSet(tools=(tool,)), 1000).failure()
     assert error == UnmeasurableContent("tools", "search", "object has no string form but object.__str__")
     assert error.message == "cannot measure tools item 'search': object has no string form but object.__str__"
-
-
-@dataclass(frozen=True)
-class _LooseThought:
-    """A caller's reasoning note whose content comes from untyped data."""
-
-    id: str
-    content: object
-    created_at: datetime
 
 
 def test_a_thought_with_no_string_form_names_the_thoughts_bucket() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests._support import BareItem as _Bare
 from thrift_fp.thrift import DuplicateId, InvalidItemField, Message, ThriftOptions, WorkingSet, subtract_to_fit
 from thrift_fp.thrift import _measure
 from thrift_fp.thrift._history import History, reuse_of
@@ -43,15 +44,6 @@ def _recording(name: str) -> _Seen:
     seen = _Seen()
     register_token_estimator(name, seen).unwrap()
     return seen
-
-
-@dataclass(frozen=True)
-class _Bare:
-    """A message-like with only the required attributes (no summary, ephemeral or pair_id)."""
-
-    id: str
-    content: str
-    created_at: datetime
 
 
 def test_an_appended_turn_counts_only_the_new_message() -> None:
