@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from tests._support import BareItem as _RolelessMessage
 from thrift_fp.thrift import (
     CountingFailed,
     Image,
@@ -40,15 +41,6 @@ def test_turns_start_at_user_messages() -> None:
         ["a"], ["u1", "t", "n"], ["u2"], ["u3"],
     ]
     assert group_history_into_turns([]) == ()
-
-
-@dataclass(frozen=True, slots=True)
-class _RolelessMessage:
-    """A message-like with only the three required attributes: no ``role`` at all."""
-
-    id: str
-    content: str
-    created_at: datetime
 
 
 def test_message_likes_without_a_role_stay_in_the_turn_they_follow() -> None:
