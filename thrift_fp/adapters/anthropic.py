@@ -85,7 +85,7 @@ from thrift_fp.adapters._core import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core import Unread, as_mapping, entries, json_text, leaves, non_empty_str, read_each, unreadable
+from thrift_fp.adapters._core import Unread, as_mapping, entries, exact_str, json_text, leaves, non_empty_str, read_each, unreadable
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
@@ -111,6 +111,7 @@ _THINKING: Final = frozenset({"thinking", "redacted_thinking"})
 _TAG: Final = frozenset({"type"})
 
 _Message = TypeVar("_Message")
+_T = TypeVar("_T")
 
 ImagePricer = Callable[[Mapping[str, Any]], int]
 """Prices one ``image`` block in tokens."""
@@ -363,7 +364,7 @@ def _system_texts(system: object) -> Result[list[str], AdapterError]:
 
 def _system_text(raw: object, at: int) -> str | AdapterError:
     block = _plain_block(raw, "")
-    if block is None or block.get("type") != "text" or not isinstance(block.get("text"), str):
+    if block is None or exact_str(block.get("type")) != "text" or not isinstance(block.get("text"), str):
         return InvalidArgument(f"system[{at}]", raw, "expected a text block")
     return str(block["text"])
 
@@ -405,7 +406,7 @@ def _plain_block(raw: object, field: str) -> dict[str, object] | None:
         return None
     block = _fields(given, field)
     inner = block.get("content")
-    if block.get("type") == "tool_result" and isinstance(inner, Sequence) and not isinstance(inner, str | bytes):
+    if exact_str(block.get("type")) == "tool_result" and isinstance(inner, Sequence) and not isinstance(inner, str | bytes):
         block["content"] = [_plain_block(item, f"{field}.content[{at}]") for at, item in enumerate(inner)]
     source = block.get("source")
     if isinstance(source, Mapping):
@@ -414,7 +415,19 @@ def _plain_block(raw: object, field: str) -> dict[str, object] | None:
 
 
 def _fields(mapping: Mapping[str, object], field: str) -> dict[str, object]:
-    return dict(entries(mapping, field))
+    """The mapping's fields as a plain dict, its str keys and values as exact ``str`` copies (a
+    caller's str subclass whose ``__eq__`` or ``__hash__`` raises is never asked); a key whose
+    hashing raises raises `Unread` naming the mapping."""
+    pairs = entries(mapping, field)
+    try:
+        return {_exact(key): _exact(value) for key, value in pairs}
+    except Exception as exc:  # noqa: BLE001 - a caller's key may raise anything when hashed: named, never lost
+        raise Unread(field or "(keys)", exc) from exc
+
+
+def _exact(value: _T) -> _T | str:
+    found = exact_str(value)
+    return value if found is None else found
 
 
 def _blocks(content: object) -> list[Mapping[str, object] | None] | None:
@@ -426,13 +439,13 @@ def _blocks(content: object) -> list[Mapping[str, object] | None] | None:
 def _genuine_user(message: Mapping[str, object] | None) -> bool:
     """A user message holding no tool result: it starts a turn (one that answers a tool call
     continues the turn of that call, even when it also holds text)."""
-    if message is None or message.get("role") != "user":
+    if message is None or exact_str(message.get("role")) != "user":
         return False
     content = message.get("content")
     if isinstance(content, str):
         return True
     blocks = _blocks(content)
-    return blocks is not None and not any(block is not None and block.get("type") == "tool_result" for block in blocks)
+    return blocks is not None and not any(block is not None and exact_str(block.get("type")) == "tool_result" for block in blocks)
 
 
 def _turn_start(messages: Sequence[Mapping[str, object] | None]) -> int:
@@ -450,7 +463,8 @@ def _bill(
     if message is None:
         return Failure(MalformedMessage(index, "(message)", raw, "expected a mapping"))
     role = message.get("role")
-    if role not in ROLES:
+    # Compared only as an exact str: a caller's object whose __eq__ raises is never asked.
+    if type(role) is not str or role not in ROLES:
         if role is None:
             return Failure(MalformedMessage(index, "role", None, "is required"))
         return Failure(UnknownRole(index, role, ROLES))

@@ -79,7 +79,7 @@ from thrift_fp.adapters._core import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core import attr, call_line, entries, got, leaves, read_each
+from thrift_fp.adapters._core import attr, call_line, entries, exact_str, got, leaves, read_each
 from thrift_fp.records import TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
 from thrift_fp.thrift import AGENT, RAG, ShedOrder, ThriftTrace
@@ -209,6 +209,18 @@ def _as_message(raw: object, index: int) -> BaseMessage | AdapterError:
         return MalformedMessage(index, "(message)", raw, "expected a BaseMessage, a dict, a (role, content) tuple or a str")
     # A dict is read once through the guards (a value whose read raises is named by its key).
     given = dict(entries(raw, "")) if isinstance(raw, dict) else raw
+    # The role as an exact str before LangChain compares it (a caller's object or str subclass
+    # whose __eq__ or __hash__ raises is never asked): a dict's ``role``, a pair's first item.
+    if isinstance(given, dict) and "role" in given:
+        role = exact_str(given["role"])
+        if role is None:
+            return MalformedMessage(index, "role", given["role"], "expected a str")
+        given["role"] = role
+    elif isinstance(given, tuple | list) and len(given) == 2:
+        role = exact_str(given[0])
+        if role is None:
+            return MalformedMessage(index, "role", given[0], "expected a str")
+        given = (role, given[1])
     try:
         return convert_to_messages([given])[0]
     except Exception as exc:  # noqa: BLE001 - LangChain's own conversion raises on a bad message-like

@@ -73,7 +73,7 @@ from thrift_fp.adapters._core import (
     ToolResultWithoutCall,
     UnknownRole,
 )
-from thrift_fp.adapters._core import Unread, paused_collector, as_mapping, entries, json_text, leaves, non_empty_str, unreadable
+from thrift_fp.adapters._core import Unread, paused_collector, as_mapping, entries, exact_str, json_text, leaves, non_empty_str, unreadable
 from thrift_fp.adapters._core import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.records import Retrievable, TrustTier
 from thrift_fp.render import NonceMode, RandomNonce
@@ -239,7 +239,7 @@ def fit_openai_messages(
         place = _placement(documents_at, rows)
         if isinstance(place, Failure):
             return Failure(place.failure())
-        if documents_role not in ("system", "developer", "user"):
+        if exact_str(documents_role) not in ("system", "developer", "user"):
             return Failure(InvalidArgument("documents_role", documents_role, "expected system, developer or user"))
         frame = ready.profile.tokens_per_message + ready.count(documents_role)
         fitted = fit_rows(
@@ -332,18 +332,20 @@ def _bills(
             role = message.get("role")
             content = message.get("content")
             size = len(message)
-            if size == 2 and type(content) is str and type(role) is str and role in _PLAIN_ROLES:
+            if type(role) is not str:
+                pass  # any other role (a caller's object, a str subclass): the general read
+            elif size == 2 and type(content) is str and role in _PLAIN_ROLES:
                 add_role(role)
                 add_text(content)
                 add_end(len(texts))
                 continue
-            if size == 3 and type(content) is str and role == "tool" and type(answer := message.get("tool_call_id")) is str and answer:
+            elif size == 3 and type(content) is str and role == "tool" and type(answer := message.get("tool_call_id")) is str and answer:
                 add_role(role)
                 add_texts((content, answer))
                 add_end(len(texts))
                 answered[index] = answer
                 continue
-            if size == 3 and role == "assistant" and (content is None or type(content) is str) and "content" in message:
+            elif size == 3 and role == "assistant" and (content is None or type(content) is str) and "content" in message:
                 read = _plain_calls(message.get("tool_calls"), [] if content is None else [content])
                 if read is not None:
                     add_role(role)
@@ -400,7 +402,7 @@ def _plain_calls(calls: object, texts: list[str]) -> tuple[list[str], tuple[tupl
     issues: list[tuple[str, str]] = []
     for at, call in enumerate(calls):
         # Three keys, of which these three are present: exactly these.
-        if type(call) is not dict or len(call) != 3 or call.get("type") != "function":
+        if type(call) is not dict or len(call) != 3 or type(kind := call.get("type")) is not str or kind != "function":
             return None
         ident, function = call.get("id"), call.get("function")
         if type(ident) is not str or not ident or type(function) is not dict or len(function) != 2:
@@ -421,18 +423,21 @@ def _bill(
         return Failure(MalformedMessage(index, "(message)", raw, "expected a mapping or an SDK message object"))
     # Read once, key by key (a read that raises is named by its key); a plain dict from here on.
     message = dict(entries(given, ""))
-    role = message.get("role")
-    if role not in ROLES:
-        if role is None:
+    given_role = message.get("role")
+    # Compared as an exact str: a caller's object (or str subclass) whose __eq__ raises is never asked.
+    role = exact_str(given_role)
+    if role is None or role not in ROLES:
+        if given_role is None:
             return Failure(MalformedMessage(index, "role", None, "is required"))
-        return Failure(UnknownRole(index, role, ROLES))
-    assert isinstance(role, str)
+        return Failure(UnknownRole(index, given_role, ROLES))
     texts: list[str] = [role]
     fixed = profile.tokens_per_message
     estimated = False
     calls: tuple[tuple[str, str], ...] = ()
     answers: tuple[tuple[str, str], ...] = ()
-    for key, value in list(message.items()):
+    for given_key, value in list(message.items()):
+        # A key compared as an exact str (any other key is an extra field, counted as such).
+        key = exact_str(given_key)
         if key == "role" or value is None:
             continue
         if key == "content":
@@ -444,9 +449,10 @@ def _bill(
             fixed += part_tokens
             estimated = estimated or part_estimated
         elif key == "name":
-            if not isinstance(value, str):
+            name = exact_str(value)
+            if name is None:
                 return Failure(MalformedMessage(index, "name", value, "expected a str"))
-            texts.append(value)
+            texts.append(name)
             fixed += profile.tokens_per_name
         elif key == "tool_calls":
             read_calls = _tool_calls(index, role, value)
@@ -458,15 +464,15 @@ def _bill(
                 return Failure(MalformedMessage(index, "tool_calls", value, found))
             texts += found
         elif key == "tool_call_id":
-            if not non_empty_str(value) or role != "tool":
+            answer = exact_str(value)
+            if not answer or role != "tool":
                 return Failure(MalformedMessage(index, "tool_call_id", value, "expected a non-empty str on a tool message"))
-            assert isinstance(value, str)
-            answers = (("tool_call_id", value),)
-            texts.append(value)
+            answers = (("tool_call_id", answer),)
+            texts.append(answer)
         else:
             found = leaves(value)
             if isinstance(found, str):
-                label: object = key  # a caller's mapping may have any keys
+                label: object = given_key  # a caller's mapping may have any keys
                 return Failure(MalformedMessage(index, label if isinstance(label, str) else shown(label), value, found))
             texts += found
             if key == "function_call" and role == "assistant":
@@ -541,8 +547,9 @@ def _content(
     index: int, role: str, content: object, profile: ModelProfile, image_tokens: ImagePricer | None
 ) -> Result[tuple[list[str], int, bool], AdapterError]:
     """The texts and fixed tokens of a message's content: a str or a list of content parts."""
-    if isinstance(content, str):
-        return Success(([content], 0, False))
+    text = exact_str(content)
+    if text is not None:
+        return Success(([text], 0, False))
     if not isinstance(content, list | tuple):
         return Failure(MalformedMessage(index, "content", content, "expected a str or a list of content parts"))
     texts: list[str] = []
@@ -551,13 +558,14 @@ def _content(
     for at, given in enumerate(content):
         field = f"content[{at}]"
         part = dict(entries(given, field)) if isinstance(given, Mapping) else given
-        if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
+        kind = exact_str(part.get("type")) if isinstance(part, Mapping) else None
+        if not isinstance(part, Mapping) or kind is None:
             return Failure(MalformedMessage(index, field, part, "expected a content part with a str 'type'"))
-        kind = part["type"]
         if kind == "text":
-            if not isinstance(part.get("text"), str):
+            text = exact_str(part.get("text"))
+            if text is None:
                 return Failure(MalformedMessage(index, f"{field}.text", part.get("text"), "expected a str"))
-            texts.append(part["text"])
+            texts.append(text)
         elif kind == "image_url":
             if role != "user":
                 return Failure(MalformedMessage(index, field, kind, "image parts belong to user messages"))
@@ -584,7 +592,7 @@ def _image(
     if not isinstance(image, Mapping) or not non_empty_str(image.get("url")):
         return Failure(MalformedMessage(index, f"{field}.image_url", image, "expected an object with a str 'url'"))
     detail = image.get("detail", "auto")
-    if detail not in ("low", "high", "auto"):
+    if exact_str(detail) not in ("low", "high", "auto"):
         return Failure(MalformedMessage(index, f"{field}.image_url.detail", detail, "expected low, high or auto"))
     if image_tokens is None:
         return Success((profile.image_low if detail == "low" else profile.image_high, True))
@@ -609,14 +617,18 @@ def _tool_calls(index: int, role: str, value: object) -> Result[tuple[tuple[str,
         if not isinstance(given, Mapping):
             return Failure(MalformedMessage(index, field, given, "expected a tool call object"))
         call = dict(entries(given, field))
-        if not non_empty_str(call.get("id")):
+        ident = exact_str(call.get("id"))
+        if not ident:
             return Failure(MalformedMessage(index, f"{field}.id", call.get("id"), "expected a non-empty str"))
-        kind = call.get("type", "function")
-        inner = call.get(kind) if isinstance(kind, str) else None
+        given_kind = call.get("type", "function")
+        kind = exact_str(given_kind)
+        inner = call.get(kind) if kind is not None else None
         body = dict(entries(inner, f"{field}.{kind}")) if isinstance(inner, Mapping) else inner
         if kind not in ("function", "custom") or not isinstance(body, Mapping) or not non_empty_str(body.get("name")):
-            return Failure(MalformedMessage(index, f"{field}.{kind}", body, "expected a function (or custom) call with a str 'name'"))
-        ids.append((f"{field}.id", call["id"]))
+            where = f"{field}.{kind}" if kind is not None else f"{field}.type"
+            return Failure(MalformedMessage(index, where, body if kind is not None else given_kind,
+                                            "expected a function (or custom) call with a str 'name'"))
+        ids.append((f"{field}.id", ident))
     return Success(tuple(ids))
 
 

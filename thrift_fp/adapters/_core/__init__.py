@@ -75,7 +75,7 @@ from thrift_fp.adapters._core._groups import GroupCarry, Pairing, Row, RowColumn
 from thrift_fp.adapters._core._models import MODELS, ModelProfile, UnknownModel, resolve_model
 from thrift_fp.adapters._core._reads import Unread, attr, called, entries, got, read_each, unreadable
 from thrift_fp.adapters._core._report import Pictured, fit_picture
-from thrift_fp.adapters._core._values import MAX_DEPTH, MAX_INT_BITS, as_mapping, call_line, json_text, leaves, non_empty_str
+from thrift_fp.adapters._core._values import MAX_DEPTH, MAX_INT_BITS, as_mapping, call_line, exact_str, json_text, leaves, non_empty_str
 
 __all__ = [
     "AGE",
@@ -127,6 +127,7 @@ __all__ = [
     "call_line",
     "called",
     "entries",
+    "exact_str",
     "checked_budget",
     "checked_counting",
     "checked_shedding",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Final
+from typing import Final, cast
 
 from thrift_fp.adapters._core._errors import MalformedMessage
 from thrift_fp.adapters._core._reads import Unread
@@ -43,16 +43,19 @@ def leaves(value: object, skip: frozenset[str] = frozenset()) -> list[str] | str
     stack: list[tuple[object, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str):
-            found.append(item)
-        elif isinstance(item, bool):
+        # By the builtin's own methods: a subclass's ``__str__``, ``__eq__`` or ``__hash__``
+        # (a caller's) is never called, and a text found is an exact ``str``.
+        kind = type(item)
+        if issubclass(kind, str):
+            found.append(str.__str__(cast(str, item)))
+        elif issubclass(kind, bool):
             found.append("true" if item else "false")
-        elif isinstance(item, int):
-            if item.bit_length() > MAX_INT_BITS:
+        elif issubclass(kind, int):
+            if int.bit_length(cast(int, item)) > MAX_INT_BITS:
                 return "holds an int too large to send as JSON"
-            found.append(str(item))
-        elif isinstance(item, float):
-            found.append(repr(item))
+            found.append(int.__repr__(cast(int, item)))
+        elif issubclass(kind, float):
+            found.append(float.__repr__(cast(float, item)))
         elif item is None:
             continue
         elif depth >= MAX_DEPTH:
@@ -62,7 +65,7 @@ def leaves(value: object, skip: frozenset[str] = frozenset()) -> list[str] | str
                 pairs = list(item.items())
             except Exception as exc:  # noqa: BLE001 - a user's mapping may raise anything
                 return f"could not be read ({type(exc).__name__})"
-            stack.extend((inner, depth + 1) for key, inner in reversed(pairs) if key not in skip)
+            stack.extend((inner, depth + 1) for key, inner in reversed(pairs) if exact_str(key) not in skip)
         elif isinstance(item, list | tuple):
             stack.extend((inner, depth + 1) for inner in reversed(item))
         else:
@@ -71,6 +74,25 @@ def leaves(value: object, skip: frozenset[str] = frozenset()) -> list[str] | str
             except Exception as exc:  # noqa: BLE001 - a user's __str__ may raise anything
                 return f"could not be read as text ({type(exc).__name__})"
     return found
+
+
+def exact_str(value: object) -> str | None:
+    """``value`` as an exact ``str`` when its type is ``str`` or a subclass (copied by ``str``'s
+    own method: a subclass's ``__eq__``, ``__hash__`` or ``__str__``, a caller's code that may
+    raise, is never called), else ``None``. Every caller-given text an adapter compares, hashes
+    or counts is read through it.
+
+    >>> class Shouty(str):
+    ...     def __eq__(self, other):
+    ...         raise RuntimeError("no comparing")
+    ...     __hash__ = str.__hash__
+    >>> exact_str(Shouty("user")) == "user", type(exact_str(Shouty("user"))).__name__, exact_str(3)
+    (True, 'str', None)
+    """
+    kind = type(value)
+    if kind is str:
+        return cast(str, value)
+    return str.__str__(cast(str, value)) if issubclass(kind, str) else None
 
 
 def json_text(value: object, sort_keys: bool = True) -> str | None:
@@ -132,4 +154,4 @@ def non_empty_str(value: object) -> bool:
     >>> non_empty_str(""), non_empty_str("x"), non_empty_str(3)
     (False, True, False)
     """
-    return isinstance(value, str) and bool(value)
+    return issubclass(type(value), str) and bool(str.__len__(cast(str, value)))

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Final, cast
 
-from thrift_fp.adapters._core import UnreadableField, Unread, attr, called, unreadable
+from thrift_fp.adapters._core import UnreadableField, Unread, attr, called, exact_str, unreadable
 
 from pydantic_ai.messages import (
     BaseToolCallPart,
@@ -269,8 +269,8 @@ class _Reader:
                 self.answering += 1
             return failed
         if isinstance(part, RetryPromptPart):
-            name = attr(part, "tool_name", f"{field}.tool_name")
-            call_id = attr(part, "tool_call_id", f"{field}.tool_call_id")
+            name = _exact(attr(part, "tool_name", f"{field}.tool_name"))
+            call_id = _exact(attr(part, "tool_call_id", f"{field}.tool_call_id"))
             failed = self._ids("" if name is None else name, call_id)
             if failed is not None:
                 return failed
@@ -294,8 +294,8 @@ class _Reader:
 
     def _tool_part(self, part: object, field: str, render: str, value: str) -> tuple[Misread | None, str]:
         # A tool call or return: its name and id checked, then its rendered body priced (`_sent`).
-        call_id = attr(part, "tool_call_id", f"{field}.tool_call_id")
-        failed = self._ids(attr(part, "tool_name", f"{field}.tool_name"), call_id)
+        call_id = _exact(attr(part, "tool_call_id", f"{field}.tool_call_id"))
+        failed = self._ids(_exact(attr(part, "tool_name", f"{field}.tool_name")), call_id)
         if failed is None:
             self._sent(part, render, value)
         return failed, cast(str, call_id)
@@ -325,14 +325,15 @@ class _Reader:
             self.estimated = True
 
     def _user(self, content: object) -> Misread | Mispriced | None:
-        if isinstance(content, str):
-            self.texts.append(content)
+        text = exact_str(content)
+        if text is not None:
+            self.texts.append(text)
             return None
         if not isinstance(content, Sequence) or isinstance(content, bytes):
             return self._misread(".content", content, "expected a str or a list of user content")
         for at, item in enumerate(content):
-            if isinstance(item, str):
-                self.texts.append(item)
+            if (plain := exact_str(item)) is not None:
+                self.texts.append(plain)
             elif isinstance(item, TextContent):
                 given = attr(item, "content", f"{self.field}.content[{at}].content")
                 text = _text(given)
@@ -363,7 +364,14 @@ class _Reader:
 
 
 def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
+    return exact_str(value)
+
+
+def _exact(value: object) -> object:
+    """A str (subclass) as an exact ``str`` copy (its own ``__eq__`` and ``__hash__``, a caller's
+    code, are never called: ids are compared and hashed); any other value as it is."""
+    found = exact_str(value)
+    return value if found is None else found
 
 
 def _shown(value: object) -> str:
