@@ -20,7 +20,9 @@ def collector_on() -> Iterator[None]:
     was_on = gc.isenabled()
     gc.enable()
     yield
-    if not was_on:
+    if was_on:
+        gc.enable()
+    else:
         gc.disable()
 
 
