@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from thrift_fp.cli._app import app
+from thrift_fp.cli._app import app, app_for
 
 __all__ = ["app", "main", "run"]
 
@@ -24,7 +24,8 @@ def run(argv: Sequence[str]) -> int:
     0
     """
     try:
-        app(args=list(argv), prog_name="thrift-fp")
+        # The command named first is the only one typer builds (`app_for`).
+        app_for(argv)(args=list(argv), prog_name="thrift-fp")
     except SystemExit as exit_:
         code = exit_.code
         return code if isinstance(code, int) else (0 if code is None else 1)

@@ -17,7 +17,8 @@ options they share are in ``_options`` and how a command ends in ``_exits``.
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable, Iterable, Sequence
+from typing import Annotated, Any, Final
 
 import typer
 
@@ -29,15 +30,16 @@ from thrift_fp.cli._index import index_command
 from thrift_fp.cli._schema import schema_command
 from thrift_fp.cli._serve import serve_command
 
-app = typer.Typer(
-    name="thrift-fp",
-    help="Index documents, then retrieve, fit and render the context an LLM agent gets to see.",
-    add_completion=False,
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
+# The group's settings, shared by the whole app and each one-command app (`app_for`).
+_SETTINGS: Final[dict[str, Any]] = {
+    "name": "thrift-fp",
+    "help": "Index documents, then retrieve, fit and render the context an LLM agent gets to see.",
+    "add_completion": False,
+    "no_args_is_help": True,
+    "pretty_exceptions_enable": False,
     # Plain click help: rich's rendering (and its import) was most of --help's time.
-    rich_markup_mode=None,
-    context_settings={
+    "rich_markup_mode": None,
+    "context_settings": {
         # Up to 120 columns on a wide terminal (click's default stops at 80 and cuts command summaries).
         "max_content_width": 120,
         # `thrift-fp ask --help` gives the group neither --help nor --version, and a flag not given
@@ -46,11 +48,12 @@ app = typer.Typer(
         # skip that coercion: typer leaves a bool-annotated flag that is already a bool alone.
         "default_map": {"help": False, "version": False, "verbose": False},
     },
-    epilog=(
+    "epilog": (
         "Exit status: 0 done, 1 an error (one line on standard error), 2 a command-line syntax error,"
         " 3 `fit` found that the working set does not fit (its result is still printed)."
     ),
-)
+}
+app = typer.Typer(**_SETTINGS)
 """The ``thrift-fp`` command group (Typer); `run` calls it with a list of arguments."""
 
 
@@ -65,7 +68,6 @@ def _print_version(requested: bool) -> bool:
     return requested  # a callback's result is the option's value
 
 
-@app.callback()
 def _main(
     # A plain bool, not bool | None, and False in the app's default_map (see there): typer then
     # skips its pydantic coercion of this flag.
@@ -93,9 +95,37 @@ def _main(
 
 # short_help: click cuts a summary longer than the 80-column listing leaves room for.
 # QuickCommand: plain values (strings, whole numbers) skip typer's pydantic coercion (cli/_coercion.py).
-app.command("index", cls=QuickCommand, short_help="Build or update an index: only changed files are re-chunked.")(index_command)
-app.command("ask", cls=QuickCommand, short_help="Retrieve, fit and render: print the context, kept and shed.")(ask_command)
-app.command("serve", cls=QuickCommand, short_help="Serve search and read to any agent over MCP (stdio, or --http).")(serve_command)
-app.command("fit", cls=QuickCommand, short_help="Fit a working set (JSON, see `schema`); print it and the trace.")(fit_command)
-app.command("schema", cls=QuickCommand)(schema_command)
-app.command("count", cls=QuickCommand)(count_command)
+_COMMANDS: Final[dict[str, tuple[Callable[..., None], str | None]]] = {
+    "index": (index_command, "Build or update an index: only changed files are re-chunked."),
+    "ask": (ask_command, "Retrieve, fit and render: print the context, kept and shed."),
+    "serve": (serve_command, "Serve search and read to any agent over MCP (stdio, or --http)."),
+    "fit": (fit_command, "Fit a working set (JSON, see `schema`); print it and the trace."),
+    "schema": (schema_command, None),
+    "count": (count_command, None),
+}
+
+
+def _register(group: typer.Typer, names: Iterable[str]) -> typer.Typer:
+    group.callback()(_main)
+    for name in names:
+        command, short_help = _COMMANDS[name]
+        group.command(name, cls=QuickCommand, short_help=short_help)(command)
+    return group
+
+
+_register(app, _COMMANDS)
+
+
+def app_for(argv: Sequence[str]) -> typer.Typer:
+    """The app that runs ``argv``: for a command named first, a group holding that command alone
+    (typer builds a click command from each registered function's signature on every run, ~3 ms
+    each); otherwise (the group's own options, its help, an unknown name) the whole `app`.
+
+    >>> [info.name for info in app_for(["count", "notes.txt"]).registered_commands]
+    ['count']
+    >>> app_for(["--help"]) is app
+    True
+    """
+    if not argv or argv[0] not in _COMMANDS:
+        return app
+    return _register(typer.Typer(**_SETTINGS), [argv[0]])
