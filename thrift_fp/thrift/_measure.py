@@ -609,7 +609,8 @@ class _Collector:
         # Caller-priced messages carry their costs (and no text); a history is all one or the other.
         priced = bulk.costs is not None or (carried is not None and carried.history.priced and not bulk.items)
         # Exact types only: a subclass (of Message, or a str id's) could compute what it returns.
-        if set(map(type, bulk.items)) - _MESSAGE or set(map(type, bulk.keys)) - _STR:
+        # (The first item answers the usual case, caller-priced named tuples, without a pass.)
+        if type(items[0]) not in _MESSAGE or set(map(type, bulk.items)) - _MESSAGE or set(map(type, bulk.keys)) - _STR:
             return None
         lengths = list(map(len, bulk.contents))
         if max(lengths, default=0) > INLINE_CHARS:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, count
 from operator import is_not, ne
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from returns.result import Failure, Result, Success
 
@@ -133,9 +133,33 @@ class _Groups:
         roots = self._parent
         while (up := list(map(roots.__getitem__, roots))) != roots:
             roots = up
-        linked = compress(roots, map(ne, roots, count()))
-        names = {root: f"group@{root}" for root in set(linked)}
+        linked = set(compress(roots, map(ne, roots, count())))
+        made = _group_names(max(linked, default=-1) + 1)
+        names = dict(zip(linked, map(made.__getitem__, linked))) if len(made) > max(linked, default=-1) else {
+            root: f"group@{root}" for root in linked}
         return tuple(map(names.get, roots))
+
+
+class _Names:
+    """The group names made so far (replaced whole when it grows: a racing thread builds an equal tuple)."""
+
+    made: tuple[str, ...] = ()
+
+
+# Group names made once and kept (most fits name the same first rows), up to this many.
+_CACHED_NAMES: Final = 1 << 16
+
+
+def _group_names(end: int) -> tuple[str, ...]:
+    """``group@0`` ... at least up to ``group@{end - 1}`` while under the cap (shorter past it).
+
+    >>> _group_names(3)[:3]
+    ('group@0', 'group@1', 'group@2')
+    """
+    made = _Names.made
+    if end > len(made) and len(made) < _CACHED_NAMES:
+        made = _Names.made = tuple(map("group@{}".format, range(min(max(end, 2 * len(made)), _CACHED_NAMES))))
+    return made
 
 
 def _saved(
