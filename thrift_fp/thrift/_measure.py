@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from itertools import islice, repeat
 from operator import attrgetter, is_, le
 from typing import Any, Final, TypeVar, cast, no_type_check
+from functools import lru_cache
 
 from returns.result import Failure, Result, Success
 
@@ -85,21 +86,10 @@ def _transposed(items: Sequence[object]) -> tuple[list[Any], ...] | None:
     """
     if not items:
         return None
-    kind = type(items[0])
-    # An own attribute lookup could compute what it returns: only tuple's own lookup is read by position.
-    if not issubclass(kind, tuple) or kind.__getattribute__ is not tuple.__getattribute__:
+    kind: type = type(items[0])
+    places = _field_places(kind)
+    if places is None:
         return None
-    places: list[int] = []
-    for name in _MESSAGE_FIELDS:
-        try:
-            found = inspect.getattr_static(kind, name)
-        except AttributeError:
-            return None
-        if type(found) is not _TUPLEGETTER:
-            return None
-        # A field's descriptor reduces to its place: ``(_tuplegetter, (index, doc))``.
-        place: Any = found.__reduce__()[1][0]
-        places.append(place)
     rows = cast(Sequence[tuple[Any, ...]], items)
     if set(map(type, rows)) != {kind}:
         return None
@@ -116,6 +106,27 @@ def _transposed(items: Sequence[object]) -> tuple[list[Any], ...] | None:
         for column, place in zip(columns, places):
             column += part[place]
     return columns
+
+
+@lru_cache(maxsize=256)
+def _field_places(kind: type) -> tuple[int, ...] | None:
+    """The places of the message attributes in a tuple class whose every one is a plain named
+    tuple field, else ``None`` (cached: a fit meets few classes, many times)."""
+    # An own attribute lookup could compute what it returns: only tuple's own lookup is read by position.
+    if not issubclass(kind, tuple) or kind.__getattribute__ is not tuple.__getattribute__:
+        return None
+    places: list[int] = []
+    for name in _MESSAGE_FIELDS:
+        try:
+            found = inspect.getattr_static(kind, name)
+        except AttributeError:
+            return None
+        if type(found) is not _TUPLEGETTER:
+            return None
+        # A field's descriptor reduces to its place: ``(_tuplegetter, (index, doc))``.
+        place: Any = found.__reduce__()[1][0]
+        places.append(place)
+    return tuple(places)
 
 
 # Rows transposed at a time (under the collector's first threshold, 700 new objects).

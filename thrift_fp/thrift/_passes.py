@@ -198,9 +198,10 @@ def _shed(
     if not removed and kept is before:
         return _unchanged(state, field, bucket, note)
     gone = _tokens(removed)
-    before_tokens = _tokens(before)
+    # ``kept`` and ``removed`` split ``before``: one pass over the bucket, not two.
+    after_tokens = _tokens(kept)
     trace = BucketTrace(
-        bucket, before_tokens, before_tokens - gone, len(before), len(kept), note,
+        bucket, after_tokens + gone, after_tokens, len(before), len(kept), note,
         tuple(map(_entry_key, removed)),
     )
     # The field name picks the bucket; the value keeps that bucket's entry type.

@@ -121,7 +121,11 @@ def _count_on_threads(encoding: tiktoken.Encoding, texts: Sequence[str], workers
 
 
 def _pool_size() -> int:
-    return min(_BATCH_THREADS, os.cpu_count() or 1)
+    return min(_BATCH_THREADS, _CPUS)
+
+
+# Read once: ``os.cpu_count`` is a system call (~10 us here), and every batch count asked it.
+_CPUS: Final = os.cpu_count() or 1
 
 
 class _PoolHolder:
