@@ -48,33 +48,39 @@ def _flat(conversation: list[Turn]) -> list[tuple[str, Any]]:
     return out
 
 
-def _openai(flat: list[tuple[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [{"role": "system", "content": "Be brief."}]
+def _dicts(
+    flat: list[tuple[str, Any]],
+    calls: Callable[[list[str]], list[dict[str, Any]]],
+    results: Callable[[list[str]], list[dict[str, Any]]],
+    opening: tuple[dict[str, Any], ...] = (),
+) -> list[dict[str, Any]]:
+    """The conversation as a provider's message dicts: a question or an answer is a plain message
+    of its role (user, assistant); ``calls`` and ``results`` write a tool round's messages."""
+    out = list(opening)
     for kind, payload in flat:
-        if kind == "question":
-            out.append({"role": "user", "content": payload})
-        elif kind == "answer":
-            out.append({"role": "assistant", "content": payload})
-        elif kind == "calls":
-            out.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": i, "type": "function", "function": {"name": "look", "arguments": "{}"}} for i in payload]})
+        if kind in ("question", "answer"):
+            out.append({"role": "user" if kind == "question" else "assistant", "content": payload})
         else:
-            out += [{"role": "tool", "tool_call_id": i, "content": "found it"} for i in payload]
+            out += (calls if kind == "calls" else results)(payload)
     return out
+
+
+def _openai(flat: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    return _dicts(
+        flat,
+        lambda ids: [{"role": "assistant", "content": None, "tool_calls": [
+            {"id": i, "type": "function", "function": {"name": "look", "arguments": "{}"}} for i in ids]}],
+        lambda ids: [{"role": "tool", "tool_call_id": i, "content": "found it"} for i in ids],
+        ({"role": "system", "content": "Be brief."},),
+    )
 
 
 def _anthropic(flat: list[tuple[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for kind, payload in flat:
-        if kind == "question":
-            out.append({"role": "user", "content": payload})
-        elif kind == "answer":
-            out.append({"role": "assistant", "content": payload})
-        elif kind == "calls":
-            out.append({"role": "assistant", "content": [{"type": "tool_use", "id": i, "name": "look", "input": {}} for i in payload]})
-        else:
-            out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": "found it"} for i in payload]})
-    return out
+    return _dicts(
+        flat,
+        lambda ids: [{"role": "assistant", "content": [{"type": "tool_use", "id": i, "name": "look", "input": {}} for i in ids]}],
+        lambda ids: [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": "found it"} for i in ids]}],
+    )
 
 
 def _langchain(flat: list[tuple[str, Any]]) -> list[Any]:
