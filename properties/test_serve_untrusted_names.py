@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Final
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from returns.result import Failure
 
@@ -71,6 +71,9 @@ class NamedBackend:
         min_size=1, max_size=6,
     ),
 )
+# A name of one double quote, read once: its quoted form "\"" holds it (the check, not the
+# server, was wrong; tests/test_serve_untrusted_names.py).
+@example(names=['"'], calls=[("read", 0, 2500)])
 def test_names_documents_chose_appear_only_enveloped_or_quoted(names: list[str], calls: list[tuple[str, int, int]]) -> None:
     hits = [_hit(name, f"{name[:300]}.jsonl", number) for number, name in enumerate(names)]
     # Overlapping answers, so later answers name passages earlier ones sent, and a question repeats.
