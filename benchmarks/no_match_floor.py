@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 TUNE_OFFTOPIC = EVAL / "questions" / "offtopic.tune.txt"
 HELD_OUT_OFFTOPIC = EVAL / "questions" / "offtopic.txt"
+# Written after the first report (which read offtopic.txt) and before any run read it: the
+# held-out set for the floor each index calibrates on its own probes.
+HELD_OUT_OFFTOPIC2 = EVAL / "questions" / "offtopic2.txt"
 GRID = 0.005
 LIMIT = 10
 
@@ -158,25 +161,72 @@ def _choose(names: Sequence[str], cache: Path, tune_loss: float, target: float) 
           f"{_share([a.best < chosen for a in off_topic]):.3f}")
 
 
+def _choose_calibration(names: Sequence[str], cache: Path, tune_loss: float, target: float) -> None:
+    """The rule of `calibrated_floor` (quantile of the index's probes, margin, cap), chosen on tuning
+    questions only: per corpus, the probes' best scores, the tune half and offtopic.tune.txt."""
+    import math
+
+    from thrift_fp.sources.dense import MATCH_FLOOR, probe_questions
+
+    offtopic = [(question, None) for question in _lines(TUNE_OFFTOPIC)]
+    probes = [(question, None) for question in probe_questions()]
+    measured: dict[str, tuple[list[Asked], list[float], list[float]]] = {}
+    for name in names:
+        tune = [(q.question, q.files) for q in load(name, "tune")]
+        asked = ask(corpora()[name], cache, [*tune, *offtopic, *probes])
+        measured[name] = (asked[: len(tune)], [a.best for a in asked[len(tune): len(tune) + len(offtopic)]],
+                          [a.best for a in asked[len(tune) + len(offtopic):]])
+
+    def nearest_rank(values: Sequence[float], share: float) -> float:
+        ordered = sorted(values)
+        return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+    rows = []
+    for quantile in (0.8, 0.85, 0.9, 0.95):
+        for margin in (0.0, 0.005, 0.01, 0.015, 0.02):
+            for cap in (0.35, 0.4):
+                floors = {n: round(min(max(nearest_rank(p, quantile) + margin, MATCH_FLOOR), cap), 3)
+                          for n, (_, _, p) in measured.items()}
+                tuned = [a for n, (t, _, _) in measured.items() for a in t]
+                lost = sum(1 for n, (t, _, _) in measured.items() for a in t if a.hit and a.best < floors[n])
+                refused = [b < floors[n] for n, (_, o, _) in measured.items() for b in o]
+                rows.append((quantile, margin, cap, lost / len(tuned), _share(refused), floors))
+    print("quantile margin cap  tune hit@5 loss  off-topic tuning no match  floors")
+    for quantile, margin, cap, loss, turned_away, floors in rows:
+        print(f"{quantile:8} {margin:6} {cap:4}  {loss:15.3f}  {turned_away:25.3f}  {floors}")
+    # The least aggressive rule (lowest quantile, then margin, then cap) reaching the target within the loss.
+    within = [row for row in rows if row[3] <= tune_loss and row[4] >= target]
+    print("\nchosen:", "none" if not within else f"quantile {within[0][0]}, margin {within[0][1]}, cap {within[0][2]}")
+
+
 def _report(names: Sequence[str], cache: Path) -> None:
+    from thrift_fp.sources import search_ranking
     from thrift_fp.sources.dense._hybrid import MATCH_FLOOR
 
     print(f"MATCH_FLOOR = {MATCH_FLOOR}")
     held_out = [(question, None) for question in _lines(HELD_OUT_OFFTOPIC)]
+    held_out2 = [(question, None) for question in _lines(HELD_OUT_OFFTOPIC2)]
     rows: list[str] = []
     pooled_off: list[bool] = []
+    pooled_off2: list[bool] = []
     pooled: dict[Half, tuple[list[bool], list[bool]]] = {"fresh": ([], []), "fresh2": ([], [])}
     for name in names:
         corpus = corpora()[name]
         sets: dict[Half, list[tuple[str, tuple[str, ...] | None]]] = {
             half: [(q.question, q.files) for q in load(name, half)] for half in ("fresh", "fresh2")
         }
-        asked = ask(corpus, cache, [*sets["fresh"], *sets["fresh2"], *held_out])
-        fresh, fresh2, off = (asked[: len(sets["fresh"])], asked[len(sets["fresh"]): -len(held_out)],
-                              asked[-len(held_out):])
+        asked = ask(corpus, cache, [*sets["fresh"], *sets["fresh2"], *held_out, *held_out2])
+        on_topic = len(sets["fresh"]) + len(sets["fresh2"])
+        fresh, fresh2 = asked[: len(sets["fresh"])], asked[len(sets["fresh"]): on_topic]
+        off, off2 = asked[on_topic: on_topic + len(held_out)], asked[on_topic + len(held_out):]
         refused = [not a.answered for a in off]
+        refused2 = [not a.answered for a in off2]
         pooled_off += refused
-        cells = [f"{name:10} {_share(refused):.3f} ({sum(refused)}/{len(refused)})"]
+        pooled_off2 += refused2
+        database, embedder = _index(corpus, cache)  # nothing to do: ask made it
+        floor = search_ranking(database, dense=embedder).unwrap().match_floor
+        cells = [f"{name:10} floor {floor} {_share(refused):.3f} ({sum(refused)}/{len(refused)})"
+                 f" {_share(refused2):.3f} ({sum(refused2)}/{len(refused2)})"]
         groups: tuple[tuple[Half, list[Asked]], ...] = (("fresh", fresh), ("fresh2", fresh2))
         for half, group in groups:
             without = [bool(a.hit) for a in group]
@@ -185,12 +235,13 @@ def _report(names: Sequence[str], cache: Path) -> None:
             pooled[half][1].extend(with_floor)
             cells.append(f"{half} hit@5 {_share(without):.3f} -> {_share(with_floor):.3f} (n={len(group)})")
         rows.append("   ".join(cells))
-        missed = [a.question for a in off if a.answered]
+        missed = [a.question for a in (*off, *off2) if a.answered]
         if missed:
             rows.append(f"{'':10} off-topic answered anyway: {missed}")
-    print("\ncorpus     offtopic.txt no match   fresh sets: hit@5 floor off -> with the floor")
+    print("\ncorpus     floor  offtopic.txt no match  offtopic2.txt no match  fresh sets: hit@5 floor off -> with the floor")
     print("\n".join(rows))
-    print(f"\npooled: offtopic.txt no match {_share(pooled_off):.3f} ({sum(pooled_off)}/{len(pooled_off)}); "
+    print(f"\npooled: offtopic.txt no match {_share(pooled_off):.3f} ({sum(pooled_off)}/{len(pooled_off)}), "
+          f"offtopic2.txt {_share(pooled_off2):.3f} ({sum(pooled_off2)}/{len(pooled_off2)}); "
           + "; ".join(f"{half} hit@5 {_share(a):.3f} -> {_share(b):.3f} ({_share(b) - _share(a):+.3f})"
                       for half, (a, b) in pooled.items()))
 
@@ -200,6 +251,8 @@ def main(argv: Sequence[str]) -> int:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--choose", action="store_true", help="tuning questions only: print the curve and the floor")
     mode.add_argument("--report", action="store_true", help="held-out sets with the library's floor")
+    mode.add_argument("--choose-calibration", action="store_true",
+                      help="tuning questions and the probes only: the rule each index calibrates its floor by")
     parser.add_argument("--corpora", default="git,node", help="comma-separated corpora (default: git,node)")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--tune-loss", type=float, default=0.005)
@@ -213,6 +266,8 @@ def main(argv: Sequence[str]) -> int:
     before = load_average()
     if args.choose:
         _choose(names, args.cache, args.tune_loss, args.offtopic_target)
+    elif args.choose_calibration:
+        _choose_calibration(names, args.cache, args.tune_loss, args.offtopic_target)
     else:
         _report(names, args.cache)
     print(f"load average (1/5/15 min) before {before}, after {load_average()}")

@@ -12,8 +12,9 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests._dense_model import CountingEmbedder
+from tests._dense_model import CountingEmbedder, passages_seen, probes_seen
 from thrift_fp.sources import index_paths
+from thrift_fp.sources.dense import probe_questions
 from thrift_fp.sources.dense._vectors import embedding_input
 
 words = st.sampled_from(["budget", "shed", "token", "score", "window", "reserve", "folder", "refill"])
@@ -59,13 +60,18 @@ def test_a_run_embeds_exactly_the_inputs_the_index_lacked(before: dict[str, str]
         _write(root, before)
         index_paths(database, [root], dense=embedder, max_tokens=16).unwrap()
         held = _inputs(database)
-        assert sorted(embedder.seen) == sorted(held)  # each input once
+        assert sorted(passages_seen(embedder)) == sorted(held)  # each input once
+        assert probes_seen(embedder) == list(probe_questions())  # then the floor, calibrated once
         embedder.seen.clear()
         _write(root, after)
         report = index_paths(database, [root], dense=embedder, max_tokens=16).unwrap()
         now = _inputs(database)
-        assert sorted(embedder.seen) == sorted(now - held)
+        assert sorted(passages_seen(embedder)) == sorted(now - held)
         assert report.embedded == len(now - held)
+        # The floor is measured again exactly when the run changed passages (a rename too: a
+        # passage's path is part of what its lexical score reads).
+        changed = bool(report.chunked or report.removed)
+        assert probes_seen(embedder) == (list(probe_questions()) if changed else [])
         assert _vectors(database) == len(now)
 
 
@@ -87,7 +93,8 @@ def test_an_interrupted_embedding_keeps_its_batches_and_the_next_run_embeds_only
         real = first.embed
 
         def embed_then_stop(texts: list[str]) -> list[bytes]:
-            if len(first.seen) >= batches:
+            # Interrupts the passages' embedding; the probes of the calibration after it run.
+            if len(passages_seen(first)) >= batches and not set(texts) <= set(probe_questions()):
                 raise _Interrupted
             return real(texts)
 
@@ -102,5 +109,6 @@ def test_an_interrupted_embedding_keeps_its_batches_and_the_next_run_embeds_only
         assert _vectors(database) == kept
         second = CountingEmbedder()
         report = index_paths(database, [root], dense=second, max_tokens=16).unwrap()
-        assert sorted(first.seen + second.seen) == sorted(inputs)  # each input embedded once in all
+        assert sorted(passages_seen(first) + passages_seen(second)) == sorted(inputs)  # each input once in all
+        assert probes_seen(first) + probes_seen(second) == list(probe_questions())  # calibrated once, when complete
         assert report.embedded == len(inputs) - kept and _vectors(database) == len(inputs)

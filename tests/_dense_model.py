@@ -70,6 +70,23 @@ class CountingEmbedder:
         return vectors
 
 
+def passages_seen(embedder: CountingEmbedder) -> list[str]:
+    """What ``embedder`` embedded for passages: its texts less the off-topic probes an index run
+    asks when it calibrates the index's no-match floor (`probe_questions`)."""
+    from thrift_fp.sources.dense import probe_questions
+
+    probes = set(probe_questions())
+    return [text for text in embedder.seen if text not in probes]
+
+
+def probes_seen(embedder: CountingEmbedder) -> list[str]:
+    """The off-topic probes ``embedder`` embedded, in order (one calibration asks each once)."""
+    from thrift_fp.sources.dense import probe_questions
+
+    probes = set(probe_questions())
+    return [text for text in embedder.seen if text in probes]
+
+
 @contextmanager
 def onnxruntime_missing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """As if the [dense] extra were not installed: ``find_spec`` finds no onnxruntime (until the

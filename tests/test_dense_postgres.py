@@ -10,11 +10,12 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests._dense_model import CountingEmbedder, write_dense_docs, write_tiny_model
+from tests._dense_model import CountingEmbedder, passages_seen, probes_seen, write_dense_docs, write_tiny_model
 from tests._files import write_old as _write
 from thrift_fp.sources import index_paths as sqlite_index
 from thrift_fp.sources import search_index as sqlite_search
-from thrift_fp.sources.dense import EmbeddingFailed, load_onnx_embedder, missing_runtime
+from thrift_fp.sources.dense import MATCH_FLOOR, EmbeddingFailed, load_onnx_embedder, missing_runtime, probe_questions
+from thrift_fp.sources.dense._probes import FLOOR_CAP
 from thrift_fp.sources.postgres import PostgresDatabase, index_paths, open_database, search_index, search_ranking
 
 pytestmark = pytest.mark.skipif(missing_runtime() is not None, reason="the [dense] extra's runtime is not installed")
@@ -40,13 +41,16 @@ def test_vectors_round_trip_and_a_rerun_embeds_only_what_changed(
 ) -> None:
     docs, embedder = _docs(tmp_path), CountingEmbedder()
     first = index_paths(database, [docs], dense=embedder).unwrap()
-    assert first.embedded == len(embedder.seen) == len(_vectors(pg_url)) > 0
-    assert sorted(_vectors(pg_url).values()) == sorted(CountingEmbedder().embed(sorted(embedder.seen)))
+    assert first.embedded == len(passages_seen(embedder)) == len(_vectors(pg_url)) > 0
+    assert sorted(_vectors(pg_url).values()) == sorted(CountingEmbedder().embed(sorted(passages_seen(embedder))))
+    assert probes_seen(embedder) == list(probe_questions())  # the collection's floor, calibrated once
     embedder.seen.clear()
     assert index_paths(database, [docs], dense=embedder).unwrap().embedded == 0
+    assert embedder.seen == []  # nothing changed: nothing embedded, the floor kept
     _write(docs / "tokens.md", "# Tokens\n\nCount tokens exactly, never estimate them.\n")
     again = index_paths(database, [docs], dense=embedder).unwrap()
-    assert again.embedded == len(embedder.seen) == 1 and "never estimate them" in embedder.seen[0]
+    assert again.embedded == len(passages_seen(embedder)) == 1 and "never estimate them" in embedder.seen[0]
+    assert probes_seen(embedder) == list(probe_questions())  # the passages changed: measured again
     assert len(_vectors(pg_url)) == first.embedded  # the old tokens.md vector is gone
 
 
@@ -101,6 +105,26 @@ def test_the_ranking_says_where_the_dense_candidates_are_found_and_why(database:
         assert shown == {
             "ranking": "hybrid", "dense_model": "letters", "dense_search": "in-process",
             "dense_search_reason": "the server has no pgvector (no vector extension is available)",
+            # Letter counts put every probe near some passage: the calibration reaches its cap.
+            "match_floor": FLOOR_CAP, "match_floor_from": "this index's probes",
         }
     else:  # a server with pgvector (tests/test_sources_pgvector.py covers it)
         assert shown["dense_search"] == "pgvector"
+
+
+def test_a_collection_from_before_the_calibrated_floor_searches_with_the_default_until_its_next_run(
+    database: PostgresDatabase, pg_url: str, tmp_path: Path
+) -> None:
+    docs, embedder = _docs(tmp_path), CountingEmbedder()
+    index_paths(database, [docs], dense=embedder).unwrap()
+    with psycopg.connect(pg_url) as connection:
+        # The shape of a collection indexed before this release: no floor columns.
+        connection.execute("ALTER TABLE thrift_fp_dense_models DROP COLUMN match_floor, DROP COLUMN match_floor_rule")
+    ranking = search_ranking(database, dense=embedder).unwrap()
+    assert (ranking.match_floor, ranking.floor_calibrated) == (MATCH_FLOOR, False)
+    assert search_index(database, "budget reserve", dense=embedder).unwrap()
+    embedder.seen.clear()
+    assert index_paths(database, [docs], dense=embedder).unwrap().embedded == 0
+    assert passages_seen(embedder) == [] and probes_seen(embedder) == list(probe_questions())
+    ranking = search_ranking(database, dense=embedder).unwrap()
+    assert ranking.floor_calibrated and ranking.match_floor == FLOOR_CAP  # letter counts: every probe is near

@@ -11,9 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests._dense_model import CountingEmbedder, onnxruntime_missing, write_dense_docs, write_tiny_model
+from tests._dense_model import (
+    CountingEmbedder, onnxruntime_missing, passages_seen, probes_seen, write_dense_docs, write_tiny_model,
+)
 from thrift_fp.sources import index_paths, search_index, search_ranking
-from thrift_fp.sources.dense import EmbeddingFailed, load_onnx_embedder, missing_runtime
+from thrift_fp.sources.dense import EmbeddingFailed, load_onnx_embedder, missing_runtime, probe_questions
+from thrift_fp.sources.dense._hybrid import MATCH_FLOOR
+from thrift_fp.sources.dense._probes import FLOOR_CAP
 from thrift_fp.sources.dense._vectors import embedding_input
 
 pytestmark = pytest.mark.skipif(missing_runtime() is not None, reason="the [dense] extra's runtime is not installed")
@@ -57,7 +61,9 @@ def test_vectors_are_stored_with_the_passages_and_read_back_unchanged(tmp_path: 
     docs, embedder = _docs(tmp_path), CountingEmbedder()
     report = index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
     inputs = _inputs(tmp_path / "i.db")
-    assert report.embedded == len(set(inputs)) == len(embedder.seen) == report.passages
+    assert report.embedded == len(set(inputs)) == len(passages_seen(embedder)) == report.passages
+    # Then the index's no-match floor is calibrated: each off-topic probe asked once, after.
+    assert embedder.seen[report.passages:] == list(probe_questions())
     stored = _stored(tmp_path / "i.db")
     assert sorted(stored.values()) == sorted(CountingEmbedder().embed(sorted(set(inputs))))
     assert all(len(vector) == 4 * embedder.dimensions for vector in stored.values())
@@ -75,14 +81,15 @@ def test_a_rerun_embeds_only_the_new_or_changed_passages(tmp_path: Path) -> None
     _write(docs / "budget.md", (docs / "budget.md").read_text() + "\n## Refill\n\nA shed passage that fits comes back.\n")
     report = index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
     after = set(_inputs(tmp_path / "i.db"))
-    assert sorted(embedder.seen) == sorted(after - before) != []
+    assert sorted(passages_seen(embedder)) == sorted(after - before) != []
     assert report.embedded == len(after - before)
+    assert probes_seen(embedder) == list(probe_questions())  # the passages changed: the floor is measured again
     # A renamed file holds the same passages: nothing to embed; its old vectors stay in use.
     embedder.seen.clear()
     (docs / "tokens.md").rename(docs / "counting.md")
     _old(docs / "counting.md")
     assert index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap().embedded == 0
-    assert embedder.seen == []
+    assert passages_seen(embedder) == []
     # Vectors no passage needs any more are dropped.
     (docs / "folders.md").unlink()
     index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
@@ -93,7 +100,7 @@ def test_twin_passages_are_embedded_once(tmp_path: Path) -> None:
     docs, embedder = _docs(tmp_path), CountingEmbedder()
     _write(docs / "copy.md", (docs / "budget.md").read_text())
     index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
-    assert len(embedder.seen) == len(set(embedder.seen)) == len(set(_inputs(tmp_path / "i.db")))
+    assert len(passages_seen(embedder)) == len(set(passages_seen(embedder))) == len(set(_inputs(tmp_path / "i.db")))
 
 
 def test_hybrid_search_finds_a_paraphrase_that_shares_no_word_with_the_passage(tmp_path: Path) -> None:
@@ -105,7 +112,12 @@ def test_hybrid_search_finds_a_paraphrase_that_shares_no_word_with_the_passage(t
     hybrid = search_index(tmp_path / "i.db", "make directory", dense=tiny).unwrap()
     assert all(not hit.path.endswith("folders.md") for hit in lexical)
     assert hybrid[0].path.endswith("folders.md")
-    assert search_ranking(tmp_path / "i.db", dense=tiny).unwrap().as_json() == {"ranking": "hybrid", "dense_model": "tiny"}
+    ranking = search_ranking(tmp_path / "i.db", dense=tiny).unwrap()
+    assert ranking.floor_calibrated and ranking.match_floor is not None and MATCH_FLOOR <= ranking.match_floor <= FLOOR_CAP
+    assert ranking.as_json() == {
+        "ranking": "hybrid", "dense_model": "tiny", "match_floor": ranking.match_floor,
+        "match_floor_from": "this index's probes",
+    }
     # A question both rankings answer alike keeps its lexical best first, and the order is stable.
     first = search_index(tmp_path / "i.db", "shed the lowest score", dense=tiny).unwrap()
     assert first[0].path.endswith("budget.md")
@@ -126,7 +138,7 @@ def test_a_lexical_only_run_that_changes_passages_leaves_ranking_lexical_until_e
     assert search_index(tmp_path / "i.db", "count tokens", dense=embedder).unwrap()[0].path.endswith("tokens.md")
     embedder.seen.clear()
     index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap()
-    assert len(embedder.seen) == 1 and "never estimate them" in embedder.seen[0]
+    assert len(passages_seen(embedder)) == 1 and "never estimate them" in embedder.seen[0]
     assert search_ranking(tmp_path / "i.db", dense=embedder).unwrap().kind == "hybrid"
 
 
@@ -157,7 +169,7 @@ def test_an_embedder_that_fails_keeps_the_passages_and_the_vectors_and_the_next_
     )
     embedder.seen.clear()
     assert index_paths(tmp_path / "i.db", [docs], dense=embedder).unwrap().embedded == 1
-    assert len(embedder.seen) == 1 and "Something new." in embedder.seen[0]
+    assert len(passages_seen(embedder)) == 1 and "Something new." in embedder.seen[0]
     assert search_ranking(tmp_path / "i.db", dense=embedder).unwrap().kind == "hybrid"
 
 

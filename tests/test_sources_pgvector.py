@@ -20,6 +20,7 @@ from thrift_fp.sources import index_paths as sqlite_index
 from thrift_fp.sources import search_index as sqlite_search
 from thrift_fp.sources.dense import load_onnx_embedder, missing_runtime
 from thrift_fp.sources.dense import _vectors
+from thrift_fp.sources.dense._probes import FLOOR_CAP
 from thrift_fp.sources.postgres import PostgresDatabase, index_paths, open_database, search_index, search_ranking
 from thrift_fp.sources.postgres._pgvector import index_name, nearest_in_sql, nearest_statement, stored_column, vector_text
 
@@ -68,6 +69,7 @@ def test_an_index_run_keeps_the_vectors_in_the_database_and_a_search_loads_none(
     _vectors._loaded.clear()
     assert search_ranking(database, dense=embedder).unwrap().as_json() == {
         "ranking": "hybrid", "dense_model": "letters", "dense_search": "pgvector",
+        "match_floor": FLOOR_CAP, "match_floor_from": "this index's probes",  # letter counts: every probe is near
     }
     hits = search_index(database, "budget reserve", dense=embedder).unwrap()
     assert hits and not _searched_in_process()
@@ -106,7 +108,7 @@ def test_an_existing_collection_moves_its_vectors_on_its_next_run_without_embedd
     assert "the next index run copies them" in str(ranking["dense_search_reason"])
     embedder.seen.clear()
     again = index_paths(database, [docs], dense=embedder).unwrap()
-    assert again.embedded == 0 and embedder.seen == []
+    assert again.embedded == 0 and embedder.seen == []  # moved, not embedded; the floor kept
     filled, passages = _embedded(pgvector_url)
     assert filled == passages > 0
     assert search_ranking(database, dense=embedder).unwrap().as_json()["dense_search"] == "pgvector"

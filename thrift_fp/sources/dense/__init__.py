@@ -42,6 +42,7 @@ from thrift_fp.sources.dense._hybrid import (
     fuse_scored,
     shipped,
 )
+from thrift_fp.sources.dense._probes import FLOOR_RULE, calibrate, calibrated_floor, probe_questions
 from thrift_fp.sources.dense._vectors import (
     DenseMatrix,
     cached_matrix,
@@ -58,6 +59,7 @@ __all__ = [
     "MATCH_FLOOR",
     "NO_VECTORS",
     "DenseChoice",
+    "FLOOR_RULE",
     "DenseError",
     "DenseMatrix",
     "DenseModelInvalid",
@@ -69,6 +71,8 @@ __all__ = [
     "Ranking",
     "RankingKind",
     "cached_matrix",
+    "calibrate",
+    "calibrated_floor",
     "checked_embed",
     "chosen_embedder",
     "default_embedder",
@@ -82,6 +86,7 @@ __all__ = [
     "missing_runtime",
     "nearest_candidates",
     "passages_matrix",
+    "probe_questions",
     "shipped",
     "vector_key",
 ]

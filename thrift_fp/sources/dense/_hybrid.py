@@ -30,9 +30,11 @@ LEXICAL_POOL: Final = 0
 # side always finds a nearest passage, so without it a question about nothing in the corpus
 # ("zzqxv flurbogrant") gets the least unrelated passages. Chosen on tuning questions only
 # (benchmarks/no_match_floor.py --choose: the tune halves and offtopic.tune.txt), never on the
-# held-out off-topic set or the fresh sets (BENCHMARKS.md, "No passage matched").
+# held-out off-topic set or the fresh sets (BENCHMARKS.md, "No passage matched"). An index
+# run with vectors raises it for its own corpus where its off-topic probes reach higher
+# (`calibrate`): this is the floor of an index not calibrated yet, and the least any may have.
 MATCH_FLOOR: Final = 0.3
-"""The fused score the best passage must reach for a hybrid search to answer at all."""
+"""The fused score the best passage must reach for a hybrid search to answer at all (the least; see `calibrate`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +65,8 @@ def shipped(dense: DenseChoice) -> bool:
 class Ranking:
     """What a search ranks with: ``kind``, the dense ``model`` (hybrid only), ``reason`` (lexical
     only), and ``incomplete``: ``(embedded, total)`` while an embedding run of the index has not
-    finished (lexical meanwhile).
+    finished (lexical meanwhile). A hybrid search answers nothing below ``match_floor``:
+    calibrated on the index's own passages when ``floor_calibrated`` (`calibrate`), else `MATCH_FLOOR`.
 
     A store that can search its vectors in more than one place says where a hybrid search finds
     its dense candidates, ``dense_search`` (PostgreSQL: ``"pgvector"`` or ``"in-process"``), and
@@ -75,6 +78,8 @@ class Ranking:
     {'ranking': 'hybrid', 'dense_model': 'all-MiniLM-L6-v2-int8/128'}
     >>> Ranking("lexical", None, "the index's vectors are incomplete", (40, 100)).as_json()["vectors"]
     {'embedded': 40, 'total': 100, 'complete': False}
+    >>> Ranking("hybrid", "m", None, match_floor=0.34, floor_calibrated=True).as_json()
+    {'ranking': 'hybrid', 'dense_model': 'm', 'match_floor': 0.34, 'match_floor_from': "this index's probes"}
     >>> Ranking("hybrid", "m", None, dense_search="in-process", dense_search_reason="the server has no pgvector").as_json()
     {'ranking': 'hybrid', 'dense_model': 'm', 'dense_search': 'in-process', 'dense_search_reason': 'the server has no pgvector'}
     """
@@ -85,6 +90,8 @@ class Ranking:
     incomplete: tuple[int, int] | None = None
     dense_search: str | None = None
     dense_search_reason: str | None = None
+    match_floor: float | None = None
+    floor_calibrated: bool = False
 
     def as_json(self) -> dict[str, object]:
         """The fields ``--json`` output carries about the ranking."""
@@ -94,6 +101,9 @@ class Ranking:
                 hybrid["dense_search"] = self.dense_search
             if self.dense_search_reason:
                 hybrid["dense_search_reason"] = self.dense_search_reason
+            if self.match_floor is not None:
+                hybrid["match_floor"] = self.match_floor
+                hybrid["match_floor_from"] = "this index's probes" if self.floor_calibrated else "the default"
             return hybrid
         shown: dict[str, object] = {"ranking": "lexical", "ranking_reason": str(self.reason)}
         if self.incomplete is not None:

@@ -45,13 +45,13 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
     )
     from thrift_fp.sources.postgres._secrets import is_database_url
     from thrift_fp.sources.postgres._store import (
+        DEFAULT_COLLECTION,
         SCHEMA_VERSION,
         PostgresDatabase,
         open_database,
     )
     from thrift_fp.sources.postgres._index import (
         DEFAULT_BATCH_FILES,
-        DEFAULT_COLLECTION,
         DEFAULT_TEXT_SEARCH_CONFIG,
         PostgresIndexReport,
         index_paths,
@@ -82,10 +82,10 @@ _HOMES = homes({
     # Light: the command line asks it before it loads any library layer.
     "thrift_fp.sources.postgres._secrets": ("is_database_url",),
     "thrift_fp.sources.postgres._store": (
-        "SCHEMA_VERSION", "PostgresDatabase", "open_database",
+        "DEFAULT_COLLECTION", "SCHEMA_VERSION", "PostgresDatabase", "open_database",
     ),
     "thrift_fp.sources.postgres._index": (
-        "DEFAULT_BATCH_FILES", "DEFAULT_COLLECTION", "DEFAULT_TEXT_SEARCH_CONFIG", "PostgresIndexReport",
+        "DEFAULT_BATCH_FILES", "DEFAULT_TEXT_SEARCH_CONFIG", "PostgresIndexReport",
         "index_paths",
     ),
     "thrift_fp.sources.postgres._search": (

@@ -17,7 +17,7 @@ from thrift_fp.sources.contract import ALL_TIERS, Assembled, Hit, SpoolPolicy, a
 from thrift_fp.sources.dense import DenseChoice
 from thrift_fp.sources.postgres._definition import PostgresSearchFailed, postgres_definition
 from thrift_fp.sources.postgres._errors import PostgresAssembleError
-from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
+from thrift_fp.sources.postgres._store import DEFAULT_COLLECTION
 from thrift_fp.sources.postgres._search import search_ranking
 from thrift_fp.sources.postgres._store import PostgresDatabase
 from thrift_fp.thrift import ThriftOptions, WorkingSet

@@ -10,7 +10,7 @@ from thrift_fp.retrieval import OperationContext
 from thrift_fp.sources.contract import ALL_TIERS, FtsDefinition, StoreSearchFailed, require_searchable, store_definition
 from thrift_fp.sources.dense import DenseChoice
 from thrift_fp.sources.postgres._errors import PostgresSourceError
-from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
+from thrift_fp.sources.postgres._store import DEFAULT_COLLECTION
 from thrift_fp.sources.postgres._search import search_index
 from thrift_fp.sources.postgres._store import PostgresDatabase
 

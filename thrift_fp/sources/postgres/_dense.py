@@ -13,6 +13,7 @@ they are found in process, as for SQLite, and the ranking says why.
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Callable, Collection
 from typing import Final
@@ -21,6 +22,8 @@ import psycopg
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.dense import (
+    FLOOR_RULE,
+    MATCH_FLOOR,
     NO_VECTORS,
     DenseChoice,
     DenseError,
@@ -53,7 +56,9 @@ CREATE TABLE IF NOT EXISTS thrift_fp_dense_models (
     collection text PRIMARY KEY REFERENCES thrift_fp_collections ON DELETE CASCADE,
     model text NOT NULL,
     generation text NOT NULL
-)
+);
+ALTER TABLE thrift_fp_dense_models ADD COLUMN IF NOT EXISTS match_floor double precision;
+ALTER TABLE thrift_fp_dense_models ADD COLUMN IF NOT EXISTS match_floor_rule text
 """
 
 
@@ -70,6 +75,34 @@ def stored_model(connection: _Connection, collection: str) -> tuple[str, str] | 
         "SELECT model, generation FROM thrift_fp_dense_models WHERE collection = %s", (collection,)
     ).fetchone()
     return None if row is None else (str(row[0]), str(row[1]))
+
+
+def stored_floor(connection: _Connection, collection: str, generation: str) -> float | None:
+    """The no-match floor calibrated on ``generation`` of the collection's vectors, or ``None``."""
+    if not _tables_exist(connection):
+        return None
+    # Read through to_jsonb: a table made before the column existed has no match_floor to name.
+    row = connection.execute(
+        "SELECT to_jsonb(m) ->> 'match_floor', to_jsonb(m) ->> 'match_floor_rule' FROM thrift_fp_dense_models AS m"
+        " WHERE collection = %s AND generation = %s",
+        (collection, generation),
+    ).fetchone()
+    if row is None or row[0] is None or row[1] != FLOOR_RULE:
+        return None
+    try:
+        floor = float(str(row[0]))
+    except ValueError:
+        return None
+    return floor if math.isfinite(floor) and 0.0 <= floor <= 1.0 else None
+
+
+def record_floor(connection: _Connection, collection: str, generation: str, floor: float) -> None:
+    """Store the floor calibrated on ``generation`` of the vectors (a newer generation keeps none)."""
+    connection.execute(
+        "UPDATE thrift_fp_dense_models SET match_floor = %s, match_floor_rule = %s"
+        " WHERE collection = %s AND generation = %s",
+        (floor, FLOOR_RULE, collection, generation),
+    )
 
 
 def forget_vectors_model(connection: _Connection, collection: str) -> None:
@@ -120,8 +153,11 @@ def sync_vectors(
             sync_column(connection, collection, schema, embedder.model_id, embedder.dimensions)
         connection.execute(
             "INSERT INTO thrift_fp_dense_models (collection, model, generation) VALUES (%s, %s, %s)"
-            " ON CONFLICT (collection) DO UPDATE SET model = excluded.model, generation = excluded.generation",
-            (collection, embedder.model_id, secrets.token_hex(8)),
+            " ON CONFLICT (collection) DO UPDATE SET model = excluded.model, generation = excluded.generation,"
+            # The calibrated floor holds while the vectors are the same set; any change drops it.
+            " match_floor = CASE WHEN %s AND thrift_fp_dense_models.model = excluded.model"
+            " THEN thrift_fp_dense_models.match_floor END",
+            (collection, embedder.model_id, secrets.token_hex(8), not todo and not stored - live),
         )
     return Success(len(todo))
 
@@ -149,9 +185,16 @@ def ranking_of(
             "index it again with the [dense] extra installed",
         ), None, None, None
     column, why = search_column(connection, collection, embedder.model_id, embedder.dimensions)
+    floor = stored_floor(connection, collection, stored[1])
+    match_floor, calibrated = (MATCH_FLOOR, False) if floor is None else (floor, True)
     if column is None:
-        return Ranking("hybrid", embedder.model_id, None, dense_search="in-process", dense_search_reason=why), embedder, stored[1], None
-    return Ranking("hybrid", embedder.model_id, None, dense_search="pgvector"), embedder, stored[1], column
+        return Ranking(
+            "hybrid", embedder.model_id, None, dense_search="in-process", dense_search_reason=why,
+            match_floor=match_floor, floor_calibrated=calibrated,
+        ), embedder, stored[1], None
+    return Ranking(
+        "hybrid", embedder.model_id, None, dense_search="pgvector", match_floor=match_floor, floor_calibrated=calibrated
+    ), embedder, stored[1], column
 
 
 def dense_candidates(

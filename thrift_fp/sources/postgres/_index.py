@@ -62,16 +62,15 @@ from thrift_fp.sources.postgres._files import (
     read_document,
     storable_ns,
 )
-from thrift_fp.sources.postgres._store import PostgresDatabase, ensure_schema, query_error
+from thrift_fp.sources.postgres._store import DEFAULT_COLLECTION, PostgresDatabase, ensure_schema, query_error
+from thrift_fp.sources.postgres._search import search_index
 from thrift_fp.sources.ranking import analyze_fields, default_analyzer
-from thrift_fp.sources.dense import DenseChoice, Embedder, index_embedder
-from thrift_fp.sources.postgres._dense import forget_vectors_model, sync_vectors
+from thrift_fp.sources.dense import MATCH_FLOOR, DenseChoice, Embedder, calibrate, index_embedder
+from thrift_fp.sources.postgres._dense import forget_vectors_model, record_floor, stored_floor, stored_model, sync_vectors
 from thrift_fp.tokens import get_encoding
 from thrift_fp.sources.postgres._connection import Connection as _Connection
 
 Progress = Callable[[int, int, str], None]
-DEFAULT_COLLECTION: Final = "default"
-"""The collection an index run and a search use unless told otherwise."""
 DEFAULT_TEXT_SEARCH_CONFIG: Final = "english"
 """The PostgreSQL text search configuration a new collection uses unless told otherwise."""
 DEFAULT_BATCH_FILES: Final = 64
@@ -175,11 +174,35 @@ def index_paths(
     run.embedder = embedder.unwrap()
     try:
         with database.pool.connection() as connection:
-            return run.index(connection, text_search_config, max(1, batch_files))
+            indexed = run.index(connection, text_search_config, max(1, batch_files))
+        if run.embedder is None or isinstance(indexed, Failure):
+            return indexed
+        # Outside the run's connection: the probes' searches take their own from the pool.
+        calibrated = _calibrate(database, collection, run.embedder)
+        return indexed if isinstance(calibrated, Success) else Failure(calibrated.failure())
     except psycopg.Error as exc:
         if isinstance(exc, psycopg.OperationalError) and run.started:
             return Failure(ConnectionLost(database.url, run.committed, run.total_batches, _scrubbed(database, exc)))
         return Failure(query_error(exc, database.url, database.password, f"index collection {collection!r}"))
+
+
+def _calibrate(database: PostgresDatabase, collection: str, embedder: Embedder) -> Result[None, PostgresSourceError]:
+    # The collection's no-match floor, measured once per generation of its vectors (`calibrate`).
+    with database.pool.connection() as connection:
+        stored = stored_model(connection, collection)
+        if stored is None or stored[0] != embedder.model_id or stored_floor(connection, collection, stored[1]) is not None:
+            return Success(None)
+    floor = calibrate(
+        lambda question: search_index(
+            database, question, collection=collection, limit=1, dense=embedder, match_floor=0.0
+        ).map(lambda hits: hits[0].score if hits else 0.0),
+        MATCH_FLOOR,
+    )
+    if isinstance(floor, Failure):
+        return Failure(floor.failure())
+    with database.pool.connection() as connection, connection.transaction():
+        record_floor(connection, collection, stored[1], floor.unwrap())
+    return Success(None)
 
 
 def _scrubbed(database: PostgresDatabase, exc: BaseException) -> str:

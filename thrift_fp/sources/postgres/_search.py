@@ -31,9 +31,8 @@ from thrift_fp.sources.postgres._errors import (
 )
 from thrift_fp.sources.dense import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_scored
 from thrift_fp.sources.postgres._dense import dense_candidates, ranking_of
-from thrift_fp.sources.postgres._index import DEFAULT_COLLECTION
 from thrift_fp.sources.postgres._statistics import collection_sizes, term_counts
-from thrift_fp.sources.postgres._store import PostgresDatabase, query_error
+from thrift_fp.sources.postgres._store import DEFAULT_COLLECTION, PostgresDatabase, query_error
 from thrift_fp.sources.ranking import (
     Candidate,
     CollectionStats,
@@ -114,13 +113,14 @@ def search_index(
     limit: int = 8,
     tiers: CheckedStringsArg = ALL_TIERS,
     dense: DenseChoice = True,
-    match_floor: float = MATCH_FLOOR,
+    match_floor: float | None = None,
 ) -> Result[tuple[Hit, ...], PostgresSourceError]:
     """The ``limit`` best passages of ``collection`` for free-text ``query``, one per distinct content.
 
     ``dense`` as in the SQLite source: where the collection holds the model's vectors, the
     lexical ranking is fused with the passages nearest the question (see `search_ranking`), and
-    ``match_floor`` is the floor under which a hybrid search answers nothing.
+    ``match_floor`` is the floor under which a hybrid search answers nothing (``None``: the one
+    the index run calibrated on this collection, else `MATCH_FLOOR`; 0 turns it off).
 
     Any text is a valid query; text without a searchable word finds nothing. A collection that
     was never indexed is `CollectionMissing`.
@@ -155,7 +155,7 @@ def search_index(
             # Ranked deeper than asked: near-duplicates (a page's .txt and .html) collapse below.
             deeper = limit * CANDIDATES_PER_HIT
             stats = collection_sizes(connection, collection, kept)
-            _, embedder, generation, column = ranking_of(connection, collection, dense)
+            ranking, embedder, generation, column = ranking_of(connection, collection, dense)
             if embedder is None or generation is None:
                 ranked = _ranked(connection, collection, terms, stats, kept, allowed, deeper)[0]
             else:
@@ -170,7 +170,7 @@ def search_index(
                 nearest, cosines = near.unwrap()
                 ranked = fuse_scored(
                     lexical, nearest, deeper, shares=share_of([s.key for s in nearest]), cosines=cosines,
-                floor=match_floor,
+                    floor=match_floor if match_floor is not None else ranking.match_floor or MATCH_FLOOR,
                 )
             rows = connection.execute(_ROWS, {"collection": collection, "keys": [s.key for s in ranked]}).fetchall()
     except PoolTimeout as exc:

@@ -100,6 +100,9 @@ CREATE INDEX thrift_fp_passages_lexicon ON thrift_fp_passages USING gin (lexicon
 CREATE INDEX thrift_fp_passages_file ON thrift_fp_passages (collection, path);
 """
 
+DEFAULT_COLLECTION: Final = "default"
+"""The collection an index run and a search use unless told otherwise."""
+
 
 @dataclass(frozen=True, slots=True)
 class PostgresDatabase:

@@ -10,6 +10,8 @@ next one continues, and meanwhile search is lexical and says how far the vectors
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import sqlite3
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -20,6 +22,8 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.dense import (
+    FLOOR_RULE,
+    MATCH_FLOOR,
     DenseChoice,
     DenseError,
     DenseMatrix,
@@ -43,6 +47,9 @@ MODEL_KEY: Final = "dense_model"
 # An embedding run that started and has not finished: its model, and how many inputs it covers.
 PENDING_KEY: Final = "dense_pending"
 TOTAL_KEY: Final = "dense_total"
+# The no-match floor calibrated on this index's passages (`calibrate`), as JSON naming the model
+# whose vectors it was measured with; any change to the passages or the vectors removes it.
+FLOOR_KEY: Final = "dense_floor"
 
 
 def stored_model(connection: sqlite3.Connection) -> str | None:
@@ -60,7 +67,39 @@ def stored_model(connection: sqlite3.Connection) -> str | None:
 
 def forget_vectors_model(connection: sqlite3.Connection) -> None:
     """Mark the vectors incomplete: a run changed passages without embedding them."""
-    connection.execute("DELETE FROM meta WHERE key = ?", (MODEL_KEY,))
+    connection.execute("DELETE FROM meta WHERE key IN (?, ?)", (MODEL_KEY, FLOOR_KEY))
+
+
+def stored_floor(connection: sqlite3.Connection, model_id: str) -> float | None:
+    """The no-match floor calibrated on this index with ``model_id``'s vectors, or ``None``.
+
+    >>> connection = sqlite3.connect(":memory:")
+    >>> _ = connection.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
+    >>> record_floor(connection, "m", 0.35)
+    >>> stored_floor(connection, "m"), stored_floor(connection, "other")
+    (0.35, None)
+    """
+    try:
+        row = connection.execute("SELECT value FROM meta WHERE key = ?", (FLOOR_KEY,)).fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None:
+        return None
+    try:
+        stored = json.loads(str(row[0]))
+        # A hand-edited or foreign value is no floor at all: the search falls back to the base one.
+        floor = float(stored["floor"]) if (stored.get("model"), stored.get("rule")) == (model_id, FLOOR_RULE) else None
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return floor if floor is not None and math.isfinite(floor) and 0.0 <= floor <= 1.0 else None
+
+
+def record_floor(connection: sqlite3.Connection, model_id: str, floor: float) -> None:
+    """Store the floor calibrated with ``model_id``'s vectors (`stored_floor` reads it)."""
+    connection.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+        (FLOOR_KEY, json.dumps({"model": model_id, "floor": floor, "rule": FLOOR_RULE})),
+    )
 
 
 def sync_vectors(
@@ -95,6 +134,8 @@ def sync_vectors(
         )
         live, todo = missing_inputs(embedder.model_id, passages, stored)
         connection.executemany("DELETE FROM dense_vectors WHERE key = ?", [(key,) for key in stored - live])
+        if todo or stored - live:
+            connection.execute("DELETE FROM meta WHERE key = ?", (FLOOR_KEY,))
         if todo:
             connection.execute("DELETE FROM meta WHERE key = ?", (MODEL_KEY,))
             connection.executemany(
@@ -210,7 +251,11 @@ def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Rank
             "lexical", None,
             f"the index holds {held}, not of {embedder.model_id}: index it again with the [dense] extra installed",
         ), None
-    return Ranking("hybrid", embedder.model_id, None), embedder
+    floor = stored_floor(connection, embedder.model_id)
+    return Ranking(
+        "hybrid", embedder.model_id, None, match_floor=MATCH_FLOOR if floor is None else floor,
+        floor_calibrated=floor is not None,
+    ), embedder
 
 
 def dense_candidates(

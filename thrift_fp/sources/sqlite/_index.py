@@ -64,8 +64,11 @@ from thrift_fp.sources.contract import (
     SourceError,
     UnreadableFile,
 )
-from thrift_fp.sources.dense import DenseChoice, Embedder, index_embedder, shipped
-from thrift_fp.sources.sqlite._dense import forget_vectors_model, held_model, stored_model, sync_vectors
+from thrift_fp.sources.dense import MATCH_FLOOR, DenseChoice, Embedder, calibrate, index_embedder, shipped
+from thrift_fp.sources.sqlite._dense import (
+    forget_vectors_model, held_model, record_floor, stored_floor, stored_model, sync_vectors,
+)
+from thrift_fp.sources.sqlite._search import search_index
 from thrift_fp.sources.ranking import analyze_fields, default_analyzer
 from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, read_settings
 from thrift_fp.tokens import get_encoding
@@ -182,19 +185,31 @@ def _embed_missing(
     database: Path, embedder: Embedder, report: IndexReport, progress: EmbedProgress | None
 ) -> Result[IndexReport, SourceError]:
     # In the index itself, batch by batch (sync_vectors): the passages are already committed.
+    embedded = report.embedded
     try:
         connection = connect(database)
         try:
-            if stored_model(connection) == embedder.model_id:
-                return Success(report)  # every passage has its vector already
-            synced = sync_vectors(connection, embedder, progress)
+            if stored_model(connection) != embedder.model_id:
+                synced = sync_vectors(connection, embedder, progress)
+                if isinstance(synced, Failure):
+                    return Failure(synced.failure())
+                embedded = synced.unwrap()
+            if stored_floor(connection, embedder.model_id) is None:
+                # Measured on the passages as they now are, with the search a question gets.
+                floor = calibrate(lambda question: _best_score(database, question, embedder), MATCH_FLOOR)
+                if isinstance(floor, Failure):
+                    return Failure(floor.failure())
+                record_floor(connection, embedder.model_id, floor.unwrap())
         finally:
             connection.close()
     except (OSError, sqlite3.Error) as exc:
         return Failure(IndexWriteFailed(str(database), str(exc), exc))
-    if isinstance(synced, Failure):
-        return Failure(synced.failure())
-    return Success(dataclasses.replace(report, embedded=synced.unwrap()))
+    return Success(dataclasses.replace(report, embedded=embedded))
+
+
+def _best_score(database: Path, question: str, embedder: Embedder) -> Result[float, SourceError]:
+    found = search_index(database, question, limit=1, dense=embedder, match_floor=0.0)
+    return found.map(lambda hits: hits[0].score if hits else 0.0)
 
 
 def _nothing_to_do(

@@ -63,7 +63,7 @@ def search_index(
     limit: int = 8,
     tiers: CheckedStringsArg = ALL_TIERS,
     dense: DenseChoice = True,
-    match_floor: float = MATCH_FLOOR,
+    match_floor: float | None = None,
 ) -> Result[tuple[Hit, ...], SourceError]:
     """The ``limit`` best passages for free-text ``query``, one per distinct content.
 
@@ -71,8 +71,10 @@ def search_index(
     installed model, the lexical ranking is fused with the passages nearest the question, and
     the ranking is lexical otherwise (`search_ranking` tells which ranking runs, and why); a
     given embedder uses that model; ``dense=False`` ranks lexically. A hybrid search answers
-    nothing when its best fused score is below ``match_floor`` (`MATCH_FLOOR`, tuned so that a
-    question about nothing in the corpus finds no passage; 0 turns the floor off).
+    nothing when its best fused score is below ``match_floor``: by default (``None``) the floor
+    the index run calibrated on this corpus (`calibrate`), or `MATCH_FLOOR` for an index not
+    calibrated yet, so that a question about nothing in the corpus finds no passage; 0 turns
+    the floor off.
 
     Any text is a valid query (see `query_words`); text without a word finds nothing.
 
@@ -107,7 +109,7 @@ def search_index(
         bounded = min(limit, _MAX_LIMIT)
         # Ranked deeper than asked: near-duplicates (a page's .txt and .html) collapse below.
         deeper = min(bounded * CANDIDATES_PER_HIT, _MAX_LIMIT)
-        _, embedder = ranking_of(connection, dense)
+        ranking, embedder = ranking_of(connection, dense)
         if embedder is None:
             ranked = _ranked(connection, terms, sorted(allowed.unwrap()), deeper)[0]
         else:
@@ -122,7 +124,7 @@ def search_index(
             nearest, cosines = near.unwrap()
             ranked = fuse_scored(
                 lexical, nearest, deeper, shares=share_of([s.key for s in nearest]), cosines=cosines,
-                floor=match_floor,
+                floor=_floor(match_floor, ranking),
             )
         hits = collapsed_hits(_hits(connection, ranked), bounded)
     except sqlite3.DatabaseError as exc:
@@ -130,6 +132,13 @@ def search_index(
     finally:
         connection.close()
     return Success(hits)
+
+
+def _floor(given: float | None, ranking: Ranking) -> float:
+    # The caller's floor, else the one the ranking reads off the index (calibrated or the default).
+    if given is not None:
+        return given
+    return MATCH_FLOOR if ranking.match_floor is None else ranking.match_floor
 
 
 def search_ranking(database: PathArg, dense: DenseChoice = True) -> Result[Ranking, SourceError]:
