@@ -1,14 +1,16 @@
 """Turns stay readable by default, in all five adapters: the kept history never opens on an answer,
 a tool call or a tool result whose question was shed. After the pinned system messages, the first
-kept message is a question (a user message that holds no tool result), unless no question came
-before it in what was given; every shed message, the shed question first, is named in the trace
-(``messages[i]``). ``whole_turns=False`` opts out (message by message, tool pairs still whole).
+kept message is a question (a user message that holds no tool result), or the first message given
+(nothing before it shed): the messages before the first question (all of them, in a history with
+no question) are one turn with no question, kept or shed whole. Every shed message, the shed
+question first, is named in the trace (``messages[i]``). ``whole_turns=False`` opts out (message
+by message, tool pairs still whole).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from hypothesis import given, settings
@@ -20,9 +22,10 @@ _WORDS = st.sampled_from(["refund", "policy", "weather in Oslo", "日本", "tool
 
 @dataclass(frozen=True)
 class Turn:
-    """One turn: a question, tool rounds (each the number of parallel calls), maybe an answer."""
+    """One turn: a question (``None``: the rounds before any question), tool rounds (each the
+    number of parallel calls), maybe an answer."""
 
-    question: str
+    question: str | None
     rounds: tuple[int, ...]
     answer: str | None
 
@@ -31,6 +34,10 @@ turns = st.lists(
     st.builds(Turn, st.tuples(_WORDS, st.integers(1, 12)).map(lambda spec: (spec[0] + " ") * spec[1]),
               st.lists(st.integers(1, 3), max_size=2).map(tuple), st.one_of(st.none(), _WORDS)),
     min_size=1, max_size=6,
+).flatmap(
+    # The first turn may have no question: an agent's rounds before any question, or, alone, a
+    # history with no question at all.
+    lambda drawn: st.sampled_from((drawn, [replace(drawn[0], question=None), *drawn[1:]]))
 )
 
 
@@ -38,7 +45,8 @@ def _flat(conversation: list[Turn]) -> list[tuple[str, Any]]:
     """The conversation as (kind, payload): question, calls (ids), results (ids), answer."""
     out: list[tuple[str, Any]] = []
     for at, turn in enumerate(conversation):
-        out.append(("question", turn.question))
+        if turn.question is not None:
+            out.append(("question", turn.question))
         for round_at, calls in enumerate(turn.rounds):
             ids = [f"c{at}_{round_at}_{n}" for n in range(calls)]
             out.append(("calls", ids))
@@ -228,8 +236,9 @@ def test_by_default_the_kept_history_opens_on_a_question_and_the_shed_ones_are_n
     shed = _shed(adapter, messages, fitted)
     opening = _opening(messages, shed, kind)
     if opening is not None and kind(messages[opening]) != "question":
-        # Only an answer no question preceded in what was given may open the kept history.
-        assert all(kind(message) != "question" for message in messages[:opening]), (adapter, opening)
+        # Only the first message given may open the kept history on an answer or a tool call:
+        # nothing before it was shed (a history cut short opens on a question).
+        assert not any(at in shed for at in range(opening)), (adapter, opening, sorted(shed))
     named = {ident for bucket in fitted.trace.buckets for ident in bucket.ids}
     assert {f"messages[{at}]" for at in shed} <= named
 
@@ -242,3 +251,28 @@ def test_what_fits_turn_by_turn_fits_message_by_message(case: Drawn) -> None:
     if not isinstance(whole, Failure):
         # Whole turns only add what must stay (the newest turn's question) and leave together.
         assert not isinstance(piecemeal, Failure)
+
+
+no_question = st.builds(
+    Drawn, st.sampled_from(sorted(ADAPTERS)),
+    st.builds(Turn, st.none(), st.lists(st.integers(1, 3), min_size=1, max_size=3).map(tuple),
+              st.one_of(st.none(), _WORDS)).map(lambda turn: [turn]),
+    st.integers(0, 200),
+)
+
+
+@settings(max_examples=60)
+@given(no_question)
+def test_a_history_with_no_question_is_kept_whole_or_over_budget_by_its_whole_cost(case: Drawn) -> None:
+    """No cut of it opens on a question: by default it is one turn, kept whole or `OverBudget`
+    naming what the whole history costs as sent."""
+    from thrift_fp.adapters._core import OverBudget
+
+    messages = case.messages()
+    whole = _fit(case.adapter, messages, 10**6, None).unwrap()
+    result = _fit(case.adapter, messages, case.budget, None)
+    if isinstance(result, Failure):
+        error = result.failure()
+        assert isinstance(error, OverBudget) and (error.tokens, error.budget) == (whole.tokens.tokens, case.budget)
+    else:
+        assert _shed(case.adapter, messages, result.unwrap()) == set() and case.budget >= whole.tokens.tokens

@@ -213,7 +213,9 @@ def fit_anthropic_messages(
     ``whole_turns`` (default) keeps or sheds each turn whole (a user message that holds no tool
     result, and every message until the next), so the kept messages start with a user message:
     Anthropic on Amazon Bedrock (and older API versions) refuses a conversation that starts with
-    an assistant message. ``whole_turns=False`` sheds message by message (tool pairs still whole).
+    an assistant message. A history with no such user message (only tool rounds) is one turn:
+    kept whole, or `OverBudget` naming its cost. ``whole_turns=False`` sheds message by message
+    (tool pairs still whole).
 
     ``documents`` share the budget (module docstring): the survivors go, rendered in trust-tier
     envelopes, into the returned ``system`` as its last text block; ``shed_order``, ``refill``,

@@ -342,7 +342,8 @@ def fit_messages(
     and every message until the next), so after the system messages the kept history opens on a
     human message, never on an answer whose question was shed (``trim_messages``'
     ``start_on="human"``); the newest turn keeps its human message and sheds its oldest tool
-    rounds first. ``whole_turns=False`` sheds message by message (tool pairs still whole).
+    rounds first; a history with no human message is kept whole or is `OverBudget`.
+    ``whole_turns=False`` sheds message by message (tool pairs still whole).
 
     >>> from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
     >>> history = [

@@ -190,8 +190,8 @@ def fit_openai_messages(
     message and every message until the next), so the kept history never opens on an answer
     or a tool call whose question was shed: after the system and developer messages, the first
     kept message is a user message. The newest turn keeps its user message and sheds its
-    oldest tool rounds first. ``whole_turns=False`` sheds message by message (tool pairs still
-    whole).
+    oldest tool rounds first; a history with no user message is kept whole or is `OverBudget`.
+    ``whole_turns=False`` sheds message by message (tool pairs still whole).
 
     >>> history = [
     ...     {"role": "system", "content": "You are terse."},

@@ -282,9 +282,11 @@ def _link_turns(columns: RowColumns, parent: list[int]) -> None:
     # The newest turn is not one group: when it alone is too big its oldest tool rounds go
     # (whole pairs), while its opening row stays (`fit_rows` pins it).
     newest = newest_turn(columns)
-    # No row opens a turn (no question at all): there is no turn to keep whole.
-    newest = 0 if newest == len(columns) else newest
     starts, pinned = columns.starts_turn, columns.pinned
+    # No row opens a turn (no question at all): the history is one turn with no question, kept
+    # whole (or the fit is `OverBudget`): any cut would open on a tool call or an answer.
+    # A question only in pinned rows is always kept: the rows after it shed freely.
+    newest = 0 if newest == len(columns) and any(starts) else newest
     turn = -1  # the open turn's opening row (-1: none is open)
     for index in range(newest):
         if pinned[index]:

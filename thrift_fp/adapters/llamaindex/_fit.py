@@ -271,8 +271,8 @@ def fit_chat_messages(
     ``whole_turns`` (default) keeps or sheds each turn before the newest whole (a user message and
     every message until the next), so after the system messages the kept history opens on a user
     message, never on an answer whose question was shed; the newest turn keeps its user message
-    and sheds its oldest tool rounds first. ``whole_turns=False`` sheds message by message (tool
-    pairs still whole).
+    and sheds its oldest tool rounds first; a history with no user message is kept whole or is
+    `OverBudget`. ``whole_turns=False`` sheds message by message (tool pairs still whole).
 
     >>> from llama_index.core.llms import ChatMessage
     >>> from llama_index.core.base.llms.types import ToolCallBlock

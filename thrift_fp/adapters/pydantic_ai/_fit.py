@@ -124,7 +124,8 @@ def fit_model_messages(
     ``whole_turns`` (default) keeps or sheds each turn before the newest whole (a request with
     a user prompt and every message until the next), so the kept history never starts with a
     ``ModelResponse``, which Anthropic on Bedrock and Gemini refuse; within the newest turn it
-    sheds the oldest tool rounds. ``whole_turns=False`` sheds message by message (tool pairs
+    sheds the oldest tool rounds. A history with no user prompt is one turn: kept whole, or
+    `OverBudget` naming its cost. ``whole_turns=False`` sheds message by message (tool pairs
     still whole).
 
     >>> from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart

@@ -8,6 +8,7 @@ Groups (rows that leave together). A response holding a tool call and every requ
 With whole turns, each turn before the newest (from a request with a user prompt to the next one)
 is one group; the newest turn keeps its opening request pinned and sheds in units of a response
 and the requests that follow it (its tool rounds), oldest first, so what is left still alternates.
+A history with no user prompt is one turn before the newest: kept whole (or the fit is over budget).
 Turn and unit groups reach the core as each row's ``group`` key (``turn@`` and the head's position).
 
 Pins (never shed). The newest request; with whole turns, the newest turn's opening request and the
@@ -114,9 +115,13 @@ def _pins(reads: Sequence[Read], whole_turns: bool) -> tuple[list[bool], int, in
     if source is not None:
         pinned[source:] = [True] * (count - source)
         guard = min(guard, source)
-    newest_turn = next((at for at in range(count - 1, -1, -1) if reads[at].request and reads[at].prompt), 0)
+    prompted = next((at for at in range(count - 1, -1, -1) if reads[at].request and reads[at].prompt), None)
+    # No request holds a user prompt: the history is one turn with no question, which `_turn_heads`
+    # keeps whole (any cut would open on a response or a tool return); without whole turns, the
+    # newest turn starts at the beginning.
+    newest_turn = prompted if prompted is not None else count if whole_turns else 0
     guard = min(guard, newest_turn)
-    if whole_turns and count and reads[newest_turn].request and reads[newest_turn].prompt:
+    if whole_turns and prompted is not None:
         pinned[newest_turn] = True
         # A pinned request later in the newest turn keeps the unit leading into it (the response
         # before it and any requests between): shedding that unit alone would leave two requests
