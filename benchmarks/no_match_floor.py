@@ -3,6 +3,7 @@
     nice python -m benchmarks.no_match_floor --choose                 # tuning questions only: the curve and the floor
     nice python -m benchmarks.no_match_floor --report                 # held-out: offtopic.txt and the fresh sets
     nice python -m benchmarks.no_match_floor --report --corpora git,node --cache /tmp/aq
+    nice python -m benchmarks.no_match_floor --choose-calibration --corpora cmake,node,postgresql,python,git
 
 A hybrid search always finds a nearest passage, so a question about nothing in the corpus gets
 the least unrelated ones. ``thrift_fp.sources.dense._hybrid.MATCH_FLOOR`` is the fused score the
@@ -18,8 +19,12 @@ reach) of the off-topic tuning asks while turning away at most ``--tune-loss`` (
 half of the 0.01 the held-out figure may move) of the pooled tune questions' hits at 5 — the
 lowest, so on-topic questions keep the widest margin. It is printed beside the curve.
 
-``--report`` reads the held-out sets with the floor in the library (``MATCH_FLOOR``): the share
-of ``questions/offtopic.txt`` (asked of every corpus) answered "no passage matched", and hit@5 of
+``--choose-calibration`` reads tuning questions and the library's probes only and prints the grid
+of rules by which an index calibrates its own floor (`calibrated_floor`), and the rule chosen.
+
+``--report`` reads the held-out sets with the floor in the library (each index's calibrated one,
+else ``MATCH_FLOOR``): the share of ``questions/offtopic.txt`` and ``questions/offtopic2.txt``
+(asked of every corpus) answered "no passage matched", and hit@5 of
 the ``fresh`` and ``fresh2`` sets with the floor and with it off (the same search, ``match_floor=0``).
 It never chooses anything: run it once the floor is fixed.
 

@@ -52,13 +52,19 @@ def test_the_one_question_session_is_unoptimised_and_kept_apart_from_the_default
     assert cosine > 1 - 1e-6
 
 
+def _indexed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    # The two-page docs with vectors, indexed by the command line; its output read and dropped.
+    assert run(["index", str(two_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--json"]) == 0
+    capsys.readouterr()
+    return str(tmp_path / "i.db")
+
+
 def test_ask_with_one_question_loads_the_one_question_session_only(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert run(["index", str(two_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--json"]) == 0
-    capsys.readouterr()
+    database = _indexed(tmp_path, capsys)
     loads = _loads(monkeypatch)
-    assert run(["ask", "make a new directory", "--db", str(tmp_path / "i.db"), "--json"]) == 0
+    assert run(["ask", "make a new directory", "--db", database, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["ranking"] == "hybrid" and shown["decisions"][0]["source"] == "docs/folders.md"
     assert loads == [True]
@@ -70,10 +76,9 @@ def test_ask_with_several_queries_keeps_the_usual_session(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Each run of the unoptimised session costs ~50 ms more: for several queries the usual one.
-    assert run(["index", str(two_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--json"]) == 0
-    capsys.readouterr()
+    database = _indexed(tmp_path, capsys)
     loads = _loads(monkeypatch)
-    assert run(["ask", "-q", "make a new directory", "-q", "shed", "--db", str(tmp_path / "i.db"), "--json"]) == 0
+    assert run(["ask", "-q", "make a new directory", "-q", "shed", "--db", database, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ranking"] == "hybrid"
     assert loads == [False]
 
