@@ -1,5 +1,6 @@
 """The fit's internal per-item values: `Entry` (an item and what the passes sort on), `Sized`
-(the entries still in, and their total) and `MessageColumns` (the bulk path's messages).
+(the entries still in, and their total), `MessageColumns` (the bulk path's messages) and
+`PricedRun` (a caller-priced message bucket given as columns: no entry per message).
 
 No ``from __future__ import annotations`` here: a NamedTuple's generated ``__new__`` carries the
 field annotations, which beartype (under the test suite) must resolve. Both are built from data
@@ -38,6 +39,19 @@ class Entry(NamedTuple):
 
 
 @no_type_check
+class PricedRun(NamedTuple):
+    """The messages still in of a bucket the caller priced as columns (`thrift_fp.thrift._priced`):
+    in a `Sized` (``priced``) in place of its message entries, so such a bucket costs no object per message.
+    ``columns`` is the bucket as given (its ``ids``, ``token_costs``, ``summaries`` and
+    ``pair_ids``, one place per message; input order is age, oldest first); ``kept`` the places
+    still in, increasing; ``tokens`` their cost. Only passes 7 and 8 read it."""
+
+    columns: Any
+    kept: Sequence[int]
+    tokens: int
+
+
+@no_type_check
 class Sized(NamedTuple):
     """The input working set and the measured entries still in; ``visible`` the visible tool
     names (``None``: all); ``total`` the tokens of everything visible. The passes replace entries
@@ -56,6 +70,8 @@ class Sized(NamedTuple):
     tool_calls: tuple[Entry, ...]
     image: Entry | None
     total: int
+    # The messages when given as priced columns (``messages`` is then empty).
+    priced: PricedRun | None = None
 
 
 @no_type_check
@@ -76,3 +92,4 @@ class MessageColumns(NamedTuple):
     contents: list[str]
     by_position: bool
     costs: list[int] | None = None
+

@@ -203,6 +203,12 @@ def _finish(ready: _Prepared, estimates: Sequence[int | None]) -> Result[Fitted,
 
 
 def _run(sized: Sized, plan: Plan, budget: Budget, size_unknown: BucketTrace, counts: TokenCounts) -> Fitted:
+    state, trace = run_passes(sized, plan, budget, size_unknown)
+    return Fitted(fitted_set(state), trace, counts)
+
+
+def run_passes(sized: Sized, plan: Plan, budget: Budget, size_unknown: BucketTrace) -> tuple[Sized, ThriftTrace]:
+    """Every pass and the refill over the measured ``sized``: the final state and the trace."""
     state = sized
     traces = [size_unknown]
     order = plan.options.shed_order
@@ -218,7 +224,7 @@ def _run(sized: Sized, plan: Plan, budget: Budget, size_unknown: BucketTrace, co
         budget.context_window, budget.reserve, budget.budget, sized.total, state.total, fits, not fits,
         tuple(traces), order.name, refilled,
     )
-    return Fitted(fitted_set(state), trace, counts)
+    return state, trace
 
 
 def _relevant_names(names: Iterable[object] | None) -> Result[tuple[str, ...] | None, ThriftError]:

@@ -20,7 +20,7 @@ from typing import Any, Final, TypeVar, cast, no_type_check
 from returns.result import Failure, Result, Success
 
 from thrift_fp.thrift._errors import DuplicateId, InvalidItemField, ThriftError
-from thrift_fp.thrift._entry import Entry, Sized
+from thrift_fp.thrift._entry import Entry, PricedRun, Sized
 from thrift_fp.thrift._options import ShedPass, ThriftOptions
 from thrift_fp.thrift._shapes import MessageLike, RetrievableLike, ToolLike
 from thrift_fp.thrift._trace import Bucket, BucketTrace, RefillTrace
@@ -148,8 +148,18 @@ class _Hot:
         >>> [entry.key for entry in _Hot.paired_prefix(ordered, 99, set())], _Hot.paired_prefix(ordered, 6, {"p"})
         (['m0', 'm1', 'm2', 'm3'], [])
         """
-        size = len(ordered)
         pairs = list(map(_entry_pair, ordered))
+        return list(ordered[: _Hot.paired_length(pairs, list(map(_entry_tokens, ordered)), excess, summary_pairs)])
+
+    @staticmethod
+    def paired_length(pairs: Sequence[str | None], tokens: Sequence[int], excess: int, summary_pairs: set[str]) -> int:
+        """The length of `paired_prefix`, from the ordered entries' ``pairs`` and ``tokens``
+        (shared with the columns of a caller-priced bucket, `shed_oldest_messages`).
+
+        >>> _Hot.paired_length(["p", None, "p", None, None], [5] * 5, 6, set())
+        3
+        """
+        size = len(pairs)
         last = dict(zip(pairs, range(size)))
         last.pop(None, None)
         # Each entry's reach: the last place of its pair (its own place when unpaired). A prefix
@@ -164,17 +174,17 @@ class _Hot:
         # Tokens are never negative: the running sums rise, so the shortest prefix ends at the
         # first unit end at or after the first covering sum, found by jumping to the furthest
         # reach until no entry reaches past it (a few C-level steps).
-        sums = list(accumulate(map(_entry_tokens, ordered[:stop])))
+        sums = list(accumulate(tokens[:max(stop, 0)]))
         end = bisect_left(sums, excess)
         if end < stop:
             furthest = max(reach[: end + 1])
             while furthest > end:
                 end, furthest = furthest, max(reach[end : furthest + 1])
             if end < stop:
-                return list(ordered[: end + 1])
+                return end + 1
         # None covers before the stop: every allowed unit goes (the longest prefix ending a unit).
-        ends = list(compress(range(stop), map(le, accumulate(reach[:stop], max), range(stop))))
-        return list(ordered[: ends[-1] + 1]) if ends else []
+        ends = list(compress(range(stop), map(le, accumulate(reach[:max(stop, 0)], max), range(stop))))
+        return ends[-1] + 1 if ends else 0
 
 
 _entry_tokens: Final = attrgetter("tokens")
@@ -354,6 +364,9 @@ def shed_ephemeral(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     ephemeral one; a message whose group holds a summary, the newest non-summary message or the
     latest ephemeral message is skipped."""
     note = "ephemeral messages oldest first (with pair partners), keeping the latest"
+    if state.priced is not None:
+        # A bucket priced as columns has no ephemeral message (`thrift_fp.thrift._priced`).
+        return _priced_unchanged(state, state.priced, note)
     if state.total <= plan.budget or not any(map(_entry_ephemeral, state.messages)):
         return _unchanged(state, "messages", "messages", note)
     ordered = sorted(state.messages, key=_age)
@@ -383,6 +396,8 @@ def shed_oldest_messages(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     shed message is older than every kept one; a prefix reaching the newest message or a message
     paired with a summary stops the pass."""
     note = "oldest non-summary messages while over budget, pairs together"
+    if state.priced is not None:
+        return _priced_oldest(state, plan, state.priced, note)
     done = _within(state, plan, "messages", "messages", note)
     if done is not None:
         return done
@@ -396,6 +411,47 @@ def shed_oldest_messages(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:
     summary_pairs = set(map(_entry_pair, compress(state.messages, map(_entry_summary, state.messages)))) - {None}
     prefix = _Hot.paired_prefix(ordered, state.total - plan.budget, summary_pairs)
     return _shed(state, "messages", _without(state.messages, prefix), prefix, "messages", note)
+
+
+def _priced_unchanged(state: Sized, run: PricedRun, note: str) -> tuple[Sized, BucketTrace]:
+    """`_unchanged` of a bucket priced as columns."""
+    count = len(run.kept)
+    return state, BucketTrace("messages", run.tokens, run.tokens, count, count, note, ())
+
+
+def _priced_oldest(state: Sized, plan: Plan, run: PricedRun, note: str) -> tuple[Sized, BucketTrace]:
+    """Pass 8 on a bucket priced as columns: what it does on entries, on the columns' places.
+    Input order is age, so the places still in are oldest first as they stand."""
+    if state.total <= plan.budget:
+        return _priced_unchanged(state, run, note)
+    columns, kept = run.columns, run.kept
+    ids, summaries, pair_ids, costs = columns.ids, columns.summaries, columns.pair_ids, columns.token_costs
+    if kept != range(len(ids)):
+        # Some places are gone already: the columns of those still in (C-level gathers).
+        ids, summaries, pair_ids, costs = (list(map(column.__getitem__, kept)) for column in (ids, summaries, pair_ids, costs))
+    # The non-summary messages, oldest first, column by column (C-level passes).
+    sheddable = list(map(not_, summaries))
+    pairs = list(compress(pair_ids, sheddable))
+    tokens = list(compress(costs, sheddable))
+    excess = state.total - plan.budget
+    if not any(map(is_not, pairs, repeat(None))):
+        # Every unit is one message: the shortest oldest prefix that covers the excess, never the newest.
+        length = min(bisect_left(list(accumulate(tokens[:-1])), excess) + 1, max(len(tokens) - 1, 0))
+    else:
+        summary_pairs = set(compress(pair_ids, summaries)) - {None}
+        length = _Hot.paired_length(pairs, tokens, excess, summary_pairs)
+    if not length:
+        return _priced_unchanged(state, run, note)
+    # The shed run ends at the ``length``-th sheddable place; every place still in before it is
+    # shed but for summaries (never shed).
+    cut = list(accumulate(sheddable, initial=0)).index(length)
+    left = [*compress(kept[:cut], summaries[:cut]), *kept[cut:]]
+    gone = sum(tokens[:length])
+    trace = BucketTrace(
+        "messages", run.tokens, run.tokens - gone, len(kept), len(left), note,
+        tuple(compress(ids[:cut], sheddable[:cut])),
+    )
+    return state._replace(priced=PricedRun(columns, left, run.tokens - gone), total=state.total - gone), trace
 
 
 def shed_thoughts(state: Sized, plan: Plan) -> tuple[Sized, BucketTrace]:

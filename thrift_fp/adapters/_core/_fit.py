@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from itertools import chain, compress, count, repeat
 from functools import partial
 from operator import is_, is_not, ne
-from typing import Final, Generic, NamedTuple, TypeVar, cast, no_type_check
+from typing import Final, Generic, TypeVar, cast
 
 from returns.result import Failure, Result, Success
 
@@ -52,6 +52,8 @@ from thrift_fp.adapters._core._groups import RowColumns as RowColumns
 from thrift_fp.records import Retrievable
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
 from thrift_fp.thrift import AGENT, Message, MessageLike, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet, subtract_to_fit
+from thrift_fp.thrift._priced import PricedColumns, priced_messages, subtract_priced
+from thrift_fp.thrift._priced import PricedMessage as PricedMessage
 from thrift_fp.tokens import Precision, TokenCount, TokenCounts
 
 AGE: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -123,22 +125,6 @@ class CoreFit:
     def records(self) -> tuple[Retrievable, ...]:
         """The surviving document records (the render's order, or score order when not rendered)."""
         return self.plain if self.documents is None else self.documents.records
-
-
-@no_type_check
-class PricedMessage(NamedTuple):
-    """A row as the core's caller-priced message: the shape of `thrift_fp.thrift.Message`, as a
-    named tuple built in bulk (a frozen dataclass costs about 1.3 us a message to construct);
-    unchecked at run time, like the core's own entries: built from rows the adapter checked."""
-
-    id: str
-    content: str
-    created_at: datetime
-    role: str | None
-    summary: bool
-    ephemeral: bool
-    pair_id: str | None
-    token_cost: int
 
 
 _new: Final = tuple.__new__
@@ -218,15 +204,37 @@ def _working_set(
     # The request's framing goes last: it is pinned, so its place changes nothing in the fit,
     # and the rows before it stay the very objects the next fit carries.
     messages = (
-        *(() if carried is None else carried.messages[:start]),
+        *(() if carried is None else _carried_messages(carried)[:start]),
         *built,
         Message(*request_fields) if exact else _new(PricedMessage, request_fields),
     )
     return WorkingSet(
         messages=messages,
-        thoughts=tuple(Thought(thought.id, "", AGE) for thought in thoughts),
+        thoughts=_thoughts(thoughts),
         retrievables=fit_order(documents),
     )
+
+
+def _carried_messages(carried: CoreCarry) -> Sequence[MessageLike]:
+    """The priced messages of a carried fit (made from its columns when it was fitted by them:
+    a fit by columns measured no message object, so it hands the next fit no object to reuse)."""
+    messages = carried.messages
+    return priced_messages(messages) if isinstance(messages, PricedColumns) else messages
+
+
+def _priced_columns(rows: RowColumns, group_ids: Sequence[str | None], fixed_tokens: int) -> PricedColumns:
+    """The rows as thrift's priced columns: row ``i`` is ``messages[i]``, pinned rows are never
+    shed, a group leaves together; ``fixed_tokens`` (request framing) a pinned ``request``, last
+    (as `_working_set` places it)."""
+    total = len(rows)
+    return PricedColumns(
+        (*_message_ids(0, total), REQUEST_ID), (*rows.tokens, fixed_tokens), (*rows.pinned, True), (*group_ids, None),
+    )
+
+
+def _thoughts(thoughts: Sequence[StrippedThought]) -> tuple[Thought, ...]:
+    """Stripped thoughts as the core's thoughts: they cost nothing as sent."""
+    return tuple(Thought(thought.id, "", AGE) for thought in thoughts)
 
 
 def _shared_rows(rows: Sequence[Row], group_ids: Sequence[str | None], carried: CoreCarry) -> int:
@@ -243,7 +251,8 @@ class CoreCarry:
 
     rows: tuple[Row, ...]
     group_ids: tuple[str | None, ...]
-    messages: tuple[MessageLike, ...]
+    # The priced messages (the last is the request's), or the columns they were fitted from.
+    messages: tuple[MessageLike, ...] | PricedColumns
     grouping: GroupCarry | None
     counts: TokenCounts
 
@@ -333,7 +342,15 @@ def fit_rows(
             own = (*own[:opening], own[opening]._replace(pinned=True), *own[opening + 1:])
     fixed = fixed_tokens + (documents_frame if documents else 0)
     exact = carry is not None or checkpoint is not None
-    ws = _working_set(columns, own, group_ids, fixed, thoughts, documents, carry, exact)
+    # A one-off fit without rendered documents hands thrift the rows as priced columns (no
+    # object per message); a carried fit's messages are objects the next fit reuses by identity,
+    # and rendered documents are fitted by `fit_and_render`, which takes a working set.
+    priced = None if exact or (documents and shedding.render) else _priced_columns(columns, group_ids, fixed)
+    if priced is not None:
+        ws = WorkingSet(thoughts=_thoughts(thoughts), retrievables=fit_order(documents))
+    else:
+        ws = _working_set(columns, own, group_ids, fixed, thoughts, documents, carry, exact)
+    kept: tuple[int, ...] = ()
     options = ThriftOptions(
         budgeting.output_reserve, budgeting.reserve_fraction, encoding=counting.name,
         shed_order=shedding.shed_order, refill=shedding.refill,
@@ -355,13 +372,21 @@ def fit_rows(
                 return Failure(FitFailed(done.failure()))
             rendered = done.unwrap()
             kept_set, trace = rendered.working_set, rendered.trace
+        elif priced is not None:
+            by_place = subtract_priced(priced, ws, window, None, options, encoding=name)
+            if isinstance(by_place, Failure):
+                return Failure(FitFailed(by_place.failure()))
+            kept_set, trace = by_place.unwrap().working_set, by_place.unwrap().trace
+            # The request's framing, last, is pinned: always kept.
+            kept = by_place.unwrap().kept[:-1]
         else:
             fitted = subtract_to_fit(ws, window, None, options, encoding=name,
                                      counts=TokenCounts() if carry is None else carry.counts)
             if isinstance(fitted, Failure):
                 return Failure(FitFailed(fitted.failure()))
             kept_set, trace, counts = fitted.unwrap().working_set, fitted.unwrap().trace, fitted.unwrap().counts
-    kept = _kept_positions(ws.messages, kept_set.messages)
+    if priced is None:
+        kept = _kept_positions(ws.messages, kept_set.messages)
     tokens = fixed_tokens + sum(map(columns.tokens.__getitem__, kept))
     if rendered is not None and rendered.records:
         tokens += rendered.tokens
@@ -376,7 +401,7 @@ def fit_rows(
     shed = _complement(kept, len(columns))
     estimated = counting.precision == "estimated" or any(map(columns.estimated.__getitem__, kept))
     carried = None if rendered is not None or own is None else CoreCarry(
-        tuple(own), group_ids, ws.messages[:-1], grouping, counts)
+        tuple(own), group_ids, ws.messages[:-1] if priced is None else priced, grouping, counts)
     return Success(CoreFit(kept, shed, trace, tokens, "estimated" if estimated else "exact", rendered, plain, carried))
 
 
