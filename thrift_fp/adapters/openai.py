@@ -39,7 +39,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain
-from itertools import count as naturals
 from operator import add, sub
 from typing import Any, Final, Generic, NamedTuple, TypeVar, ClassVar
 
@@ -496,15 +495,14 @@ def _message_tokens(bills: _Bills, counting: Counting) -> Result[tuple[int, ...]
         counts: Iterable[int] = every[:len(texts)]
         role_tokens: Iterable[int] = every[len(texts):]
     else:
-        # Each text's place among the distinct ones, found while the texts were just read (a
-        # long history's texts are out of the cache again once the encoder has run over them).
-        place = dict(zip(dict.fromkeys(chain(texts, roles)), naturals()))
-        at, role_at = list(map(place.__getitem__, texts)), list(map(place.__getitem__, roles))
-        counted = counting.count_many(tuple(place))
+        # Each distinct text counted once, then each text's count looked up by the text itself
+        # (one C-level pass; a str keeps its hash, so no text is hashed twice).
+        distinct = tuple(dict.fromkeys(chain(texts, roles)))
+        counted = counting.count_many(distinct)
         if isinstance(counted, Failure):
             return Failure(counted.failure())
-        distinct = counted.unwrap()
-        counts, role_tokens = map(distinct.__getitem__, at), map(distinct.__getitem__, role_at)
+        value = dict(zip(distinct, counted.unwrap()))
+        counts, role_tokens = map(value.__getitem__, texts), map(value.__getitem__, roles)
     # Each message's texts are a run of the batch: its price is its fixed tokens and its role's
     # plus the difference of the running totals at the run's ends (C-level passes, no slice
     # per message).
