@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from bisect import bisect_left
 from itertools import accumulate, compress, islice, repeat
+from itertools import count as naturals
 from operator import attrgetter, is_, is_not, le, not_
 from types import MappingProxyType
 from typing import Any, Final, TypeVar, cast, no_type_check
@@ -442,9 +443,13 @@ def _priced_oldest(state: Sized, plan: Plan, run: PricedRun, note: str) -> tuple
         length = _Hot.paired_length(pairs, tokens, excess, summary_pairs)
     if not length:
         return _priced_unchanged(state, run, note)
-    # The shed run ends at the ``length``-th sheddable place; every place still in before it is
-    # shed but for summaries (never shed).
-    cut = list(accumulate(sheddable, initial=0)).index(length)
+    # The shed run ends at the ``length``-th sheddable place: past ``length`` by the summaries
+    # before it (a few: a fit pins little); every place still in before it is shed but them.
+    cut = length
+    for spot in compress(naturals(), summaries):
+        if spot >= cut:
+            break
+        cut += 1
     left = [*compress(kept[:cut], summaries[:cut]), *kept[cut:]]
     gone = sum(tokens[:length])
     trace = BucketTrace(
