@@ -1,9 +1,10 @@
 """The hybrid ranking's "no passage matched" floor: chosen on tuning questions, measured on held-out ones.
 
     nice python -m benchmarks.no_match_floor --choose                 # tuning questions only: the curve and the floor
-    nice python -m benchmarks.no_match_floor --report                 # held-out: offtopic.txt and the fresh sets
+    nice python -m benchmarks.no_match_floor --report                 # held-out: offtopic*.txt and the fresh sets
     nice python -m benchmarks.no_match_floor --report --corpora git,node --cache /tmp/aq
     nice python -m benchmarks.no_match_floor --choose-calibration --corpora cmake,node,postgresql,python,git
+    nice python -m benchmarks.no_match_floor --choose-rule --corpora cmake,node,postgresql,python,git --cache /tmp/aq
 
 A hybrid search always finds a nearest passage, so a question about nothing in the corpus gets
 the least unrelated ones. ``thrift_fp.sources.dense._hybrid.MATCH_FLOOR`` is the fused score the
@@ -22,11 +23,20 @@ lowest, so on-topic questions keep the widest margin. It is printed beside the c
 ``--choose-calibration`` reads tuning questions and the library's probes only and prints the grid
 of rules by which an index calibrates its own floor (`calibrated_floor`), and the rule chosen.
 
-``--report`` reads the held-out sets with the floor in the library (each index's calibrated one,
-else ``MATCH_FLOOR``): the share of ``questions/offtopic.txt`` and ``questions/offtopic2.txt``
-(asked of every corpus) answered "no passage matched", and hit@5 of
-the ``fresh`` and ``fresh2`` sets with the floor and with it off (the same search, ``match_floor=0``).
-It never chooses anything: run it once the floor is fixed.
+``--choose-rule`` reads tuning data only — each corpus's ``tune`` half, ``offtopic.tune.txt``,
+the spent held-out sets ``offtopic.txt`` and ``offtopic2.txt`` (their results were reported
+before this rule), and the library's probes — and prints, per weight of the share of a question
+no passage holds (`thrift_fp.sources.dense.UNKNOWN_WEIGHT`, on a 0.05 grid), each index's floor
+calibrated on the probes' match scores, the tune hits at 5 lost and the off-topic asks turned
+away per corpus; the weight chosen is the least with no tune hit lost on any corpus and every
+corpus turning away ``--offtopic-target`` (0.95) of its off-topic tuning asks.
+
+``--report`` reads the held-out sets with the rule in the library (each index's calibrated
+floor, else ``MATCH_FLOOR``): the share of ``questions/offtopic.txt``, ``offtopic2.txt`` and
+``offtopic3.txt`` (asked of every corpus) answered "no passage matched", and hit@5 of the
+``fresh`` and ``fresh2`` sets with the floor off (the same search, ``match_floor=0``), with the
+previous rule (computed from the same run's scores) and with the library's. It never chooses
+anything: run it once the rule is fixed.
 
 Index databases and the model's vectors are cached under ``--cache`` as
 ``benchmarks/dense_systems.py`` keeps them (a corpus already embedded there is not embedded again).
@@ -55,6 +65,9 @@ HELD_OUT_OFFTOPIC = EVAL / "questions" / "offtopic.txt"
 # Written after the first report (which read offtopic.txt) and before any run read it: the
 # held-out set for the floor each index calibrates on its own probes.
 HELD_OUT_OFFTOPIC2 = EVAL / "questions" / "offtopic2.txt"
+# Written after offtopic2.txt had been reported and before any run read it (56e845b): the
+# held-out set for the rule that weighs the share of a question no passage holds.
+HELD_OUT_OFFTOPIC3 = EVAL / "questions" / "offtopic3.txt"
 GRID = 0.005
 LIMIT = 10
 
@@ -62,14 +75,16 @@ LIMIT = 10
 @dataclass(frozen=True, slots=True)
 class Asked:
     """One question asked of one corpus: its best fused score with the floor off (0 when nothing
-    was found), whether a labelled file is within rank 5 (``None``: off-topic, no labels), and
-    whether the search with the library's floor answered at all."""
+    was found), whether a labelled file is within rank 5 (``None``: off-topic, no labels),
+    whether the search with the library's floor answered at all, and the share of the question
+    no passage holds (`thrift_fp.sources.ranking.unknown_share`, as the search computes it)."""
 
     corpus: str
     question: str
     best: float
     hit: bool | None
     answered: bool
+    unknown: float = 0.0
 
 
 def _lines(path: Path) -> list[str]:
@@ -102,8 +117,26 @@ def ask(corpus: Corpus, cache: Path, questions: Sequence[tuple[str, tuple[str, .
         files = [relative(hit.path, corpus.root) for hit in open_hits]
         rank = first_answer(files, labels) if labels is not None else None
         hit = None if labels is None else rank is not None and rank <= 5
-        asked.append(Asked(corpus.name, question, open_hits[0].score if open_hits else 0.0, hit, bool(floored)))
+        asked.append(Asked(corpus.name, question, open_hits[0].score if open_hits else 0.0, hit, bool(floored),
+                           _unknown(database, question)))
     return asked
+
+
+def _unknown(database: Path, question: str) -> float:
+    """The share of ``question`` no passage of the index holds, read the way a search reads it."""
+    from thrift_fp.sources.contract import ALL_TIERS
+    from thrift_fp.sources.ranking import SNOWBALL, query_words
+    from thrift_fp.sources.sqlite._search import _ranked
+    from thrift_fp.sources.sqlite._store import open_index
+
+    connection = open_index(database).unwrap()
+    try:
+        row = connection.execute("SELECT value FROM meta WHERE key = 'analyzer'").fetchone()
+        terms = query_words(question, str(row[0]) if row else SNOWBALL)
+        # No lexical top is asked for (limit 0): only the term counts, read over every tier.
+        return _ranked(connection, terms, sorted(ALL_TIERS), 0)[2] if terms else 0.0
+    finally:
+        connection.close()
 
 
 def _hits_kept(asked: Sequence[Asked], floor: float) -> int:
@@ -204,51 +237,118 @@ def _choose_calibration(names: Sequence[str], cache: Path, tune_loss: float, tar
     print("\nchosen:", "none" if not within else f"quantile {within[0][0]}, margin {within[0][1]}, cap {within[0][2]}")
 
 
-def _report(names: Sequence[str], cache: Path) -> None:
-    from thrift_fp.sources import search_ranking
-    from thrift_fp.sources.dense._hybrid import MATCH_FLOOR
+SPENT_OFFTOPIC = (("offtopic.tune", TUNE_OFFTOPIC), ("offtopic", HELD_OUT_OFFTOPIC), ("offtopic2", HELD_OUT_OFFTOPIC2))
+"""The off-topic sets `--choose-rule` may read: the tuning set, and the two held-out sets whose
+results have been reported (spent: no longer held out)."""
+WEIGHT_GRID = tuple(round(step * 0.05, 2) for step in range(0, 21))
 
-    print(f"MATCH_FLOOR = {MATCH_FLOOR}")
-    held_out = [(question, None) for question in _lines(HELD_OUT_OFFTOPIC)]
-    held_out2 = [(question, None) for question in _lines(HELD_OUT_OFFTOPIC2)]
+
+def _matched(asked: Asked, weight: float) -> float:
+    # `match_score` with another weight: the best fused score less weight x the unknown share.
+    return asked.best - weight * asked.unknown
+
+
+def _choose_rule(names: Sequence[str], cache: Path, target: float) -> None:
+    """The weight of the share of a question no passage holds (`UNKNOWN_WEIGHT`), chosen on
+    tuning data only: per corpus its ``tune`` half, the spent off-topic sets, and the library's
+    probes (which calibrate each index's floor on the match score, as an index run does)."""
+    from thrift_fp.sources.dense import MATCH_FLOOR, UNKNOWN_WEIGHT, calibrated_floor, probe_questions
+
+    offtopic = {name: [(question, None) for question in _lines(path)] for name, path in SPENT_OFFTOPIC}
+    probes = [(question, None) for question in probe_questions()]
+    measured: dict[str, tuple[list[Asked], dict[str, list[Asked]], list[Asked]]] = {}
+    for name in names:
+        tune = [(q.question, q.files) for q in load(name, "tune")]
+        asked = ask(corpora()[name], cache, [*tune, *[q for qs in offtopic.values() for q in qs], *probes])
+        rest = asked[len(tune):]
+        by_set: dict[str, list[Asked]] = {}
+        for set_name, questions in offtopic.items():
+            by_set[set_name], rest = rest[: len(questions)], rest[len(questions):]
+        measured[name] = (asked[: len(tune)], by_set, rest)
+    print(f"tuning data: the tune halves of {', '.join(names)} ({sum(len(t) for t, _, _ in measured.values())} "
+          f"questions, {sum(1 for t, _, _ in measured.values() for a in t if a.hit)} with a hit at 5 with no floor); "
+          + ", ".join(f"{set_name} ({len(qs)} questions)" for set_name, qs in offtopic.items())
+          + f" asked of each; {len(probes)} probes calibrating each index's floor")
+    print("\nweight  floors (" + ", ".join(names) + ")  tune hits lost  off-topic no match per corpus "
+          "(offtopic.tune / offtopic / offtopic2 / pooled)  closest tune hit above its floor")
+    chosen: float | None = None
+    for weight in WEIGHT_GRID:
+        floors = {n: calibrated_floor([_matched(a, weight) for a in p], MATCH_FLOOR) for n, (_, _, p) in measured.items()}
+        lost = {n: sum(1 for a in t if a.hit and _matched(a, weight) < floors[n]) for n, (t, _, _) in measured.items()}
+        turned = {n: {set_name: _share([_matched(a, weight) < floors[n] for a in group]) for set_name, group in sets.items()}
+                  for n, (_, sets, _) in measured.items()}
+        pooled = {n: _share([_matched(a, weight) < floors[n] for group in sets.values() for a in group])
+                  for n, (_, sets, _) in measured.items()}
+        closest = min((_matched(a, weight) - floors[n], n, a.question) for n, (t, _, _) in measured.items()
+                      for a in t if a.hit)
+        print(f"{weight:5.2f}  {' '.join(f'{f:.3f}' for f in floors.values())}  {sum(lost.values())} "
+              f"({' '.join(str(v) for v in lost.values())})  "
+              + "  ".join(f"{n} {' / '.join(f'{v:.3f}' for v in turned[n].values())} / {pooled[n]:.3f}" for n in names)
+              + f"  {closest[0]:+.3f} ({closest[1]}: {closest[2]!r})")
+        if chosen is None and not any(lost.values()) and min(pooled.values()) >= target:
+            chosen = weight
+    print(f"\nchosen (the least weight with no tune hit at 5 lost on any corpus and every corpus turning away "
+          f">= {target} of its off-topic tuning asks): {chosen}; the library's UNKNOWN_WEIGHT: {UNKNOWN_WEIGHT}")
+
+
+def _report(names: Sequence[str], cache: Path) -> None:
+    """The held-out figures, read once the rule is fixed: per corpus the share of each off-topic
+    set answered "no passage matched", and hit@5 of the fresh sets with the floor off, with the
+    previous rule (the best fused score against a floor calibrated on the probes' best fused
+    scores, from this run's scores) and with the library's rule (the searches' own answers)."""
+    from thrift_fp.sources import search_ranking
+    from thrift_fp.sources.dense import MATCH_FLOOR, MATCH_RULE, calibrated_floor, probe_questions
+
+    print(f"MATCH_FLOOR = {MATCH_FLOOR}; the library's rule: {MATCH_RULE} >= the index's floor")
+    off_sets = {"offtopic": HELD_OUT_OFFTOPIC, "offtopic2": HELD_OUT_OFFTOPIC2, "offtopic3": HELD_OUT_OFFTOPIC3}
+    off_questions = {name: [(question, None) for question in _lines(path)] for name, path in off_sets.items()}
+    probes = [(question, None) for question in probe_questions()]
     rows: list[str] = []
-    pooled_off: list[bool] = []
-    pooled_off2: list[bool] = []
-    pooled: dict[Half, tuple[list[bool], list[bool]]] = {"fresh": ([], []), "fresh2": ([], [])}
+    pooled_off: dict[str, tuple[list[bool], list[bool]]] = {name: ([], []) for name in off_sets}
+    pooled: dict[Half, tuple[list[bool], list[bool], list[bool]]] = {"fresh": ([], [], []), "fresh2": ([], [], [])}
     for name in names:
         corpus = corpora()[name]
         sets: dict[Half, list[tuple[str, tuple[str, ...] | None]]] = {
             half: [(q.question, q.files) for q in load(name, half)] for half in ("fresh", "fresh2")
         }
-        asked = ask(corpus, cache, [*sets["fresh"], *sets["fresh2"], *held_out, *held_out2])
-        on_topic = len(sets["fresh"]) + len(sets["fresh2"])
-        fresh, fresh2 = asked[: len(sets["fresh"])], asked[len(sets["fresh"]): on_topic]
-        off, off2 = asked[on_topic: on_topic + len(held_out)], asked[on_topic + len(held_out):]
-        refused = [not a.answered for a in off]
-        refused2 = [not a.answered for a in off2]
-        pooled_off += refused
-        pooled_off2 += refused2
+        asked = ask(corpus, cache, [*sets["fresh"], *sets["fresh2"], *[q for qs in off_questions.values() for q in qs],
+                                    *probes])
+        fresh, rest = asked[: len(sets["fresh"])], asked[len(sets["fresh"]):]
+        fresh2, rest = rest[: len(sets["fresh2"])], rest[len(sets["fresh2"]):]
+        off: dict[str, list[Asked]] = {}
+        for set_name, questions in off_questions.items():
+            off[set_name], rest = rest[: len(questions)], rest[len(questions):]
+        previous = calibrated_floor([a.best for a in rest], MATCH_FLOOR)
         database, embedder = _index(corpus, cache)  # nothing to do: ask made it
         floor = search_ranking(database, dense=embedder).unwrap().match_floor
-        cells = [f"{name:10} floor {floor} {_share(refused):.3f} ({sum(refused)}/{len(refused)})"
-                 f" {_share(refused2):.3f} ({sum(refused2)}/{len(refused2)})"]
+        cells = [f"{name:10} floor {floor} (previous rule {previous})"]
+        for set_name, group in off.items():
+            before = [a.best < previous for a in group]
+            after = [not a.answered for a in group]
+            pooled_off[set_name][0].extend(before)
+            pooled_off[set_name][1].extend(after)
+            cells.append(f"{set_name} no match {_share(before):.3f} -> {_share(after):.3f} ({sum(after)}/{len(after)})")
         groups: tuple[tuple[Half, list[Asked]], ...] = (("fresh", fresh), ("fresh2", fresh2))
         for half, group in groups:
             without = [bool(a.hit) for a in group]
-            with_floor = [bool(a.hit) and a.answered for a in group]
-            pooled[half][0].extend(without)
-            pooled[half][1].extend(with_floor)
-            cells.append(f"{half} hit@5 {_share(without):.3f} -> {_share(with_floor):.3f} (n={len(group)})")
-        rows.append("   ".join(cells))
-        missed = [a.question for a in (*off, *off2) if a.answered]
-        if missed:
-            rows.append(f"{'':10} off-topic answered anyway: {missed}")
-    print("\ncorpus     floor  offtopic.txt no match  offtopic2.txt no match  fresh sets: hit@5 floor off -> with the floor")
+            with_previous = [bool(a.hit) and a.best >= previous for a in group]
+            with_rule = [bool(a.hit) and a.answered for a in group]
+            for kept, values in zip(pooled[half], (without, with_previous, with_rule)):
+                kept.extend(values)
+            cells.append(f"{half} hit@5 off {_share(without):.3f}, previous {_share(with_previous):.3f}, "
+                         f"rule {_share(with_rule):.3f} (n={len(group)})")
+            lost = [a.question for a in group if a.hit and not a.answered]
+            if lost:
+                cells.append(f"{half} hits lost to the rule: {lost}")
+        rows.append("\n    ".join(cells))
+        missed = {set_name: [a.question for a in group if a.answered] for set_name, group in off.items()}
+        rows.append(f"    off-topic answered anyway: {missed}")
+    print("\nper corpus: off-topic no match, previous rule -> the library's rule; fresh sets hit@5")
     print("\n".join(rows))
-    print(f"\npooled: offtopic.txt no match {_share(pooled_off):.3f} ({sum(pooled_off)}/{len(pooled_off)}), "
-          f"offtopic2.txt {_share(pooled_off2):.3f} ({sum(pooled_off2)}/{len(pooled_off2)}); "
-          + "; ".join(f"{half} hit@5 {_share(a):.3f} -> {_share(b):.3f} ({_share(b) - _share(a):+.3f})"
-                      for half, (a, b) in pooled.items()))
+    print("\npooled: " + "; ".join(f"{set_name} no match {_share(b):.3f} -> {_share(a):.3f}"
+                                   for set_name, (b, a) in pooled_off.items())
+          + "; " + "; ".join(f"{half} hit@5 off {_share(w):.3f}, previous {_share(p):.3f}, rule {_share(r):.3f}"
+                             for half, (w, p, r) in pooled.items()))
 
 
 def main(argv: Sequence[str]) -> int:
@@ -258,6 +358,8 @@ def main(argv: Sequence[str]) -> int:
     mode.add_argument("--report", action="store_true", help="held-out sets with the library's floor")
     mode.add_argument("--choose-calibration", action="store_true",
                       help="tuning questions and the probes only: the rule each index calibrates its floor by")
+    mode.add_argument("--choose-rule", action="store_true",
+                      help="tuning data only (tune halves, spent off-topic sets, probes): the unknown-share weight")
     parser.add_argument("--corpora", default="git,node", help="comma-separated corpora (default: git,node)")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--tune-loss", type=float, default=0.005)
@@ -273,6 +375,8 @@ def main(argv: Sequence[str]) -> int:
         _choose(names, args.cache, args.tune_loss, args.offtopic_target)
     elif args.choose_calibration:
         _choose_calibration(names, args.cache, args.tune_loss, args.offtopic_target)
+    elif args.choose_rule:
+        _choose_rule(names, args.cache, args.offtopic_target)
     else:
         _report(names, args.cache)
     print(f"load average (1/5/15 min) before {before}, after {load_average()}")

@@ -14,7 +14,7 @@ from tests._dense_model import CountingEmbedder, passages_seen, probes_seen, wri
 from tests._files import write_old as _write
 from thrift_fp.sources import index_paths as sqlite_index
 from thrift_fp.sources import search_index as sqlite_search
-from thrift_fp.sources.dense import MATCH_FLOOR, EmbeddingFailed, load_onnx_embedder, missing_runtime, probe_questions
+from thrift_fp.sources.dense import MATCH_FLOOR, MATCH_RULE, EmbeddingFailed, load_onnx_embedder, missing_runtime, probe_questions
 from thrift_fp.sources.dense._probes import FLOOR_CAP
 from thrift_fp.sources.postgres import PostgresDatabase, index_paths, open_database, search_index, search_ranking
 
@@ -106,7 +106,7 @@ def test_the_ranking_says_where_the_dense_candidates_are_found_and_why(database:
             "ranking": "hybrid", "dense_model": "letters", "dense_search": "in-process",
             "dense_search_reason": "the server has no pgvector (no vector extension is available)",
             # Letter counts put every probe near some passage: the calibration reaches its cap.
-            "match_floor": FLOOR_CAP, "match_floor_from": "this index's probes",
+            "match_floor": FLOOR_CAP, "match_floor_from": "this index's probes", "match_rule": MATCH_RULE,
         }
     else:  # a server with pgvector (tests/test_sources_pgvector.py covers it)
         assert shown["dense_search"] == "pgvector"

@@ -16,7 +16,7 @@ from tests._dense_model import (
 )
 from thrift_fp.sources import index_paths, search_index, search_ranking
 from thrift_fp.sources.dense import EmbeddingFailed, load_onnx_embedder, missing_runtime, probe_questions
-from thrift_fp.sources.dense._hybrid import MATCH_FLOOR
+from thrift_fp.sources.dense._hybrid import MATCH_FLOOR, MATCH_RULE
 from thrift_fp.sources.dense._probes import FLOOR_CAP
 from thrift_fp.sources.dense._vectors import embedding_input
 
@@ -116,7 +116,7 @@ def test_hybrid_search_finds_a_paraphrase_that_shares_no_word_with_the_passage(t
     assert ranking.floor_calibrated and ranking.match_floor is not None and MATCH_FLOOR <= ranking.match_floor <= FLOOR_CAP
     assert ranking.as_json() == {
         "ranking": "hybrid", "dense_model": "tiny", "match_floor": ranking.match_floor,
-        "match_floor_from": "this index's probes",
+        "match_floor_from": "this index's probes", "match_rule": MATCH_RULE,
     }
     # A question both rankings answer alike keeps its lexical best first, and the order is stable.
     first = search_index(tmp_path / "i.db", "shed the lowest score", dense=tiny).unwrap()

@@ -13,7 +13,7 @@ import pytest
 
 from thrift_fp.cli import run
 from thrift_fp.sources import assemble, index_paths, search_index, search_ranking
-from thrift_fp.sources.dense import MATCH_FLOOR, missing_runtime
+from thrift_fp.sources.dense import MATCH_FLOOR, MATCH_RULE, missing_runtime
 from thrift_fp.sources.dense._embedder import DEFAULT_MODEL_ID, default_embedder
 
 needs_model = pytest.mark.skipif(
@@ -26,7 +26,7 @@ LEXICAL = {"ranking": "lexical", "ranking_reason": "dense ranking is turned off"
 # Calibrated by the index run on its own passages; none of the probes comes near these two.
 HYBRID = {
     "ranking": "hybrid", "dense_model": DEFAULT_MODEL_ID, "match_floor": MATCH_FLOOR,
-    "match_floor_from": "this index's probes",
+    "match_floor_from": "this index's probes", "match_rule": MATCH_RULE,
 }
 
 

@@ -18,7 +18,7 @@ from tests._dense_model import CountingEmbedder, write_dense_docs, write_tiny_mo
 from tests._files import write_old as _write
 from thrift_fp.sources import index_paths as sqlite_index
 from thrift_fp.sources import search_index as sqlite_search
-from thrift_fp.sources.dense import load_onnx_embedder, missing_runtime
+from thrift_fp.sources.dense import MATCH_RULE, load_onnx_embedder, missing_runtime
 from thrift_fp.sources.dense import _vectors
 from thrift_fp.sources.dense._probes import FLOOR_CAP
 from thrift_fp.sources.postgres import PostgresDatabase, index_paths, open_database, search_index, search_ranking
@@ -70,6 +70,7 @@ def test_an_index_run_keeps_the_vectors_in_the_database_and_a_search_loads_none(
     assert search_ranking(database, dense=embedder).unwrap().as_json() == {
         "ranking": "hybrid", "dense_model": "letters", "dense_search": "pgvector",
         "match_floor": FLOOR_CAP, "match_floor_from": "this index's probes",  # letter counts: every probe is near
+        "match_rule": MATCH_RULE,
     }
     hits = search_index(database, "budget reserve", dense=embedder).unwrap()
     assert hits and not _searched_in_process()

@@ -22,6 +22,8 @@ from typing import Final, TypeVar
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp.sources.dense._hybrid import MATCH_RULE
+
 _E = TypeVar("_E")
 
 EVERYDAY: Final = (
@@ -107,12 +109,15 @@ FLOOR_MARGIN: Final = 0.01
 """Added to the probes' quantile: how far above the probes a question must reach to be answered."""
 FLOOR_CAP: Final = 0.35
 """The highest floor a calibration may set, whatever the probes reach (on-topic questions come first)."""
-FLOOR_RULE: Final = f"probes q{FLOOR_QUANTILE} +{FLOOR_MARGIN} cap {FLOOR_CAP}, {len(EVERYDAY) + len(OTHER_STACKS) + NONSENSE} probes"
+FLOOR_RULE: Final = (
+    f"probes q{FLOOR_QUANTILE} +{FLOOR_MARGIN} cap {FLOOR_CAP}, {len(EVERYDAY) + len(OTHER_STACKS) + NONSENSE} probes,"
+    f" of {MATCH_RULE}"
+)
 """Names the rule a stored floor was calibrated by: a floor from another rule is measured again."""
 
 
 def calibrated_floor(bests: Sequence[float], base: float) -> float:
-    """The no-match floor of an index whose probes' best fused scores are ``bests``: their
+    """The no-match floor of an index whose probes' match scores (`match_score`) are ``bests``: their
     ``FLOOR_QUANTILE`` plus ``FLOOR_MARGIN``, never below ``base`` (the floor for every index)
     nor above ``FLOOR_CAP``. Rounded to 3 places, as stored.
 
@@ -134,9 +139,8 @@ def calibrated_floor(bests: Sequence[float], base: float) -> float:
 
 
 def calibrate(best_of: Callable[[str], Result[float, _E]], base: float) -> Result[float, _E]:
-    """The calibrated floor of an index, ``best_of(question)`` being the best fused score a
-    search of it gives ``question`` with no floor (0 when it finds nothing); the first failure
-    stops it.
+    """The calibrated floor of an index, ``best_of(question)`` being the `match_score` a search
+    of it gives ``question`` with no floor (0 when it finds nothing); the first failure stops it.
 
     >>> from returns.result import Success
     >>> calibrate(lambda question: Success(0.1), 0.3)

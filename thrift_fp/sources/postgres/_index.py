@@ -63,7 +63,7 @@ from thrift_fp.sources.postgres._files import (
     storable_ns,
 )
 from thrift_fp.sources.postgres._store import DEFAULT_COLLECTION, PostgresDatabase, ensure_schema, query_error
-from thrift_fp.sources.postgres._search import search_index
+from thrift_fp.sources.postgres._search import search_matched
 from thrift_fp.sources.ranking import analyze_fields, default_analyzer
 from thrift_fp.sources.dense import MATCH_FLOOR, DenseChoice, Embedder, calibrate, index_embedder
 from thrift_fp.sources.postgres._dense import forget_vectors_model, record_floor, stored_floor, stored_model, sync_vectors
@@ -193,9 +193,10 @@ def _calibrate(database: PostgresDatabase, collection: str, embedder: Embedder) 
         if stored is None or stored[0] != embedder.model_id or stored_floor(connection, collection, stored[1]) is not None:
             return Success(None)
     floor = calibrate(
-        lambda question: search_index(
+        # The match score the floor is held against (`match_score`), with the floor off.
+        lambda question: search_matched(
             database, question, collection=collection, limit=1, dense=embedder, match_floor=0.0
-        ).map(lambda hits: hits[0].score if hits else 0.0),
+        ).map(lambda matched: 0.0 if matched[1] is None else matched[1]),
         MATCH_FLOOR,
     )
     if isinstance(floor, Failure):

@@ -29,7 +29,7 @@ from thrift_fp.sources.postgres._errors import (
     PostgresSourceError,
     scrub,
 )
-from thrift_fp.sources.dense import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.dense import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_matched
 from thrift_fp.sources.postgres._dense import dense_candidates, ranking_of
 from thrift_fp.sources.postgres._statistics import collection_sizes, term_counts
 from thrift_fp.sources.postgres._store import DEFAULT_COLLECTION, PostgresDatabase, query_error
@@ -43,6 +43,7 @@ from thrift_fp.sources.ranking import (
     shares,
     term_idfs,
     top_passages,
+    unknown_share,
 )
 from thrift_fp.sources.postgres._connection import Connection as _Connection
 
@@ -136,6 +137,34 @@ def search_index(
     >>> [(h.passage_id, round(h.score, 2)) for h in hits], hostile
     ([('...a.txt#1', 0.25)], ())
     """
+    return search_matched(
+        database, query, collection=collection, limit=limit, tiers=tiers, dense=dense, match_floor=match_floor
+    ).map(lambda found: found[0])
+
+
+def search_matched(
+    database: PostgresDatabase,
+    query: str,
+    *,
+    collection: str = DEFAULT_COLLECTION,
+    limit: int = 8,
+    tiers: CheckedStringsArg = ALL_TIERS,
+    dense: DenseChoice = True,
+    match_floor: float | None = None,
+) -> Result[tuple[tuple[Hit, ...], float | None], PostgresSourceError]:
+    """`search_index`'s hits, and the `match_score` its hybrid ranking held to the floor (``None``
+    when the ranking was lexical or the question has no word), as the SQLite source's `search_matched`.
+
+    >>> import os, tempfile, pathlib
+    >>> from thrift_fp.sources.postgres import index_paths, open_database
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.txt").write_text("Shedding drops the lowest score first.")
+    >>> with open_database(os.environ["THRIFT_FP_TEST_PG_URL"], create=True).unwrap() as db:
+    ...     _ = index_paths(db, [root], collection=str(root)).unwrap()
+    ...     matched = search_matched(db, "shedding", collection=str(root), dense=False).unwrap()[1]
+    >>> matched is None
+    True
+    """
     chosen = checked_tiers(tiers)  # one tier as a str is one tier; each element is checked
     if isinstance(chosen, Failure):
         return Failure(chosen.failure())
@@ -151,16 +180,17 @@ def search_index(
                 return Failure(MissingParser(where, f"a collection built with {analyzer}", "snowballstemmer"))
             terms = query_words(query, analyzer)
             if not terms or limit <= 0:
-                return Success(())
+                return Success(((), None))
             # Ranked deeper than asked: near-duplicates (a page's .txt and .html) collapse below.
             deeper = limit * CANDIDATES_PER_HIT
             stats = collection_sizes(connection, collection, kept)
             ranking, embedder, generation, column = ranking_of(connection, collection, dense)
+            matched: float | None = None
             if embedder is None or generation is None:
                 ranked = _ranked(connection, collection, terms, stats, kept, allowed, deeper)[0]
             else:
                 # Each ranking offers its pool; every candidate gets both scores, computed exactly.
-                lexical, share_of = _ranked(connection, collection, terms, stats, kept, allowed, LEXICAL_POOL)
+                lexical, share_of, unknown = _ranked(connection, collection, terms, stats, kept, allowed, LEXICAL_POOL)
                 near = dense_candidates(
                     database.url, connection, collection, generation, embedder, query, allowed,
                     max(limit, DENSE_POOL), [s.key for s in lexical], column,
@@ -168,9 +198,10 @@ def search_index(
                 if isinstance(near, Failure):
                     return Failure(near.failure())
                 nearest, cosines = near.unwrap()
-                ranked = fuse_scored(
+                ranked, matched = fuse_matched(
                     lexical, nearest, deeper, shares=share_of([s.key for s in nearest]), cosines=cosines,
                     floor=match_floor if match_floor is not None else ranking.match_floor or MATCH_FLOOR,
+                    unknown=unknown,
                 )
             rows = connection.execute(_ROWS, {"collection": collection, "keys": [s.key for s in ranked]}).fetchall()
     except PoolTimeout as exc:
@@ -178,7 +209,8 @@ def search_index(
     except psycopg.Error as exc:
         return Failure(query_error(exc, database.url, database.password, "search"))
     by_key = {int(str(row[0])): row for row in rows}
-    return Success(collapsed_hits([_hit(by_key[scored.key], scored) for scored in ranked if scored.key in by_key], limit))
+    hits = collapsed_hits([_hit(by_key[scored.key], scored) for scored in ranked if scored.key in by_key], limit)
+    return Success((hits, matched))
 
 
 def search_ranking(
@@ -202,9 +234,11 @@ def _ranked(
     kept: bool,
     tiers: Sequence[str],
     limit: int,
-) -> tuple[tuple[Scored, ...], Callable[[Sequence[int]], dict[int, float]]]:
-    # The lexical top, and how to score any other passages of the collection the same way.
-    idfs = term_idfs(terms, stats, term_counts(connection, collection, terms, kept))
+) -> tuple[tuple[Scored, ...], Callable[[Sequence[int]], dict[int, float]], float]:
+    # The lexical top, how to score any other passages of the collection the same way, and the
+    # share of the question no passage holds (`unknown_share`).
+    df = term_counts(connection, collection, terms, kept)
+    idfs = term_idfs(terms, stats, df)
     parameters = {"collection": collection, "terms": list(terms), "idfs": [idfs[t] for t in terms], "tiers": list(tiers)}
 
     def phase(essential: Sequence[str], lower: float, upper: float | None) -> Iterator[tuple[int, float]]:
@@ -227,7 +261,11 @@ def _ranked(
             )
         ]
 
-    return top_passages(terms, stats, idfs, by_rarity(terms, idfs, phase), fetch, limit), lambda keys: shares(terms, stats, idfs, fetch(keys))
+    return (
+        top_passages(terms, stats, idfs, by_rarity(terms, idfs, phase), fetch, limit),
+        lambda keys: shares(terms, stats, idfs, fetch(keys)),
+        unknown_share(terms, stats, df),
+    )
 
 
 def _hit(row: tuple[object, ...], scored: Scored) -> Hit:

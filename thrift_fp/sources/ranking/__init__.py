@@ -26,6 +26,7 @@ from thrift_fp.sources.ranking._score import (
     shares,
     term_idfs,
     top_passages,
+    unknown_share,
 )
 
 __all__ = [
@@ -53,4 +54,5 @@ __all__ = [
     "spread_sources",
     "term_idfs",
     "top_passages",
+    "unknown_share",
 ]

@@ -103,6 +103,13 @@ class Scored:
     raw: float
 
 
+# The index size from which a word no passage holds counts fully in `unknown_share`: every
+# corpus the no-match rule was chosen on (BENCHMARKS.md §23) has 3,700 to 9,000 passages, well
+# above it; a folder of a few dozen passages lacks most words of any question, on-topic or not.
+KNOWN_AT: Final = 1000
+"""Passages from which a word no passage holds counts fully in `unknown_share` (fewer: in proportion)."""
+
+
 def idf(passages: int, df: int) -> float:
     """The rarity of a term held by ``df`` of ``passages`` passages: positive, near 0 for a
     term in every passage, largest for a term in none.
@@ -195,6 +202,33 @@ def term_idfs(terms: Sequence[str], stats: CollectionStats, df: Mapping[str, int
     True
     """
     return {term: idf(stats.passages, df.get(term, 0)) for term in terms}
+
+
+def unknown_share(terms: Sequence[str], stats: CollectionStats, df: Mapping[str, int]) -> float:
+    """The share of the most ``terms`` could score (the sum of their `idf`) that is carried by
+    terms no passage holds, in [0, 1]: 1 for a question made only of words the index never uses.
+    In an index of fewer than `KNOWN_AT` passages it is scaled down in proportion: there most
+    words of even an on-topic question are absent, and their absence says little.
+
+    Every store computes it from the same term counts its lexical ranking reads, so it is the same
+    on each. (The dense side cannot see it: a model maps "webpack" near "module" whether or not
+    a passage says "webpack".)
+
+    >>> stats = CollectionStats(KNOWN_AT, 9 * KNOWN_AT, KNOWN_AT, 0)
+    >>> unknown_share(["shed"], stats, {"shed": 1}), unknown_share(["zzqxv"], stats, {})
+    (0.0, 1.0)
+    >>> round(unknown_share(["shed", "x"], stats, {"shed": 1}), 3) == round(
+    ...     idf(KNOWN_AT, 0) / (idf(KNOWN_AT, 0) + idf(KNOWN_AT, 1)), 3)
+    True
+    >>> unknown_share(["zzqxv"], CollectionStats(KNOWN_AT // 4, 9, 3, 0), {})
+    0.25
+    """
+    idfs = term_idfs(terms, stats, df)
+    ideal = math.fsum(idfs.values())
+    if ideal <= 0.0:
+        return 0.0
+    share = min(1.0, math.fsum(weight for term, weight in idfs.items() if df.get(term, 0) <= 0) / ideal)
+    return share * min(1.0, max(stats.passages, 0) / KNOWN_AT)
 
 
 def bounded(postings: Mapping[str, Postings], idfs: Mapping[str, float]) -> list[tuple[int, float]]:

@@ -68,7 +68,7 @@ from thrift_fp.sources.dense import MATCH_FLOOR, DenseChoice, Embedder, calibrat
 from thrift_fp.sources.sqlite._dense import (
     forget_vectors_model, held_model, record_floor, stored_floor, stored_model, sync_vectors,
 )
-from thrift_fp.sources.sqlite._search import search_index
+from thrift_fp.sources.sqlite._search import search_matched
 from thrift_fp.sources.ranking import analyze_fields, default_analyzer
 from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, read_settings
 from thrift_fp.tokens import get_encoding
@@ -208,8 +208,9 @@ def _embed_missing(
 
 
 def _best_score(database: Path, question: str, embedder: Embedder) -> Result[float, SourceError]:
-    found = search_index(database, question, limit=1, dense=embedder, match_floor=0.0)
-    return found.map(lambda hits: hits[0].score if hits else 0.0)
+    # The match score the floor is held against (`match_score`), with the floor off.
+    found = search_matched(database, question, limit=1, dense=embedder, match_floor=0.0)
+    return found.map(lambda matched: 0.0 if matched[1] is None else matched[1])
 
 
 def _nothing_to_do(

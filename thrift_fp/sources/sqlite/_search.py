@@ -32,8 +32,9 @@ from thrift_fp.sources.ranking import (
     shares,
     term_idfs,
     top_passages,
+    unknown_share,
 )
-from thrift_fp.sources.dense import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_scored
+from thrift_fp.sources.dense import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_matched
 from thrift_fp.sources.sqlite._dense import dense_candidates, ranking_of
 from thrift_fp.sources.sqlite._store import open_index
 
@@ -90,6 +91,31 @@ def search_index(
     >>> search_index(root / "i.db", "budgets", tiers=["first-party", "internal"]).failure().message
     "trust tier 'internal' is not one of first-party, third-party-public, third-party-private"
     """
+    return search_matched(database, query, limit=limit, tiers=tiers, dense=dense, match_floor=match_floor).map(
+        lambda found: found[0]
+    )
+
+
+def search_matched(
+    database: PathArg,
+    query: str,
+    *,
+    limit: int = 8,
+    tiers: CheckedStringsArg = ALL_TIERS,
+    dense: DenseChoice = True,
+    match_floor: float | None = None,
+) -> Result[tuple[tuple[Hit, ...], float | None], SourceError]:
+    """`search_index`'s hits, and the `match_score` its hybrid ranking held to the floor (``None``
+    when the ranking was lexical or the question has no word): what calibrating a floor measures.
+
+    >>> import tempfile, pathlib
+    >>> from thrift_fp.sources import index_paths
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.txt").write_text("Shedding drops the lowest score first.")
+    >>> _ = index_paths(root / "i.db", [root], dense=False).unwrap()
+    >>> search_matched(root / "i.db", "shedding", dense=False).unwrap()[1] is None
+    True
+    """
     database = as_path(database)
     allowed = checked_tiers(tiers)
     if isinstance(allowed, Failure):
@@ -105,16 +131,17 @@ def search_index(
             return Failure(MissingParser(str(database), f"an index built with {analyzer}", "snowballstemmer"))
         terms = query_words(query, analyzer)
         if not terms or limit <= 0:
-            return Success(())
+            return Success(((), None))
         bounded = min(limit, _MAX_LIMIT)
         # Ranked deeper than asked: near-duplicates (a page's .txt and .html) collapse below.
         deeper = min(bounded * CANDIDATES_PER_HIT, _MAX_LIMIT)
         ranking, embedder = ranking_of(connection, dense)
+        matched: float | None = None
         if embedder is None:
             ranked = _ranked(connection, terms, sorted(allowed.unwrap()), deeper)[0]
         else:
             # Each ranking offers its pool; every candidate gets both scores, computed exactly.
-            lexical, share_of = _ranked(connection, terms, sorted(allowed.unwrap()), LEXICAL_POOL)
+            lexical, share_of, unknown = _ranked(connection, terms, sorted(allowed.unwrap()), LEXICAL_POOL)
             near = dense_candidates(
                 database, connection, embedder, query, allowed.unwrap(), max(bounded, DENSE_POOL),
                 [s.key for s in lexical],
@@ -122,16 +149,16 @@ def search_index(
             if isinstance(near, Failure):
                 return Failure(near.failure())
             nearest, cosines = near.unwrap()
-            ranked = fuse_scored(
+            ranked, matched = fuse_matched(
                 lexical, nearest, deeper, shares=share_of([s.key for s in nearest]), cosines=cosines,
-                floor=_floor(match_floor, ranking),
+                floor=_floor(match_floor, ranking), unknown=unknown,
             )
         hits = collapsed_hits(_hits(connection, ranked), bounded)
     except sqlite3.DatabaseError as exc:
         return Failure(CorruptDatabase(str(database), str(exc), exc))
     finally:
         connection.close()
-    return Success(hits)
+    return Success((hits, matched))
 
 
 def _floor(given: float | None, ranking: Ranking) -> float:
@@ -164,8 +191,9 @@ def search_ranking(database: PathArg, dense: DenseChoice = True) -> Result[Ranki
 
 def _ranked(
     connection: sqlite3.Connection, terms: Sequence[str], tiers: list[str], limit: int
-) -> tuple[tuple[Scored, ...], Callable[[Sequence[int]], dict[int, float]]]:
-    # The lexical top, and how to score any other passages of the index the same way.
+) -> tuple[tuple[Scored, ...], Callable[[Sequence[int]], dict[int, float]], float]:
+    # The lexical top, how to score any other passages of the index the same way, and the share
+    # of the question no passage holds (`unknown_share`).
     passages, body, heading, trail = connection.execute(_STATS).fetchone()
     stats = CollectionStats(int(passages), int(body), int(heading), int(trail))
     matches = ['"' + term.replace('"', '""') + '"' for term in terms]
@@ -197,7 +225,11 @@ def _ranked(
             )
         ]
 
-    return top_passages(terms, stats, idfs, ordered(), fetch, limit), lambda keys: shares(terms, stats, idfs, fetch(keys))
+    return (
+        top_passages(terms, stats, idfs, ordered(), fetch, limit),
+        lambda keys: shares(terms, stats, idfs, fetch(keys)),
+        unknown_share(terms, stats, df),
+    )
 
 
 def _hits(connection: sqlite3.Connection, ranked: tuple[Scored, ...]) -> tuple[Hit, ...]:
