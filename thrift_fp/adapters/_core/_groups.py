@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress, count
-from operator import is_not, ne
+from itertools import compress, count, repeat
+from operator import is_not, ne, or_
 from typing import Final, NamedTuple
 
 from returns.result import Failure, Result, Success
@@ -135,9 +135,14 @@ class _Groups:
             roots = up
         linked = set(compress(roots, map(ne, roots, count())))
         made = _group_names(max(linked, default=-1) + 1)
-        names = dict(zip(linked, map(made.__getitem__, linked))) if len(made) > max(linked, default=-1) else {
-            root: f"group@{root}" for root in linked}
-        return tuple(map(names.get, roots))
+        if len(made) <= max(linked, default=-1):
+            names = {root: f"group@{root}" for root in linked}
+            return tuple(map(names.get, roots))
+        # Each row's name by its root's place (the rows alone: None), a list read per row.
+        named: list[str | None] = [None] * len(roots)
+        for root in linked:
+            named[root] = made[root]
+        return tuple(map(named.__getitem__, roots))
 
 
 class _Names:
@@ -240,7 +245,11 @@ def grouped(
     wanted = own is not None and checkpoint is not None and start <= checkpoint <= total and saved is None
     # Only rows that link something are walked (C-level pass to find them); the state at the
     # checkpoint is the state before the first such row at or after it.
-    linking = compress(range(start, total), map(any, zip(issues[start:], answers[start:], group[start:])))
+    # (Without group keys, the usual case, the links are the non-empty id tuples: two C-level
+    # passes of ``len``, with no tuple per row.)
+    keyless = not any(map(is_not, group[start:], repeat(None)))
+    linking = compress(range(start, total), map(or_, map(len, issues[start:]), map(len, answers[start:])) if keyless
+                       else map(any, zip(issues[start:], answers[start:], group[start:])))
     for index in linking:
         if wanted and own is not None and checkpoint is not None and index >= checkpoint:
             saved, wanted = _saved(pairing, own, checkpoint, linked, issued, open_calls, keyed), False
