@@ -17,6 +17,7 @@ from thrift_fp.thrift._errors import (
     UnmeasurableContent,
 )
 from thrift_fp.thrift._fit import Fitted, fit_async, subtract_to_fit
+from thrift_fp.thrift._priced import FittedColumns, PricedColumns, subtract_priced
 from thrift_fp.thrift._picture import (
     BarSegment,
     ReportPassage,
@@ -68,6 +69,7 @@ __all__ = [
     "DuplicateId",
     "EstimatorRaised",
     "Fitted",
+    "FittedColumns",
     "Image",
     "ImageLike",
     "InvalidBudget",
@@ -79,6 +81,7 @@ __all__ = [
     "Message",
     "MessageLike",
     "WorkingRetrievable",
+    "PricedColumns",
     "RefillTrace",
     "RetrievableLike",
     "ShedOrder",
@@ -100,6 +103,7 @@ __all__ = [
     "resolve_budget",
     "select_naive_turns",
     "select_relevant_turns",
+    "subtract_priced",
     "subtract_to_fit",
 ]
 

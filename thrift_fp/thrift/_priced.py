@@ -1,4 +1,4 @@
-"""`subtract_priced`: a fit whose messages the caller priced, given as columns.
+"""`subtract_priced`: a fit whose messages the caller priced, given as columns (`PricedColumns`).
 
 An adapter (`thrift_fp.adapters`) prices every message of a chat as the provider sends it and
 then only needs to know which stay. Handing thrift one message object per chat message, which
@@ -43,9 +43,9 @@ class PricedColumns:
     ``summaries[i]``, and leaves together with every message sharing its ``pair_ids[i]`` (``None``:
     alone). Input order is age, oldest first (every message is of one instant); none is ephemeral.
 
-    >>> bucket = PricedColumns(("a", "b"), (3, 4), (False, False), (None, None))
-    >>> [message.token_cost for message in priced_messages(bucket)]
-    [3, 4]
+    >>> bucket = PricedColumns(("system", "q1", "a1", "q2"), (12, 40, 55, 9), (True, False, False, False), (None, "t1", "t1", None))
+    >>> subtract_priced(bucket, WorkingSet(), 80, options=ThriftOptions(output_reserve=0)).unwrap().kept  # the old turn goes whole
+    (0, 3)
     """
 
     ids: Sequence[str]
