@@ -120,7 +120,7 @@ def search_index(
 
     ``dense`` as in the SQLite source: where the collection holds the model's vectors, the
     lexical ranking is fused with the passages nearest the question (see `search_ranking`), and
-    ``match_floor`` is the floor under which a hybrid search answers nothing (``None``: the one
+    ``match_floor`` is the floor under which a hybrid search's `match_score` answers nothing (``None``: the one
     the index run calibrated on this collection, else `MATCH_FLOOR`; 0 turns it off).
 
     Any text is a valid query; text without a searchable word finds nothing. A collection that

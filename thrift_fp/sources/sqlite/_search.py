@@ -72,7 +72,8 @@ def search_index(
     installed model, the lexical ranking is fused with the passages nearest the question, and
     the ranking is lexical otherwise (`search_ranking` tells which ranking runs, and why); a
     given embedder uses that model; ``dense=False`` ranks lexically. A hybrid search answers
-    nothing when its best fused score is below ``match_floor``: by default (``None``) the floor
+    nothing when its `match_score` (the best fused score, less a share for the question's words
+    no passage holds) is below ``match_floor``: by default (``None``) the floor
     the index run calibrated on this corpus (`calibrate`), or `MATCH_FLOOR` for an index not
     calibrated yet, so that a question about nothing in the corpus finds no passage; 0 turns
     the floor off.
