@@ -17,7 +17,7 @@ from thrift_fp.thrift._errors import (
     UnmeasurableContent,
 )
 from thrift_fp.thrift._fit import Fitted, fit_async, subtract_to_fit
-from thrift_fp.thrift._priced import FittedColumns, PricedColumns, subtract_priced
+from thrift_fp.thrift._priced import FittedColumns, PricedColumns, PricedMessage, priced_messages, subtract_priced
 from thrift_fp.thrift._picture import (
     BarSegment,
     ReportPassage,
@@ -82,6 +82,7 @@ __all__ = [
     "MessageLike",
     "WorkingRetrievable",
     "PricedColumns",
+    "PricedMessage",
     "RefillTrace",
     "RetrievableLike",
     "ShedOrder",
@@ -100,6 +101,7 @@ __all__ = [
     "WorkingSet",
     "fit_async",
     "group_history_into_turns",
+    "priced_messages",
     "resolve_budget",
     "select_naive_turns",
     "select_relevant_turns",

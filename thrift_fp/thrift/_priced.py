@@ -86,7 +86,11 @@ class PricedMessage(NamedTuple):
 
 
 def priced_messages(columns: PricedColumns) -> tuple[PricedMessage, ...]:
-    """The messages of ``columns`` as objects, in order: what `subtract_priced` fits the same as."""
+    """The messages of ``columns`` as objects, in order: what `subtract_priced` fits the same as.
+
+    >>> [(m.id, m.token_cost, m.pair_id) for m in priced_messages(PricedColumns(("a", "b"), (3, 4), (False, True), ("t", None)))]
+    [('a', 3, 't'), ('b', 4, None)]
+    """
     count = len(columns.ids)
     # Built by ``tuple.__new__`` (C-level, unchecked: the generated ``__new__`` would be checked
     # under the suite's claw, and a bucket fitted as objects may hold values of any type).

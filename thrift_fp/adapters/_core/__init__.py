@@ -53,6 +53,7 @@ from thrift_fp.adapters._core._errors import (
     UnknownRole,
     UnreadableField,
 )
+from thrift_fp.thrift import PricedMessage
 from thrift_fp.adapters._core._fit import (
     AGE,
     DOCUMENTS_ROLES,
@@ -60,7 +61,6 @@ from thrift_fp.adapters._core._fit import (
     CoreCarry,
     CoreFit,
     FitTogether,
-    PricedMessage,
     Shedding,
     StrippedThought,
     checked_shedding,

@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from itertools import chain, compress, count, repeat
 from functools import partial
 from operator import is_, is_not, ne
-from typing import Final, Generic, NamedTuple, TypeVar, cast, no_type_check
+from typing import Final, Generic, TypeVar, cast
 
 from returns.result import Failure, Result, Success
 
@@ -52,8 +52,8 @@ from thrift_fp.adapters._core._groups import RowColumns as RowColumns
 from thrift_fp.records import Retrievable
 from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
 from thrift_fp.thrift import (
-    AGENT, Message, MessageLike, PricedColumns, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet, subtract_priced,
-    subtract_to_fit,
+    AGENT, Message, MessageLike, PricedColumns, PricedMessage, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet,
+    priced_messages, subtract_priced, subtract_to_fit,
 )
 from thrift_fp.tokens import Precision, TokenCount, TokenCounts
 
@@ -126,22 +126,6 @@ class CoreFit:
     def records(self) -> tuple[Retrievable, ...]:
         """The surviving document records (the render's order, or score order when not rendered)."""
         return self.plain if self.documents is None else self.documents.records
-
-
-@no_type_check
-class PricedMessage(NamedTuple):
-    """A row as the core's caller-priced message: the shape of `thrift_fp.thrift.Message`, as a
-    named tuple built in bulk (a frozen dataclass costs about 1.3 us a message to construct);
-    unchecked at run time, like the core's own entries: built from rows the adapter checked."""
-
-    id: str
-    content: str
-    created_at: datetime
-    role: str | None
-    summary: bool
-    ephemeral: bool
-    pair_id: str | None
-    token_cost: int
 
 
 _new: Final = tuple.__new__
@@ -238,11 +222,7 @@ def _carried_messages(carried: CoreCarry) -> Sequence[MessageLike]:
     messages = carried.messages
     if not isinstance(messages, PricedColumns):
         return messages
-    count = len(messages.ids)
-    return tuple(map(_new, repeat(PricedMessage), zip(
-        messages.ids, repeat("", count), repeat(AGE, count), repeat(None, count), messages.summaries,
-        repeat(False, count), messages.pair_ids, messages.token_costs,
-    )))
+    return priced_messages(messages)
 
 
 def _priced_columns(rows: RowColumns, group_ids: Sequence[str | None], fixed_tokens: int) -> PricedColumns:
