@@ -5,6 +5,7 @@
     nice python -m benchmarks.no_match_floor --report --corpora git,node --cache /tmp/aq
     nice python -m benchmarks.no_match_floor --choose-calibration --corpora cmake,node,postgresql,python,git
     nice python -m benchmarks.no_match_floor --choose-rule --corpora cmake,node,postgresql,python,git --cache /tmp/aq
+    nice python -m benchmarks.no_match_floor --small --cache /tmp/aq
 
 A hybrid search always finds a nearest passage, so a question about nothing in the corpus gets
 the least unrelated ones. ``thrift_fp.sources.dense._hybrid.MATCH_FLOOR`` is the fused score the
@@ -30,6 +31,15 @@ no passage holds (`thrift_fp.sources.dense.UNKNOWN_WEIGHT`, on a 0.05 grid), eac
 calibrated on the probes' match scores, the tune hits at 5 lost and the off-topic asks turned
 away per corpus; the weight chosen is the least with no tune hit lost on any corpus and every
 corpus turning away ``--offtopic-target`` (0.95) of its off-topic tuning asks.
+
+``--small`` reads the same tuning data as ``--choose-rule`` and measures the rule on small
+indexes (`SMALL`: 150 to 950 passages, subsets of the corpora holding the files labelled for
+several ``tune`` questions), each indexed and calibrated by the library's own index run: per index
+the tune questions whose labels it holds, hit@5 with the floor off, the hits the rule loses and
+the spent off-topic sets answered "no passage matched", with `unknown_share` scaled below
+`KNOWN_AT` as the library does, below other sizes (``KNOWN_AT`` = 1: no scaling) and with no
+unknown share at all (the rule before it). Each alternative recalibrates the index's floor on the
+probes' match scores, as an index run would. It chooses nothing.
 
 ``--report`` reads the held-out sets with the rule in the library (each index's calibrated
 floor, else ``MATCH_FLOOR``): the share of ``questions/offtopic.txt``, ``offtopic2.txt`` and
@@ -291,6 +301,115 @@ def _choose_rule(names: Sequence[str], cache: Path, target: float) -> None:
           f">= {target} of its off-topic tuning asks): {chosen}; the library's UNKNOWN_WEIGHT: {UNKNOWN_WEIGHT}")
 
 
+SMALL: dict[str, tuple[str, tuple[str, ...]]] = {
+    # name: (corpus, include patterns relative to its root). Chosen by the tune halves' labels and
+    # the full indexes' passage counts per file, before any small index ran.
+    "git-150": ("git", tuple(f"/{page}.html" for page in (
+        "git-reset", "git-bisect", "git-cherry-pick", "gitignore", "git-tag", "git-clone", "git-rm", "git-add",
+        "git-sparse-checkout"))),
+    "git-400": ("git", tuple(f"/{page}.html" for page in (
+        "git-reset", "git-bisect", "git-cherry-pick", "gitignore", "git-tag", "git-clone", "git-rm", "git-add",
+        "git-sparse-checkout", "git-log", "git-diff", "git-rebase", "git-merge"))),
+    "python-150": ("python", tuple(f"/library/{page}.html" for page in (
+        "tempfile", "shutil", "subprocess", "timeit", "functools", "copy"))),
+    "python-400": ("python", tuple(f"/library/{page}.html" for page in (
+        "tempfile", "shutil", "subprocess", "timeit", "functools", "copy", "re", "profile", "configparser",
+        "dataclasses", "pathlib"))),
+    "python-900": ("python", ("/tutorial/*.html", "/howto/logging.html", *(f"/library/{page}.html" for page in (
+        "tempfile", "shutil", "subprocess", "timeit", "functools", "copy", "re", "profile", "configparser",
+        "dataclasses", "pathlib", "threading", "contextlib", "venv", "logging")))),
+    "node-150": ("node", ("/process.md",)),
+    "node-400": ("node", ("/process.md", "/cli.md")),
+    "node-900": ("node", tuple(f"/{page}.md" for page in (
+        "process", "cli", "events", "util", "readline", "timers", "worker_threads", "v8"))),
+    "cmake-900": ("cmake", ("/command/*.rst", "/cpack_gen/*.rst")),
+}
+"""The small indexes `--small` measures: subsets of the evaluation corpora, each holding the files
+labelled for several ``tune`` questions (names give the size aimed at, in passages)."""
+KNOWN_AT_GRID: tuple[int | None, ...] = (1, 100, 250, 500, 1000, 2000, 4000, None)
+"""The sizes `--small` scales `unknown_share` below (1: no scaling; None: no unknown share at all)."""
+
+
+def _small(names: Sequence[str], cache: Path) -> None:
+    """The rule on small indexes, from tuning data only (see the module's docstring)."""
+    import sqlite3
+
+    import thrift_fp.sources.ranking._score as score
+    from thrift_fp.sources import search_ranking
+    from thrift_fp.sources.dense import MATCH_FLOOR, UNKNOWN_WEIGHT, calibrated_floor, probe_questions
+
+    offtopic = {name: [(question, None) for question in _lines(path)] for name, path in SPENT_OFFTOPIC}
+    probes = probe_questions()
+    print("tuning data: tune halves (questions with a labelled file in the index), "
+          + ", ".join(f"{set_name} ({len(qs)})" for set_name, qs in offtopic.items())
+          + f"; {len(probes)} probes; UNKNOWN_WEIGHT {UNKNOWN_WEIGHT}, the library's KNOWN_AT {score.KNOWN_AT}")
+    library_known_at = score.KNOWN_AT
+    # Per size on the grid, over every small index: tune hits at 5 lost, off-topic asks answered.
+    totals: dict[int | None, tuple[int, int]] = {known_at: (0, 0) for known_at in KNOWN_AT_GRID}
+    hits = asks = 0
+    for name in names:
+        corpus_name, include = SMALL[name]
+        whole = corpora()[corpus_name]
+        corpus = Corpus(name, whole.root, include, (), whole.package, whole.version)
+        database, embedder = _index(corpus, cache)
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
+            passages = int(connection.execute("SELECT count(*) FROM passages").fetchone()[0])
+            held = {relative(str(path), whole.root) for (path,) in connection.execute("SELECT path FROM files")}
+        tune = [(q.question, q.files) for q in load(corpus_name, "tune") if set(q.files) & held]
+        questions = [*tune, *[q for qs in offtopic.values() for q in qs], *[(p, None) for p in probes]]
+        asked = ask(corpus, cache, questions)
+        # The share no passage holds, unscaled (KNOWN_AT 1), read by the library's own code with
+        # the constant set aside for the call (setattr: it is Final to the library, not to this
+        # measurement of what another value would do), then rescaled for each size on the grid.
+        setattr(score, "KNOWN_AT", 1)
+        try:
+            raw = [_unknown(database, one.question) for one in asked]
+        finally:
+            setattr(score, "KNOWN_AT", library_known_at)
+        scaled_ok = all(abs(one.unknown - share * min(1.0, passages / library_known_at)) < 1e-9
+                        for one, share in zip(asked, raw))
+        on, rest = asked[: len(tune)], asked[len(tune):]
+        by_set: dict[str, list[Asked]] = {}
+        for set_name, qs in offtopic.items():
+            by_set[set_name], rest = rest[: len(qs)], rest[len(qs):]
+        stored = search_ranking(database, dense=embedder).unwrap().match_floor
+        print(f"\n{name}: {passages} passages, {len(held)} files ({', '.join(include)}); {len(on)} tune questions, "
+              f"{sum(1 for a in on if a.hit)} with a hit at 5 with the floor off; stored floor {stored}; "
+              f"library's scaling reproduced: {scaled_ok}")
+        print("  KNOWN_AT  floor  tune hits lost  off-topic no match (offtopic.tune / offtopic / offtopic2 / pooled)"
+              "  closest tune hit above its floor")
+        index_of = {id(one): at for at, one in enumerate(asked)}
+        for known_at in KNOWN_AT_GRID:
+            def matched(one: Asked) -> float:
+                if known_at is None:
+                    return one.best
+                share = raw[index_of[id(one)]] * min(1.0, passages / known_at)
+                return one.best - UNKNOWN_WEIGHT * min(max(share, 0.0), 1.0)
+            floor = calibrated_floor([matched(a) for a in rest], MATCH_FLOOR)
+            lost = [a.question for a in on if a.hit and matched(a) < floor]
+            turned = {s: _share([matched(a) < floor for a in g]) for s, g in by_set.items()}
+            pooled = _share([matched(a) < floor for g in by_set.values() for a in g])
+            closest = min(((matched(a) - floor, a.question) for a in on if a.hit), default=(float("nan"), ""))
+            answered = sum(1 for g in by_set.values() for a in g if matched(a) >= floor)
+            totals[known_at] = (totals[known_at][0] + len(lost), totals[known_at][1] + answered)
+            label = "none" if known_at is None else str(known_at)
+            print(f"  {label:>8}  {floor:.3f}  {len(lost)} {lost if lost else ''}  "
+                  f"{' / '.join(f'{v:.3f}' for v in turned.values())} / {pooled:.3f}  {closest[0]:+.3f} ({closest[1]!r})")
+        library = [a for a in asked[len(tune): len(tune) + sum(len(qs) for qs in offtopic.values())]]
+        print(f"  the library's own searches: tune hits lost {sum(1 for a in on if a.hit and not a.answered)}, "
+              f"off-topic no match {_share([not a.answered for a in library]):.3f}")
+        print("  tune hits under 0.30 + 0.25 x their unscaled unknown share: " + "; ".join(
+            f"{a.question!r} fused {a.best:.3f}, unknown {raw[index_of[id(a)]]:.3f}" for a in on
+            if a.hit and a.best - UNKNOWN_WEIGHT * raw[index_of[id(a)]] < MATCH_FLOOR))
+        hits += sum(1 for a in on if a.hit)
+        asks += sum(len(g) for g in by_set.values())
+    print(f"\nover the {len(names)} indexes ({hits} tune hits at 5 with the floor off, {asks} off-topic asks): "
+          "KNOWN_AT: tune hits lost, off-topic asks answered")
+    for known_at, (lost_total, answered_total) in totals.items():
+        print(f"  {'none' if known_at is None else known_at:>8}: {lost_total} lost, {answered_total} answered "
+              f"(no match {1 - answered_total / max(asks, 1):.3f})")
+
+
 def _report(names: Sequence[str], cache: Path) -> None:
     """The held-out figures, read once the rule is fixed: per corpus the share of each off-topic
     set answered "no passage matched", and hit@5 of the fresh sets with the floor off, with the
@@ -360,6 +479,9 @@ def main(argv: Sequence[str]) -> int:
                       help="tuning questions and the probes only: the rule each index calibrates its floor by")
     mode.add_argument("--choose-rule", action="store_true",
                       help="tuning data only (tune halves, spent off-topic sets, probes): the unknown-share weight")
+    mode.add_argument("--small", action="store_true",
+                      help="tuning data only: the rule and KNOWN_AT on small indexes (subsets of the corpora)")
+    parser.add_argument("--indexes", default=",".join(SMALL), help="--small: comma-separated small indexes")
     parser.add_argument("--corpora", default="git,node", help="comma-separated corpora (default: git,node)")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--tune-loss", type=float, default=0.005)
@@ -377,6 +499,8 @@ def main(argv: Sequence[str]) -> int:
         _choose_calibration(names, args.cache, args.tune_loss, args.offtopic_target)
     elif args.choose_rule:
         _choose_rule(names, args.cache, args.offtopic_target)
+    elif args.small:
+        _small([name for name in args.indexes.split(",") if name], args.cache)
     else:
         _report(names, args.cache)
     print(f"load average (1/5/15 min) before {before}, after {load_average()}")
