@@ -36,10 +36,12 @@ corpus turning away ``--offtopic-target`` (0.95) of its off-topic tuning asks.
 indexes (`SMALL`: 150 to 950 passages, subsets of the corpora holding the files labelled for
 several ``tune`` questions), each indexed and calibrated by the library's own index run: per index
 the tune questions whose labels it holds, hit@5 with the floor off, the hits the rule loses and
-the spent off-topic sets answered "no passage matched", with `unknown_share` scaled below
-`KNOWN_AT` as the library does, below other sizes (``KNOWN_AT`` = 1: no scaling) and with no
-unknown share at all (the rule before it). Each alternative recalibrates the index's floor on the
-probes' match scores, as an index run would. It chooses nothing.
+the spent off-topic sets answered "no passage matched", with `unknown_share` scaled as the
+library does (`absence_weight`: nothing below `FADE_FROM` passages, in proportion up to
+`KNOWN_AT`), scaled in proportion below other sizes (1: no scaling) and with no unknown share at
+all (the rule before it). Each alternative recalibrates the index's floor on the probes' match
+scores, as an index run would. (Its first run, with the library scaling in proportion below 1,000
+passages, chose the library's `FADE_FROM`; BENCHMARKS.md §23.)
 
 ``--report`` reads the held-out sets with the rule in the library (each index's calibrated
 floor, else ``MATCH_FLOOR``): the share of ``questions/offtopic.txt``, ``offtopic2.txt`` and
@@ -61,7 +63,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from benchmarks._eval_set import EVAL, Corpus, Half, corpora, load, relative
 from benchmarks._harness import load_average, machine
@@ -327,7 +329,11 @@ SMALL: dict[str, tuple[str, tuple[str, ...]]] = {
 """The small indexes `--small` measures: subsets of the evaluation corpora, each holding the files
 labelled for several ``tune`` questions (names give the size aimed at, in passages)."""
 KNOWN_AT_GRID: tuple[int | None, ...] = (1, 100, 250, 500, 1000, 2000, 4000, None)
-"""The sizes `--small` scales `unknown_share` below (1: no scaling; None: no unknown share at all)."""
+"""The sizes `--small` scales `unknown_share` below in proportion (1: no scaling; None: no unknown
+share at all), beside the library's own scaling (`absence_weight`: none below `FADE_FROM`, in
+proportion up to `KNOWN_AT`)."""
+LIBRARY: Final = "library"
+"""The row of the library's own scaling in `--small`'s tables."""
 
 
 def _small(names: Sequence[str], cache: Path) -> None:
@@ -342,10 +348,10 @@ def _small(names: Sequence[str], cache: Path) -> None:
     probes = probe_questions()
     print("tuning data: tune halves (questions with a labelled file in the index), "
           + ", ".join(f"{set_name} ({len(qs)})" for set_name, qs in offtopic.items())
-          + f"; {len(probes)} probes; UNKNOWN_WEIGHT {UNKNOWN_WEIGHT}, the library's KNOWN_AT {score.KNOWN_AT}")
-    library_known_at = score.KNOWN_AT
+          + f"; {len(probes)} probes; UNKNOWN_WEIGHT {UNKNOWN_WEIGHT}, the library's FADE_FROM {score.FADE_FROM} and KNOWN_AT {score.KNOWN_AT}")
     # Per size on the grid, over every small index: tune hits at 5 lost, off-topic asks answered.
-    totals: dict[int | None, tuple[int, int]] = {known_at: (0, 0) for known_at in KNOWN_AT_GRID}
+    scales: tuple[int | str | None, ...] = (*KNOWN_AT_GRID[:-1], LIBRARY, None)
+    totals: dict[int | str | None, tuple[int, int]] = {known_at: (0, 0) for known_at in scales}
     hits = asks = 0
     for name in names:
         corpus_name, include = SMALL[name]
@@ -358,16 +364,16 @@ def _small(names: Sequence[str], cache: Path) -> None:
         tune = [(q.question, q.files) for q in load(corpus_name, "tune") if set(q.files) & held]
         questions = [*tune, *[q for qs in offtopic.values() for q in qs], *[(p, None) for p in probes]]
         asked = ask(corpus, cache, questions)
-        # The share no passage holds, unscaled (KNOWN_AT 1), read by the library's own code with
-        # the constant set aside for the call (setattr: it is Final to the library, not to this
-        # measurement of what another value would do), then rescaled for each size on the grid.
-        setattr(score, "KNOWN_AT", 1)
+        # The share no passage holds, unscaled, read by the library's own code with its scaling
+        # set aside for the call (setattr: a measurement of what another scaling would do), then
+        # rescaled for each row of the table.
+        library_weight = score.absence_weight
+        setattr(score, "absence_weight", lambda _passages: 1.0)
         try:
             raw = [_unknown(database, one.question) for one in asked]
         finally:
-            setattr(score, "KNOWN_AT", library_known_at)
-        scaled_ok = all(abs(one.unknown - share * min(1.0, passages / library_known_at)) < 1e-9
-                        for one, share in zip(asked, raw))
+            setattr(score, "absence_weight", library_weight)
+        scaled_ok = all(abs(one.unknown - share * library_weight(passages)) < 1e-9 for one, share in zip(asked, raw))
         on, rest = asked[: len(tune)], asked[len(tune):]
         by_set: dict[str, list[Asked]] = {}
         for set_name, qs in offtopic.items():
@@ -379,11 +385,12 @@ def _small(names: Sequence[str], cache: Path) -> None:
         print("  KNOWN_AT  floor  tune hits lost  off-topic no match (offtopic.tune / offtopic / offtopic2 / pooled)"
               "  closest tune hit above its floor")
         index_of = {id(one): at for at, one in enumerate(asked)}
-        for known_at in KNOWN_AT_GRID:
+        for known_at in scales:
             def matched(one: Asked) -> float:
                 if known_at is None:
                     return one.best
-                share = raw[index_of[id(one)]] * min(1.0, passages / known_at)
+                weight = library_weight(passages) if known_at == LIBRARY else min(1.0, passages / int(known_at))
+                share = raw[index_of[id(one)]] * weight
                 return one.best - UNKNOWN_WEIGHT * min(max(share, 0.0), 1.0)
             floor = calibrated_floor([matched(a) for a in rest], MATCH_FLOOR)
             lost = [a.question for a in on if a.hit and matched(a) < floor]

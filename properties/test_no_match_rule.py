@@ -4,12 +4,13 @@ answering all or nothing on that score — a floor of 0 being no floor."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from thrift_fp.sources.dense import UNKNOWN_WEIGHT, fuse_matched, match_score
 from thrift_fp.sources.ranking._fusion import fused_score
-from thrift_fp.sources.ranking._score import KNOWN_AT, CollectionStats, Scored, unknown_share
+from thrift_fp.sources.ranking._score import FADE_FROM, KNOWN_AT, CollectionStats, Scored, absence_weight, unknown_share
 
 _SHARES = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 _TERMS = st.lists(st.text("abcdefgh", min_size=1, max_size=4), min_size=1, max_size=6, unique=True)
@@ -30,7 +31,19 @@ def test_the_unknown_share_is_a_share_and_zero_when_every_word_is_known(
     if all(count > 0 for count in df.values()):
         assert share == 0.0
     if all(count == 0 for count in df.values()):
-        assert share == min(1.0, passages / KNOWN_AT)
+        # Nothing below FADE_FROM passages, all from KNOWN_AT, in proportion between.
+        if passages < FADE_FROM:
+            assert share == 0.0
+        elif passages >= KNOWN_AT:
+            assert share == 1.0
+        else:
+            assert share == pytest.approx((passages - FADE_FROM) / (KNOWN_AT - FADE_FROM))
+
+
+@given(_PASSAGES, _PASSAGES)
+def test_an_absent_word_weighs_more_the_larger_the_index(one: int, other: int) -> None:
+    small, large = sorted((one, other))
+    assert 0.0 <= absence_weight(small) <= absence_weight(large) <= 1.0
 
 
 @given(_TERMS, st.data(), _PASSAGES, st.text("xyz", min_size=5, max_size=8))

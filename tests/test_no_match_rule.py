@@ -19,7 +19,7 @@ from thrift_fp.sources.postgres import PostgresDatabase, open_database
 from thrift_fp.sources.postgres import index_paths as pg_index
 from thrift_fp.sources.postgres import search_ranking as pg_ranking
 from thrift_fp.sources.postgres._search import search_matched as pg_matched
-from thrift_fp.sources.ranking._score import KNOWN_AT
+from thrift_fp.sources.ranking._score import FADE_FROM, KNOWN_AT
 from thrift_fp.sources.sqlite._dense import FLOOR_KEY, record_floor
 from thrift_fp.sources.sqlite._search import search_matched
 
@@ -80,12 +80,13 @@ def test_a_word_no_passage_holds_can_pull_a_question_under_the_floor(database: P
     assert search_index(database, NONSENSE, dense=CountingEmbedder(), match_floor=0.0).unwrap()
 
 
-def test_in_a_small_index_an_absent_word_weighs_in_proportion(tmp_path: Path) -> None:
+def test_in_a_small_index_an_absent_word_weighs_nothing(tmp_path: Path) -> None:
+    # Below FADE_FROM passages most words of any question are absent: the floor alone decides.
     index_paths(tmp_path / "small.db", [write_dense_docs(tmp_path)], dense=CountingEmbedder()).unwrap()
     passages = sqlite3.connect(tmp_path / "small.db").execute("SELECT count(*) FROM passages").fetchone()[0]
     best, matched = _matched(tmp_path / "small.db", NONSENSE)
-    assert 0 < passages < KNOWN_AT
-    assert matched == pytest.approx(best - UNKNOWN_WEIGHT * passages / KNOWN_AT)
+    assert 0 < passages < FADE_FROM
+    assert matched == best
 
 
 def test_the_stored_floor_and_the_json_name_the_rule(database: Path) -> None:

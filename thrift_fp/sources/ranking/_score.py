@@ -103,11 +103,28 @@ class Scored:
     raw: float
 
 
-# The index size from which a word no passage holds counts fully in `unknown_share`: every
-# corpus the no-match rule was chosen on (BENCHMARKS.md §23) has 3,700 to 9,000 passages, well
-# above it; a folder of a few dozen passages lacks most words of any question, on-topic or not.
-KNOWN_AT: Final = 1000
-"""Passages from which a word no passage holds counts fully in `unknown_share` (fewer: in proportion)."""
+# How much a word no passage holds says depends on the index's size. Every corpus the no-match
+# rule was chosen on (BENCHMARKS.md §23) has 3,700 to 9,000 passages: there nearly every word of
+# an on-topic question is held somewhere, and an absent one marks another subject. A small folder
+# lacks most words of any question, on-topic or not: on nine indexes of 157 to 950 passages
+# (tuning data only, `benchmarks.no_match_floor --small`) any weight on absent words lost tune
+# hits (4 of 95 with a linear scale to 1,000 passages, 8 unscaled), while the floor alone already
+# turned away 98% of the off-topic asks. So an absent word weighs nothing below FADE_FROM, fully
+# from KNOWN_AT, and in proportion between (no corpus measured there).
+FADE_FROM: Final = 1000
+"""Passages below which a word no passage holds weighs nothing in `unknown_share`."""
+KNOWN_AT: Final = 3000
+"""Passages from which a word no passage holds counts fully in `unknown_share` (between `FADE_FROM` and it: in proportion)."""
+
+
+def absence_weight(passages: int) -> float:
+    """How much the share of a question no passage holds counts in an index of ``passages``:
+    0 below `FADE_FROM`, 1 from `KNOWN_AT`, in proportion between.
+
+    >>> absence_weight(FADE_FROM - 1), absence_weight((FADE_FROM + KNOWN_AT) // 2), absence_weight(KNOWN_AT)
+    (0.0, 0.5, 1.0)
+    """
+    return min(1.0, max(0.0, (passages - FADE_FROM) / (KNOWN_AT - FADE_FROM)))
 
 
 def idf(passages: int, df: int) -> float:
@@ -207,8 +224,9 @@ def term_idfs(terms: Sequence[str], stats: CollectionStats, df: Mapping[str, int
 def unknown_share(terms: Sequence[str], stats: CollectionStats, df: Mapping[str, int]) -> float:
     """The share of the most ``terms`` could score (the sum of their `idf`) that is carried by
     terms no passage holds, in [0, 1]: 1 for a question made only of words the index never uses.
-    In an index of fewer than `KNOWN_AT` passages it is scaled down in proportion: there most
-    words of even an on-topic question are absent, and their absence says little.
+    It is scaled by `absence_weight`: nothing in an index of fewer than `FADE_FROM` passages, where
+    most words of even an on-topic question are absent and their absence says little; fully from
+    `KNOWN_AT`.
 
     Every store computes it from the same term counts its lexical ranking reads, so it is the same
     on each. (The dense side cannot see it: a model maps "webpack" near "module" whether or not
@@ -220,15 +238,17 @@ def unknown_share(terms: Sequence[str], stats: CollectionStats, df: Mapping[str,
     >>> round(unknown_share(["shed", "x"], stats, {"shed": 1}), 3) == round(
     ...     idf(KNOWN_AT, 0) / (idf(KNOWN_AT, 0) + idf(KNOWN_AT, 1)), 3)
     True
-    >>> unknown_share(["zzqxv"], CollectionStats(KNOWN_AT // 4, 9, 3, 0), {})
-    0.25
+    >>> unknown_share(["zzqxv"], CollectionStats((FADE_FROM + KNOWN_AT) // 2, 9, 3, 0), {})
+    0.5
+    >>> unknown_share(["zzqxv"], CollectionStats(FADE_FROM // 2, 9, 3, 0), {})
+    0.0
     """
     idfs = term_idfs(terms, stats, df)
     ideal = math.fsum(idfs.values())
     if ideal <= 0.0:
         return 0.0
     share = min(1.0, math.fsum(weight for term, weight in idfs.items() if df.get(term, 0) <= 0) / ideal)
-    return share * min(1.0, max(stats.passages, 0) / KNOWN_AT)
+    return share * absence_weight(stats.passages)
 
 
 def bounded(postings: Mapping[str, Postings], idfs: Mapping[str, float]) -> list[tuple[int, float]]:
