@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from thrift_fp.sources.dense import UNKNOWN_WEIGHT, fuse_matched, match_score
 from thrift_fp.sources.ranking._fusion import fused_score
-from thrift_fp.sources.ranking._score import FADE_FROM, KNOWN_AT, CollectionStats, Scored, absence_weight, unknown_share
+from thrift_fp.sources.ranking._score import FADE_FROM, KNOWN_AT, CollectionStats, absence_weight, unknown_share
+from properties.fusion_strategies import CANDIDATES, scored
+from properties.fusion_strategies import SCORES as _SHARES
 
-_SHARES = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 _TERMS = st.lists(st.text("abcdefgh", min_size=1, max_size=4), min_size=1, max_size=6, unique=True)
 _PASSAGES = st.integers(min_value=1, max_value=5 * KNOWN_AT)
 
@@ -64,24 +65,14 @@ def test_the_match_score_falls_with_the_unknown_share_by_its_weight(best: float,
     assert match_score(best, max(unknown, more)) <= match_score(best, min(unknown, more))
 
 
-_LISTS = st.lists(
-    st.tuples(st.integers(0, 20), st.sampled_from(["a", "b", "c", "d"]), _SHARES), max_size=10,
-    unique_by=lambda row: row[0],
-)
-
-
-def _scored(rows: list[tuple[int, str, float]], side: str) -> list[Scored]:
-    return [Scored(key, f"{side}{key % 4}.md#{key}", f"h{key}", score, score) for key, _, score in rows]
-
-
-@given(lexical=_LISTS, dense=_LISTS, cosines=st.dictionaries(st.integers(0, 20), _SHARES),
+@given(lexical=CANDIDATES, dense=CANDIDATES, cosines=st.dictionaries(st.integers(0, 20), _SHARES),
        shares=st.dictionaries(st.integers(0, 20), _SHARES), floor=st.one_of(st.just(0.0), _SHARES),
        unknown=_SHARES, limit=st.integers(0, 12))
 def test_the_floor_answers_all_or_nothing_on_the_match_score(
     lexical: list[tuple[int, str, float]], dense: list[tuple[int, str, float]], cosines: dict[int, float],
     shares: dict[int, float], floor: float, unknown: float, limit: int,
 ) -> None:
-    lexical_side, dense_side = _scored(lexical, "l"), _scored(dense, "d")
+    lexical_side, dense_side = scored(lexical, "l"), scored(dense, "d")
     open_answer, _ = fuse_matched(lexical_side, dense_side, limit, shares=shares, cosines=cosines, floor=0.0)
     floored, matched = fuse_matched(
         lexical_side, dense_side, limit, shares=shares, cosines=cosines, floor=floor, unknown=unknown
@@ -114,7 +105,7 @@ _LOW = st.lists(
 def test_a_floor_of_zero_answers_even_a_match_score_below_zero(
     dense: list[tuple[int, str, float]], unknown: float, limit: int
 ) -> None:
-    dense_side = _scored(dense, "d")
+    dense_side = scored(dense, "d")
     answer, matched = fuse_matched([], dense_side, limit, shares={}, cosines={}, floor=0.0, unknown=unknown)
     assert matched < 0.0
     assert answer == fuse_matched([], dense_side, limit, shares={}, cosines={}, floor=0.0)[0] != ()

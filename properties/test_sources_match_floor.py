@@ -8,26 +8,17 @@ from hypothesis import strategies as st
 
 from thrift_fp.sources.dense._hybrid import fuse_scored
 from thrift_fp.sources.ranking._fusion import fused_score
-from thrift_fp.sources.ranking._score import Scored
-
-_SCORES = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
-_LISTS = st.lists(
-    st.tuples(st.integers(0, 20), st.sampled_from(["a", "b", "c", "d"]), _SCORES), max_size=10,
-    unique_by=lambda row: row[0],
-)
+from properties.fusion_strategies import CANDIDATES, scored
+from properties.fusion_strategies import SCORES as _SCORES
 
 
-def _scored(rows: list[tuple[int, str, float]], side: str) -> list[Scored]:
-    return [Scored(key, f"{side}{key % 4}.md#{key}", f"h{key}", score, score) for key, _, score in rows]
-
-
-@given(lexical=_LISTS, dense=_LISTS, cosines=st.dictionaries(st.integers(0, 20), _SCORES),
+@given(lexical=CANDIDATES, dense=CANDIDATES, cosines=st.dictionaries(st.integers(0, 20), _SCORES),
        shares=st.dictionaries(st.integers(0, 20), _SCORES), floor=_SCORES, limit=st.integers(0, 12))
 def test_the_floor_answers_all_or_nothing_on_the_best_fused_score(
     lexical: list[tuple[int, str, float]], dense: list[tuple[int, str, float]], cosines: dict[int, float],
     shares: dict[int, float], floor: float, limit: int,
 ) -> None:
-    lexical_side, dense_side = _scored(lexical, "l"), _scored(dense, "d")
+    lexical_side, dense_side = scored(lexical, "l"), scored(dense, "d")
     open_answer = fuse_scored(lexical_side, dense_side, limit, shares=shares, cosines=cosines, floor=0.0)
     floored = fuse_scored(lexical_side, dense_side, limit, shares=shares, cosines=cosines, floor=floor)
     # Each content's evidence is the best of its passages' on each side; the best fused score

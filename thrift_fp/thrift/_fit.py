@@ -109,15 +109,9 @@ def subtract_to_fit(
     >>> (fitted.trace.budget, fitted.trace.fits, fitted.trace.buckets[5].ids)
     (65, True, ('long',))
     """
-    prepared = _prepare(working_set, context_window, relevant_tool_names, options, encoding, counts)
-    if isinstance(prepared, Failure):
-        return Failure(prepared.failure())
-    ready = prepared.unwrap()
-    unmeasured = ready.unmeasured
-    raw = probe_estimates(unmeasured.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
-    if isinstance(raw, Failure):
-        return Failure(raw.failure())
-    return _finish(ready, settle_sync(raw.unwrap()))
+    return probed(working_set, context_window, relevant_tool_names, options, encoding, counts).bind(
+        lambda done: _finish(done[0], settle_sync(done[1]))
+    )
 
 
 async def fit_async(
@@ -140,18 +134,32 @@ async def fit_async(
     >>> fitted.trace.total_after
     7
     """
-    prepared = _prepare(working_set, context_window, relevant_tool_names, options, encoding, counts)
-    if isinstance(prepared, Failure):
-        return Failure(prepared.failure())
-    ready = prepared.unwrap()
-    unmeasured = ready.unmeasured
-    raw = probe_estimates(unmeasured.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
-    if isinstance(raw, Failure):
-        return Failure(raw.failure())
-    settled = await settle_async(raw.unwrap(), unmeasured.retrievable_keys)
+    probe = probed(working_set, context_window, relevant_tool_names, options, encoding, counts)
+    if isinstance(probe, Failure):
+        return Failure(probe.failure())
+    ready, raw = probe.unwrap()
+    settled = await settle_async(raw, ready.unmeasured.retrievable_keys)
     if isinstance(settled, Failure):
         return Failure(settled.failure())
     return _finish(ready, settled.unwrap())
+
+
+
+def probed(
+    working_set: WorkingSet,
+    context_window: int | float,
+    relevant_tool_names: CheckedStringsArg | None,
+    options: ThriftOptions,
+    encoding: str | None,
+    counts: TokenCounts,
+) -> Result[tuple[_Prepared, tuple[object, ...]], ThriftError]:
+    """A fit prepared (budget, options, shapes, encoding) and its passages' own estimates asked
+    once, not yet settled: where every fit, synchronous, asynchronous or of priced columns, starts."""
+    return _prepare(working_set, context_window, relevant_tool_names, options, encoding, counts).bind(
+        lambda ready: probe_estimates(
+            ready.unmeasured.retrievables, ready.unmeasured.retrievable_keys, ready.encoding.name
+        ).map(lambda raw: (ready, raw))
+    )
 
 
 def _prepare(

@@ -24,8 +24,8 @@ from returns.result import Failure, Result, Success
 from thrift_fp._args import CheckedStringsArg
 from thrift_fp.thrift._entry import PricedRun
 from thrift_fp.thrift._errors import InvalidOption, ThriftError
-from thrift_fp.thrift._estimate import probe_estimates, settle_sync
-from thrift_fp.thrift._fit import _prepare, run_passes, subtract_to_fit
+from thrift_fp.thrift._estimate import settle_sync
+from thrift_fp.thrift._fit import probed, run_passes, subtract_to_fit
 from thrift_fp.thrift._measure import fitted_set, measure
 from thrift_fp.thrift._options import ThriftOptions
 from thrift_fp.thrift._trace import ThriftTrace
@@ -128,16 +128,13 @@ def subtract_priced(
         return Failure(InvalidOption("columns", sorted(lengths), "expected columns of one length"))
     if not _common(columns, count):
         return _as_objects(columns, working_set, context_window, relevant_tool_names, options, encoding)
-    prepared = _prepare(working_set, context_window, relevant_tool_names, options, encoding, TokenCounts())
-    if isinstance(prepared, Failure):
-        return Failure(prepared.failure())
-    ready = prepared.unwrap()
+    probe = probed(working_set, context_window, relevant_tool_names, options, encoding, TokenCounts())
+    if isinstance(probe, Failure):
+        return Failure(probe.failure())
+    ready, raw = probe.unwrap()
     unmeasured = ready.unmeasured
-    raw = probe_estimates(unmeasured.retrievables, unmeasured.retrievable_keys, ready.encoding.name)
-    if isinstance(raw, Failure):
-        return Failure(raw.failure())
     measured = measure(
-        unmeasured.working_set, unmeasured.retrievables, unmeasured.retrievable_keys, settle_sync(raw.unwrap()),
+        unmeasured.working_set, unmeasured.retrievables, unmeasured.retrievable_keys, settle_sync(raw),
         ready.encoding, TokenCounts(), ready.plan.options.counting_threads,
     )
     if isinstance(measured, Failure):
