@@ -1,6 +1,7 @@
 """The `thrift-fp ask` command itself, in a fresh interpreter on an SQLite index, loads no code
 for what it does not do: the document readers and the PostgreSQL verbs are `index`'s and a URL's
-(issue 35: ~10 ms of each `ask`)."""
+(issue 35: ~10 ms of each `ask`), and beartype is the public boundary's, which a command's
+internal calls never cross (issue 35: ~0.2 s of each `ask`; tests/test_internal_calls_unchecked.py)."""
 
 from __future__ import annotations
 
@@ -9,27 +10,51 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from thrift_fp.sources import index_paths
 
 _COMMAND = """
-import json, sys
+import contextlib, io, json, sys
 from thrift_fp.cli import run
-status = run(["ask", "shedding", "--db", sys.argv[1], "--lexical", "--json"])
-print(json.dumps({"status": status, "loaded": sorted(
+shown = io.StringIO()
+with contextlib.redirect_stdout(shown):
+    status = run(sys.argv[1:])
+print(json.dumps({"status": status, "output": shown.getvalue(), "loaded": sorted(
     name for name in sys.modules
     if name.startswith(("thrift_fp.sources.documents", "thrift_fp.cli._postgres", "thrift_fp.sources.postgres._assemble",
-                        "thrift_fp.sources.postgres._index", "thrift_fp.sources.postgres._search"))
+                        "thrift_fp.sources.postgres._index", "thrift_fp.sources.postgres._search", "beartype"))
 )}))
 """
 
 
-def test_ask_on_an_sqlite_index_loads_no_document_reader_nor_postgres_verb(tmp_path: Path) -> None:
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "shed.md").write_text("# Shedding\n\nShedding drops the lowest score first.\n")
-    index_paths(tmp_path / "index.db", [tmp_path / "docs"], dense=False).unwrap()
-    done = subprocess.run(
-        [sys.executable, "-c", _COMMAND, str(tmp_path / "index.db")], capture_output=True, text=True, check=True,
-    )
-    shown = json.loads(done.stdout.splitlines()[-1])
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A lexical index of one page about shedding."""
+    root = tmp_path_factory.mktemp("ask")
+    (root / "docs").mkdir()
+    (root / "docs" / "shed.md").write_text("# Shedding\n\nShedding drops the lowest score first.\n")
+    index_paths(root / "index.db", [root / "docs"], dense=False).unwrap()
+    return root / "index.db"
+
+
+def _run_in_a_child(*argv: str) -> dict[str, object]:
+    """``thrift-fp ARGV`` in a fresh interpreter (no claw: production): its status, standard output
+    and the modules it loaded among those it should not."""
+    done = subprocess.run([sys.executable, "-c", _COMMAND, *argv], capture_output=True, text=True, check=True)
+    shown: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return shown
+
+
+def test_ask_on_an_sqlite_index_loads_no_document_reader_nor_postgres_verb_nor_beartype(index: Path) -> None:
+    shown = _run_in_a_child("ask", "shedding", "--db", str(index), "--lexical", "--json")
     assert shown["status"] == 0
     assert shown["loaded"] == []
+    answer = json.loads(str(shown["output"]))
+    assert "Shedding drops the lowest score first." in answer["context"]
+
+
+def test_count_loads_no_beartype(tmp_path: Path) -> None:
+    (tmp_path / "note.txt").write_text("three tokens here")
+    shown = _run_in_a_child("count", str(tmp_path / "note.txt"))
+    assert (shown["status"], shown["output"], shown["loaded"]) == (0, "3\n", [])

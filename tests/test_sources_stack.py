@@ -1,7 +1,8 @@
 """``sources/`` is a stack of packages, each entered through its face: a private module is imported
-only from inside the package that holds it, the stack only imports downward, the lazy faces
-agree with their static imports, and importing one store loads neither the other store nor its
-driver (the never-rule of tests/test_sources_neither_store_imports_the_other.py, at run time)."""
+only from inside the package that holds it (or as the home of a function its face checks), the
+stack only imports downward, the lazy faces agree with their static imports, and importing one
+store loads neither the other store nor its driver (the never-rule of
+tests/test_sources_neither_store_imports_the_other.py, at run time)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests._checked_faces import checked_functions
 
 PACKAGE = Path(__file__).resolve().parent.parent / "thrift_fp"
 
@@ -57,18 +60,43 @@ def _private_owner(module: str) -> tuple[str, str] | None:
     return None
 
 
+def _unchecked_homes(path: Path) -> set[str]:
+    """The private modules ``path`` imports only functions from that their package's face checks:
+    internal calls take those from their homes, unwrapped (tests/test_internal_calls_unchecked.py)."""
+    checked = checked_functions()
+    homes = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found = _private_owner(node.module)
+            if found and all(alias.name in checked.get(found[1], ()) for alias in node.names):
+                homes.add(node.module)
+    return homes
+
+
 def test_no_private_module_is_imported_from_outside_its_package() -> None:
     crossings = set()
     for path in MODULES:
         importer = _module_name(path)
+        homes = _unchecked_homes(path)
         for module in _imported(path):
             found = _private_owner(module) if module.startswith("thrift_fp.") else None
-            if found and not (importer == found[1] or importer.startswith(found[1] + ".")):
+            if found and found[0] not in homes and not (importer == found[1] or importer.startswith(found[1] + ".")):
                 crossings.add((importer, found[0]))
     assert sorted(crossings) == sorted(_KNOWN_CROSSINGS)
 
 
-# The crossings left, each for a reason; none may be added.
+def test_a_home_is_crossed_into_only_for_the_functions_its_face_checks(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from thrift_fp.tokens._encoding import get_encoding\n"
+        "from thrift_fp.tokens._encoding import TokenEncoding, get_encoding as again\n"
+        "from thrift_fp.sources.sqlite._search import search_ranking\n"
+    )
+    # A class (not wrapped) comes through the face; the sqlite face checks nothing.
+    assert _unchecked_homes(probe) == {"thrift_fp.tokens._encoding"}
+
+
+# The crossings left besides the homes of checked functions, each for a reason; none may be added.
 _KNOWN_CROSSINGS = {
     # Deliberate: `serve` answers initialize before the SDK loads; through the serve face the
     # call would be a beartype-checked wrapper, loading beartype (~50 ms) before the answer.

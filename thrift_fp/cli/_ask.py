@@ -93,7 +93,8 @@ def ask_command(
 
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
     from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
-    from thrift_fp.sources import PathNotFound, assemble  # noqa: PLC0415
+    from thrift_fp.sources import PathNotFound  # noqa: PLC0415
+    from thrift_fp.sources.sqlite import assemble  # noqa: PLC0415
     from thrift_fp.sources.dense import OneQuestion  # noqa: PLC0415
 
     window_tokens, options = _window(window, budget, encoding)
@@ -186,9 +187,9 @@ def _too_small(done: Assembled, window: int | None, encoding: str) -> BudgetTooS
     (``None`` when one was kept, or none matched), naming the smallest budget, and the smallest
     ``--window``, that would answer."""
     from thrift_fp.cli._errors import BudgetTooSmall  # noqa: PLC0415 - the library loads on use
-    from thrift_fp.render import smallest_budget  # noqa: PLC0415
+    from thrift_fp.render._smallest import smallest_budget  # noqa: PLC0415
     from thrift_fp.sources.contract import ANSWER_FIELDS  # noqa: PLC0415
-    from thrift_fp.thrift import resolve_budget  # noqa: PLC0415
+    from thrift_fp.thrift._budget import resolve_budget  # noqa: PLC0415
 
     if not done.decisions or any(decision.kept for decision in done.decisions):
         return None
@@ -276,7 +277,7 @@ def _decision_table(done: Assembled, encoding: str) -> Table:
     from rich.table import Table  # noqa: PLC0415 - rich loads only for a command that draws
     from rich.text import Text  # noqa: PLC0415
 
-    from thrift_fp.render import quote_untrusted  # noqa: PLC0415 - the library loads on use
+    from thrift_fp._shown import quote_untrusted  # noqa: PLC0415 - the library loads on use
 
     kept = [d for d in done.decisions if d.kept]
     rows_total = sum(d.rendered or 0 for d in kept)

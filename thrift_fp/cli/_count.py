@@ -23,7 +23,8 @@ def count_command(
 
     from thrift_fp._errors import ThriftFpError  # noqa: PLC0415
     from thrift_fp.cli._paths import read_input  # noqa: PLC0415
-    from thrift_fp.tokens import TokenCount, count_tokens  # noqa: PLC0415
+    from thrift_fp.tokens import TokenCount  # noqa: PLC0415
+    from thrift_fp.tokens._count import count_tokens  # noqa: PLC0415
 
     check_encoding(encoding)
     counted: Result[TokenCount, ThriftFpError] = read_input(file).bind(lambda text: count_tokens(text, encoding))

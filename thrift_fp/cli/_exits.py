@@ -42,7 +42,8 @@ def check_encoding(encoding: str) -> None:
 
     from thrift_fp._errors import ThriftFpError  # noqa: PLC0415
     from thrift_fp.cli._paths import cache_dir  # noqa: PLC0415 - _paths imports this module
-    from thrift_fp.tokens import get_encoding, use_rank_cache  # noqa: PLC0415
+    from thrift_fp.tokens._encoding import get_encoding  # noqa: PLC0415
+    from thrift_fp.tokens._rank_cache import use_rank_cache  # noqa: PLC0415
 
     # A command counts once and exits: the vocabulary's parsed ranks come from the cache folder
     # (verified against a pinned digest; about 50 ms less per process than parsing them again).

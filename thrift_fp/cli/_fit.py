@@ -36,7 +36,7 @@ def fit_command(
     from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
     from thrift_fp.cli._paths import read_input  # noqa: PLC0415
     from thrift_fp.cli._working_set_json import FitRequest, fitted_to_json, load_json, parse_fit_request  # noqa: PLC0415
-    from thrift_fp.thrift import subtract_to_fit  # noqa: PLC0415
+    from thrift_fp.thrift._fit import subtract_to_fit  # noqa: PLC0415
 
     origin = "standard input" if file == "-" else file
     text: Result[str, ThriftFpError] = read_input(file)

@@ -143,7 +143,8 @@ def index_command(
 
     from thrift_fp.cli._paths import chosen_corpus  # noqa: PLC0415
     from thrift_fp.cli._postgres import is_database_url  # noqa: PLC0415
-    from thrift_fp.sources import DEFAULT_INCLUDE, IndexProblems, index_paths  # noqa: PLC0415
+    from thrift_fp.sources import DEFAULT_INCLUDE, IndexProblems  # noqa: PLC0415
+    from thrift_fp.sources.sqlite import index_paths  # noqa: PLC0415
 
     corpus = chosen_corpus(db, creating=True)
     db = corpus.database
@@ -266,7 +267,7 @@ def _kept_after_interrupt(database: Path) -> str:
     # committed batch of vectors stay (thrift_fp.sources.index_paths).
     from returns.result import Success  # noqa: PLC0415 - the library loads on use
 
-    from thrift_fp.sources import search_ranking  # noqa: PLC0415
+    from thrift_fp.sources.sqlite import search_ranking  # noqa: PLC0415
 
     ranking = search_ranking(database, dense=True) if database.is_file() else None
     if isinstance(ranking, Success) and ranking.unwrap().incomplete is not None:

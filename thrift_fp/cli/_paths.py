@@ -136,7 +136,7 @@ def embedded_corpus() -> Path:
     >>> (embedded_corpus() / "README.md").is_file()
     True
     """
-    from thrift_fp.sources import embedded_corpus as folder  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.sources.documents import embedded_corpus as folder  # noqa: PLC0415 - the library loads on use
 
     return folder()
 
@@ -158,7 +158,8 @@ def embedded_database() -> Path:
 def embedded_index() -> Path:
     """`embedded_database`, indexed on first use (afresh when the cache is stale or damaged);
     a failure ends the command (`thrift_fp.cli._exits.fail`)."""
-    from thrift_fp.sources import CorruptDatabase, IndexSettingsMismatch, index_paths  # noqa: PLC0415
+    from thrift_fp.sources import CorruptDatabase, IndexSettingsMismatch  # noqa: PLC0415
+    from thrift_fp.sources.sqlite import index_paths  # noqa: PLC0415
 
     database = embedded_database()
     built = index_paths(database, [embedded_corpus()], dense=True)

@@ -71,7 +71,7 @@ def serve_command(
     # On stdio a client's first frame is `initialize`, answered before the SDK loads (~0.6 s).
     first, handshake = answer_first_frame(database, settings) if http is None else (b"", None)
     try:
-        from thrift_fp.serve import serve_command as serve  # noqa: PLC0415 - the SDK loads only for serve
+        from thrift_fp.serve._command import serve_command as serve  # noqa: PLC0415 - the SDK loads only for serve
     except ImportError as exc:
         typer.echo(f"thrift-fp: error: serve needs the mcp extra ({exc}): pip install 'thrift_fp[mcp]'", err=True)
         raise typer.Exit(1) from None

@@ -32,7 +32,7 @@ def warm_model(database: Path, one_question: bool = False) -> Callable[[], None]
 
 
 def _load(database: Path, one_question: bool) -> None:
-    from thrift_fp.sources import search_ranking  # noqa: PLC0415 - the library loads on use
+    from thrift_fp.sources.sqlite import search_ranking  # noqa: PLC0415 - the library loads on use
     from thrift_fp.sources.dense import OneQuestion  # noqa: PLC0415
 
     # Which ranking the search will run: deciding it loads (and keeps, for the search) the model

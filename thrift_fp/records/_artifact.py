@@ -28,7 +28,8 @@ from thrift_fp.records._lines import strip_line_end
 from thrift_fp.records._reader import SpoolReader
 from thrift_fp.records._regex import compile_pattern
 from thrift_fp.records._stream_count import StreamedCount, count_streamed
-from thrift_fp.tokens import TokenCount, TokenEncoding, get_encoding
+from thrift_fp.tokens import TokenCount, TokenEncoding
+from thrift_fp.tokens._encoding import get_encoding
 
 
 @dataclass(frozen=True, slots=True)

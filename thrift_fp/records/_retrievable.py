@@ -14,7 +14,8 @@ from thrift_fp.records._constructor import ArtifactConstructor
 from thrift_fp.records._errors import InvalidRetrievable, RecordError
 from thrift_fp.records._fields import FIELDS, checked_fields
 from thrift_fp.records._tier import TRUST_TIERS, TrustTier
-from thrift_fp.tokens import TokenCount, Tokenizable, count_tokens
+from thrift_fp.tokens import TokenCount, Tokenizable
+from thrift_fp.tokens._count import count_tokens
 
 # The fields a check may rewrite: timestamps to UTC, an int score to a float, a missing
 # (``None``) inline flag to False, as parsing reads it.

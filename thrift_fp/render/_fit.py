@@ -81,10 +81,11 @@ from thrift_fp.thrift import (
     ThriftOptions,
     ThriftTrace,
     WorkingSet,
-    resolve_budget,
-    subtract_to_fit,
 )
-from thrift_fp.tokens import TokenEncoding, get_encoding
+from thrift_fp.thrift._budget import resolve_budget
+from thrift_fp.thrift._fit import subtract_to_fit
+from thrift_fp.tokens import TokenEncoding
+from thrift_fp.tokens._encoding import get_encoding
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +123,11 @@ class FitRendered:
         >>> "Nothing was shed." in fit_and_render(WorkingSet(), 100).unwrap()._repr_html_()
         True
         """
-        from thrift_fp.thrift import fit_report_html, report_passages, report_shed  # noqa: PLC0415 - loads when drawn
+        from thrift_fp.thrift._picture import (  # noqa: PLC0415 - loads when drawn
+            fit_report_html,
+            report_passages,
+            report_shed,
+        )
 
         refilled = (key for step in self.trace.refilled for key in step.ids)
         kept = report_passages(self.records, self.costs, refilled=refilled)

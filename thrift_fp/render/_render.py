@@ -26,7 +26,7 @@ from thrift_fp.render._errors import (
 from thrift_fp.render._fields import DEFAULT_FIELDS, Field, checked_fields
 from thrift_fp.render._layout import Entry, attribute_columns, compose
 from thrift_fp.render._nonce import MIN_KEY_BYTES, KeyedNonce, NonceMode, RandomNonce
-from thrift_fp.tokens import get_encoding
+from thrift_fp.tokens._encoding import get_encoding
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ from typing import Protocol, runtime_checkable
 
 from thrift_fp.serve._handshake import corpus_name
 from thrift_fp.serve._surroundings import sqlite_surroundings
-from thrift_fp.sources import FtsDefinition, Hit, fts5_definition, search_ranking
+from thrift_fp.sources import FtsDefinition, Hit
+from thrift_fp.sources.sqlite import fts5_definition, search_ranking
 
 
 @runtime_checkable

@@ -25,7 +25,7 @@ from thrift_fp.serve._errors import (
 from thrift_fp.serve._ledger import SessionLedger
 from thrift_fp._scrub import scrubbed
 from thrift_fp.serve._operator_log import log_failure
-from thrift_fp.tokens import count_tokens
+from thrift_fp.tokens._count import count_tokens
 
 _log: Final = logging.getLogger("thrift_fp.serve")
 # A budget no answer reaches (what a note that did not fit needs is measured under it).

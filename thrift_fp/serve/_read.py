@@ -8,8 +8,11 @@ import dataclasses
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.render import FitRendered, fit_and_render, quote_untrusted
-from thrift_fp.retrieval import CancellationSignal, OperationContext, RetrievalDefinition, run_retrieval
+from thrift_fp._shown import quote_untrusted
+from thrift_fp.render import FitRendered
+from thrift_fp.render._fit import fit_and_render
+from thrift_fp.retrieval import CancellationSignal, OperationContext, RetrievalDefinition
+from thrift_fp.retrieval._lifecycle import run_retrieval
 from thrift_fp.serve._arguments import ReadRequest
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._errors import BudgetTooSmall, ServeError, SourceFailed, UnknownPassage

@@ -11,11 +11,14 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._shown import quote_untrusted
 from thrift_fp.records import Retrievable
-from thrift_fp.render import FitRendered, fit_and_render, quote_untrusted
-from thrift_fp.retrieval import CancellationSignal, OperationContext, run_retrieval
+from thrift_fp.render import FitRendered
+from thrift_fp.render._fit import fit_and_render
+from thrift_fp.retrieval import CancellationSignal, OperationContext
+from thrift_fp.retrieval._lifecycle import run_retrieval
 from thrift_fp.serve._arguments import SearchRequest
-from thrift_fp.render import smallest_budget
+from thrift_fp.render._smallest import smallest_budget
 from thrift_fp.serve._backend import Backend
 from thrift_fp.serve._errors import BudgetTooSmall, ServeError, SourceFailed
 from thrift_fp.serve._ledger import CallRecord, Delivery, SessionLedger, grant_budget, record_call, split_delivered

@@ -22,7 +22,8 @@ from thrift_fp.thrift._shape_check import check_shapes
 from thrift_fp.thrift._trace import BucketTrace, RefillTrace, ThriftTrace
 from thrift_fp.thrift._working_set import WorkingSet
 from thrift_fp.thrift._picture import fit_report_html, report_passages
-from thrift_fp.tokens import TokenCounts, TokenEncoding, get_encoding
+from thrift_fp.tokens import TokenCounts, TokenEncoding
+from thrift_fp.tokens._encoding import get_encoding
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from thrift_fp.thrift._errors import CountingFailed, ThriftError
 from thrift_fp.thrift._fields import content_text
 from thrift_fp.thrift._shape_check import first_malformed
 from thrift_fp.thrift._shapes import MessageLike
-from thrift_fp.tokens import get_encoding
+from thrift_fp.tokens._encoding import get_encoding
 
 # EachTuple / Each: every message is read through _texts, which turns a malformed one into an
 # error value; beartype would check one sampled message only.

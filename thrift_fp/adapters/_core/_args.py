@@ -28,10 +28,10 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp.adapters._core._errors import AdapterError, CountFailed, InvalidArgument
 from thrift_fp.adapters._core._models import ModelProfile, resolve_model
-from thrift_fp.thrift import Budget, resolve_budget
-from thrift_fp.tokens import (
-    Precision,
-    TokenEncoding,
+from thrift_fp.thrift import Budget
+from thrift_fp.thrift._budget import resolve_budget
+from thrift_fp.tokens import Precision, TokenEncoding
+from thrift_fp.tokens._encoding import (
     get_encoding,
     register_token_estimator,
     unregister_token_estimator,

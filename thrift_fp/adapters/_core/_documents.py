@@ -32,7 +32,8 @@ from returns.result import Failure, Result, Success
 from thrift_fp._shown import shown
 from thrift_fp.adapters._core._errors import InvalidDocument, UnreadableField
 from thrift_fp.adapters._core._reads import Unread, entries, unreadable
-from thrift_fp.records import Retrievable, TrustTier, parse_retrievable
+from thrift_fp.records import Retrievable, TrustTier
+from thrift_fp.records._parse import parse_retrievable
 
 DEFAULT_TIER: Final[TrustTier] = "third-party-private"
 """The tier of a document whose caller names none."""

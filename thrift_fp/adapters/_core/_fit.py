@@ -50,11 +50,13 @@ from thrift_fp.adapters._core._groups import Pairing as Pairing
 from thrift_fp.adapters._core._groups import Row as Row
 from thrift_fp.adapters._core._groups import RowColumns as RowColumns
 from thrift_fp.records import Retrievable
-from thrift_fp.render import FitRendered, NonceMode, RandomNonce, fit_and_render
+from thrift_fp.render import FitRendered, NonceMode, RandomNonce
+from thrift_fp.render._fit import fit_and_render
 from thrift_fp.thrift import (
     AGENT, Message, MessageLike, PricedColumns, PricedMessage, ShedOrder, Thought, ThriftOptions, ThriftTrace, WorkingSet,
-    priced_messages, subtract_priced, subtract_to_fit,
 )
+from thrift_fp.thrift._fit import subtract_to_fit
+from thrift_fp.thrift._priced import priced_messages, subtract_priced
 from thrift_fp.tokens import Precision, TokenCount, TokenCounts
 
 AGE: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)

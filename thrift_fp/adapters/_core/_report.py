@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar
 
-from thrift_fp.thrift import ThriftTrace, fit_report_html, report_passages
+from thrift_fp.thrift import ThriftTrace
+from thrift_fp.thrift._picture import fit_report_html, report_passages
 
 
 def fit_picture(trace: ThriftTrace, kept: Iterable[object] = ()) -> str:

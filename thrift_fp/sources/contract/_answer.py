@@ -20,16 +20,18 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._args import CheckedStringsArg
-from thrift_fp.records import ByteStore, RecordError, Retrievable, SpooledArtifact, size_hints
-from thrift_fp.render import Field, FitRendered, NonceMode, RenderError, fit_and_render
+from thrift_fp.records import ByteStore, RecordError, Retrievable, SpooledArtifact
+from thrift_fp.records._lines import size_hints
+from thrift_fp.render import Field, FitRendered, NonceMode, RenderError
+from thrift_fp.render._fit import fit_and_render
 from thrift_fp.retrieval import (
     ExecutionFailed,
     OperationContext,
     Receipt,
     RetrievalError,
     RetrievalState,
-    run_retrieval,
 )
+from thrift_fp.retrieval._lifecycle import run_retrieval
 from thrift_fp.sources.contract._contract import FtsDefinition, Hit, hit_to_retrievable
 from thrift_fp.sources.contract._errors import NoQuery, SourceError
 from thrift_fp.sources.contract._tiers import checked_tiers
@@ -102,7 +104,11 @@ class Assembled:
         """The fit as one self-contained HTML page (`thrift_fp.thrift.fit_report_html`), shown inline
         by a notebook and written by ``thrift-fp ask --report FILE``: each kept passage with its
         tier, source, heading path, score and rendered cost; each shed one with its reason."""
-        from thrift_fp.thrift import fit_report_html, report_passages, report_shed  # noqa: PLC0415 - loads when drawn
+        from thrift_fp.thrift._picture import (  # noqa: PLC0415 - loads when drawn
+            fit_report_html,
+            report_passages,
+            report_shed,
+        )
 
         costs = {d.record.id: d.rendered for d in self.decisions if d.rendered is not None}
         paths = {hit.passage_id: hit.heading_path for receipt in self.receipts for hit in receipt.sources}

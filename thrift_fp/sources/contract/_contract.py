@@ -20,7 +20,8 @@ from typing import Final, Generic, TypeVar
 from returns.result import Failure, Result
 
 from thrift_fp._errors import ThriftFpError
-from thrift_fp.records import InvalidRetrievable, Retrievable, parse_retrievable
+from thrift_fp.records import InvalidRetrievable, Retrievable
+from thrift_fp.records._parse import parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
 from thrift_fp.sources.ranking import collapse_copies, page_of, query_words
 

@@ -17,7 +17,8 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.contract import InvalidChunkBound, SourceError, UnsplittableText
-from thrift_fp.tokens import TokenEncoding, get_encoding
+from thrift_fp.tokens import TokenEncoding
+from thrift_fp.tokens._encoding import get_encoding
 
 # One code point is at most 4 UTF-8 bytes, so at most 4 byte-level tokens in any
 # tiktoken vocabulary: 8 leaves room and guarantees every text can be chunked.

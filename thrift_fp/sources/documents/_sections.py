@@ -25,7 +25,8 @@ from returns.result import Failure, Result, Success
 from thrift_fp.sources.documents._chunk import MIN_PASSAGE_TOKENS, Passage, _Chunker, _fenced_regions, _trim
 from thrift_fp.sources.contract import HEADING_SEPARATOR, InvalidChunkBound, SourceError
 from thrift_fp.sources.documents._structure import Heading, StructuredText
-from thrift_fp.tokens import TokenEncoding, get_encoding
+from thrift_fp.tokens import TokenEncoding
+from thrift_fp.tokens._encoding import get_encoding
 
 
 

@@ -67,7 +67,7 @@ from thrift_fp.sources.postgres._search import search_matched
 from thrift_fp.sources.ranking import analyze_fields, default_analyzer
 from thrift_fp.sources.dense import MATCH_FLOOR, DenseChoice, Embedder, calibrate, index_embedder
 from thrift_fp.sources.postgres._dense import forget_vectors_model, record_floor, stored_floor, stored_model, sync_vectors
-from thrift_fp.tokens import get_encoding
+from thrift_fp.tokens._encoding import get_encoding
 from thrift_fp.sources.postgres._connection import Connection as _Connection
 
 Progress = Callable[[int, int, str], None]

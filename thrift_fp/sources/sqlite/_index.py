@@ -71,7 +71,7 @@ from thrift_fp.sources.sqlite._dense import (
 from thrift_fp.sources.sqlite._search import search_matched
 from thrift_fp.sources.ranking import analyze_fields, default_analyzer
 from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, read_settings
-from thrift_fp.tokens import get_encoding
+from thrift_fp.tokens._encoding import get_encoding
 
 Progress = Callable[[int, int, str], None]
 # Passage inputs embedded so far by this run, and how many it has to embed.
