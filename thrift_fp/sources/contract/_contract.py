@@ -20,6 +20,7 @@ from typing import Final, Generic, TypeVar
 from returns.result import Failure, Result
 
 from thrift_fp._errors import ThriftFpError
+from thrift_fp._query import normal_query
 from thrift_fp.records import InvalidRetrievable, Retrievable
 from thrift_fp.records._parse import parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
@@ -122,7 +123,7 @@ def prepare_query(query: str, context: OperationContext[object]) -> str:
     >>> prepare_query("  How does\\tSHEDDING work ", OperationContext(None))
     'how does shedding work'
     """
-    return " ".join(query.lower().split())
+    return normal_query(query)
 
 
 def require_searchable(query: str, context: OperationContext[object]) -> None:
