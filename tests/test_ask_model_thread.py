@@ -1,5 +1,7 @@
 """A hybrid `ask` loads the question's model on a second thread while the library's layers load
-and the vocabulary is built (issue 35, "off the critical path"); the answer is the same."""
+and the vocabulary is built (issue 35, "off the critical path"); the answer is the same. (With one
+question on an index of the default model's vectors, a second process embeds it instead:
+tests/test_embed_ahead.py.)"""
 
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ def test_the_model_loads_on_its_own_thread_and_the_answer_is_hybrid(
 ) -> None:
     database = _index(tmp_path, capsys)
     threads = _loads(monkeypatch)
-    assert run(["ask", "make a new directory", "--db", str(database), "--json"]) == 0
+    assert run(["ask", "make a new directory", "-q", "shed", "--db", str(database), "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert threads == ["thrift-fp-model"]
     assert shown["ranking"] == "hybrid" and shown["decisions"][0]["source"] == "docs/folders.md"

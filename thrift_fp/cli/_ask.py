@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first
 
     from thrift_fp.cli._errors import BudgetTooSmall, CliError
     from thrift_fp.cli._paths import Corpus
+    from thrift_fp.sources.dense._ahead import EmbedAhead
     from thrift_fp.sources import Assembled, Ranking
     from thrift_fp.thrift import ThriftOptions
 
@@ -30,6 +32,7 @@ __getattr__ = lazy_names(__name__, {
     "CliError": "thrift_fp.cli._errors",
     "BudgetTooSmall": "thrift_fp.cli._errors",
     "Corpus": "thrift_fp.cli._paths",
+    "EmbedAhead": "thrift_fp.sources.dense._ahead",
     "Assembled": "thrift_fp.sources",
     "Ranking": "thrift_fp.sources",
     "ThriftOptions": "thrift_fp.thrift",
@@ -85,68 +88,109 @@ def ask_command(
     if not asked:
         usage_error("give a question, or one or more --query")
     corpus = chosen_corpus(db)
-    # First, before the library's layers load: the question's model loads meanwhile (_warm).
-    model_loaded = _warm(corpus, lexical, len(asked) == 1)
+    # First, before the library's layers load: the question is embedded meanwhile, by a second
+    # process where the index holds the default model's vectors (_ahead), else the question's
+    # model loads on a second thread (_warm).
+    with _ahead(corpus, lexical, asked) as ahead:
+        model_loaded = _warm(corpus, lexical, len(asked) == 1) if ahead is None else (lambda: None)
 
-    from returns.result import Failure  # noqa: PLC0415 - the library loads on use
-    from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
+        from returns.result import Failure  # noqa: PLC0415 - the library loads on use
+        from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
 
-    from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
-    from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
-    from thrift_fp.sources import PathNotFound  # noqa: PLC0415
-    from thrift_fp.sources.sqlite import assemble  # noqa: PLC0415
-    from thrift_fp.sources.dense import OneQuestion  # noqa: PLC0415
+        from thrift_fp.cli._errors import InvalidArgument  # noqa: PLC0415
+        from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
+        from thrift_fp.sources import PathNotFound  # noqa: PLC0415
+        from thrift_fp.sources.sqlite import assemble  # noqa: PLC0415
+        from thrift_fp.sources.dense import OneQuestion  # noqa: PLC0415
 
-    window_tokens, options = _window(window, budget, encoding)
-    check_encoding(encoding)
-    done: Result[Assembled, CliError]
-    database: Path | None = None  # the index file searched (None: a PostgreSQL URL)
-    db = corpus.database if corpus.chosen != "embedded" else None
-    if db is not None and is_database_url(db):
-        # Only for a URL: its module imports the document readers (for `index`), which a
-        # search of an SQLite index never uses (~10 ms).
-        from thrift_fp.cli._postgres import ask_postgres  # noqa: PLC0415
+        window_tokens, options = _window(window, budget, encoding)
+        check_encoding(encoding)
+        done: Result[Assembled, CliError]
+        database: Path | None = None  # the index file searched (None: a PostgreSQL URL)
+        db = corpus.database if corpus.chosen != "embedded" else None
+        if db is not None and is_database_url(db):
+            # Only for a URL: its module imports the document readers (for `index`), which a
+            # search of an SQLite index never uses (~10 ms).
+            from thrift_fp.cli._postgres import ask_postgres  # noqa: PLC0415
 
-        done = ask_postgres(
-            db, asked, context_window=window_tokens, options=options,
-            max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier), dense=not lexical,
-        )
-    else:
-        database = Path(db) if db is not None else embedded_index()
-        if db is not None and not database.exists():
-            fail(PathNotFound(db))
-        model_loaded()  # the search must find the model whole, or not loaded at all
-        # One question embedded, then the process exits: the model's session for one question
-        # (cheaper to build, dearer per run), kept apart from the one an index run or `serve`
-        # builds (issue 35); for several queries the usual one.
-        done = assemble(
-            asked, database=database, context_window=window_tokens, options=options,
-            max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier),
-            dense=False if lexical else (OneQuestion() if len(asked) == 1 else True),
-        )
-    if isinstance(done, Failure):
-        fail(_plain(done.failure()))
-    if report is not None:
-        _write_report(report, done.unwrap())
-    matched = bool(done.unwrap().decisions)
-    too_small = _too_small(done.unwrap(), window_tokens if budget is None else None, encoding)
-    if too_small is not None:
-        # Passages matched but none fits beside the directive: an empty context is no answer.
-        if not as_json:
+            done = ask_postgres(
+                db, asked, context_window=window_tokens, options=options,
+                max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier), dense=not lexical,
+            )
+        else:
+            database = Path(db) if db is not None else embedded_index()
+            if db is not None and not database.exists():
+                fail(PathNotFound(db))
+            model_loaded()  # the search must find the model whole, or not loaded at all
+            if ahead is not None:
+                # While the question is embedded ahead: the index's vectors, for the search.
+                from thrift_fp.sources.sqlite._dense import warm_matrix  # noqa: PLC0415
+
+                warm_matrix(database)
+            # One question embedded, then the process exits: the model's session for one question
+            # (cheaper to build, dearer per run), kept apart from the one an index run or `serve`
+            # builds (issue 35); for several queries the usual one. The question's vector made
+            # ahead where it was (`_ahead`); the search makes it itself where it was not.
+            prefetched = ahead.result() if ahead is not None else None
+            done = assemble(
+                asked, database=database, context_window=window_tokens, options=options,
+                max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier),
+                dense=False if lexical else (prefetched or (OneQuestion() if len(asked) == 1 else True)),
+            )
+        if isinstance(done, Failure):
+            fail(_plain(done.failure()))
+        if report is not None:
+            _write_report(report, done.unwrap())
+        matched = bool(done.unwrap().decisions)
+        too_small = _too_small(done.unwrap(), window_tokens if budget is None else None, encoding)
+        if too_small is not None:
+            # Passages matched but none fits beside the directive: an empty context is no answer.
+            if not as_json:
+                Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
+            fail(too_small, DOES_NOT_FIT)
+        if as_json:
+            # The ranking the answer ran with: hybrid where the index holds the model's vectors.
+            shown = _ask_json(done.unwrap(), encoding) | {"corpus": _corpus_json(corpus)} | done.unwrap().ranking.as_json()
+            typer.echo(json.dumps(shown, indent=2))
+        else:
+            typer.echo(f"thrift-fp: answered from {corpus.describe()}", err=True)
+            typer.echo(f"thrift-fp: {_ranking_line(done.unwrap().ranking)}", err=True)
+        if matched and not as_json:
+            typer.echo(done.unwrap().text)
             Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
-        fail(too_small, DOES_NOT_FIT)
-    if as_json:
-        # The ranking the answer ran with: hybrid where the index holds the model's vectors.
-        shown = _ask_json(done.unwrap(), encoding) | {"corpus": _corpus_json(corpus)} | done.unwrap().ranking.as_json()
-        typer.echo(json.dumps(shown, indent=2))
-    else:
-        typer.echo(f"thrift-fp: answered from {corpus.describe()}", err=True)
-        typer.echo(f"thrift-fp: {_ranking_line(done.unwrap().ranking)}", err=True)
-    if matched and not as_json:
-        typer.echo(done.unwrap().text)
-        Console(stderr=True).print(_decision_table(done.unwrap(), encoding))
-    if not matched:
-        typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
+        if not matched:
+            typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
+
+
+@contextmanager
+def _ahead(corpus: Corpus, lexical: bool, asked: list[str]) -> Iterator[EmbedAhead | None]:
+    """The one question ``asked`` being embedded in a second process
+    (`thrift_fp.sources.dense._ahead`), for an SQLite index that holds the default model's
+    vectors and may rank hybrid (``None`` otherwise); stopped on leaving, if still running."""
+    ahead = _embed_ahead(corpus, lexical, asked)
+    try:
+        yield ahead
+    finally:
+        if ahead is not None:
+            ahead.close()
+
+
+def _embed_ahead(corpus: Corpus, lexical: bool, asked: list[str]) -> EmbedAhead | None:
+    from thrift_fp.cli._paths import embedded_database  # noqa: PLC0415
+    from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
+
+    if lexical or len(asked) != 1 or is_database_url(corpus.database):
+        return None
+    from thrift_fp._query import normal_query  # noqa: PLC0415 - not the retrieval layers: they load meanwhile
+    from thrift_fp.sources.dense._ahead import EmbedAhead  # noqa: PLC0415
+    from thrift_fp.sources.dense._embedder import DEFAULT_MODEL_ID, missing_runtime  # noqa: PLC0415
+    from thrift_fp.sources.sqlite._dense import held_model  # noqa: PLC0415
+
+    database = Path(corpus.database) if corpus.chosen != "embedded" else embedded_database()
+    if held_model(database) != DEFAULT_MODEL_ID or missing_runtime() is not None:
+        return None
+    # As the retrieval normalises it (`prepare_query`): the text the search embeds.
+    return EmbedAhead(normal_query(asked[0]))
 
 
 def _warm(corpus: Corpus, lexical: bool, one_question: bool) -> Callable[[], None]:

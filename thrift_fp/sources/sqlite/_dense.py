@@ -16,6 +16,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -40,6 +41,7 @@ from thrift_fp.sources.dense import (
     passages_matrix,
     shipped,
 )
+from thrift_fp.sources.dense._embedder import embedder_of_model
 from thrift_fp.sources.ranking import Scored
 
 VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
@@ -267,10 +269,56 @@ def dense_candidates(
     return nearest_candidates(_matrix(database, connection, embedder), embedder, question, tiers, limit, also)
 
 
+def warm_matrix(database: Path) -> None:
+    """Load the vectors of the index at ``database`` (kept per process, `cached_matrix`) without
+    loading the model they are of: ``thrift-fp ask`` does it while its question is embedded in a
+    second process (`thrift_fp.sources.dense._ahead`), so the search finds both ready. Only for an
+    index whose vectors are complete; a failure is left for the search to meet and report.
+
+    >>> warm_matrix(Path("/nonexistent.db"))
+    """
+    if not database.is_file():
+        return
+    try:
+        connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return
+    try:
+        model = stored_model(connection)
+        row = connection.execute("SELECT length(vector) FROM dense_vectors LIMIT 1").fetchone()
+        if model is None or row is None or not isinstance(row[0], int) or row[0] <= 0 or row[0] % 4:
+            return
+        # The matrix's key names the model's width: a width read off a stored vector that is not
+        # the model's own is another key, and the search loads the matrix itself (as without this).
+        _matrix(database, connection, _Held(model, row[0] // 4))
+    except sqlite3.Error:
+        return
+    finally:
+        connection.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """The shipped model an index's vectors are of, as `warm_matrix` knows it before it loads:
+    its id and width, all that loading the vectors needs. Asked to embed, it loads the model."""
+
+    model_id: str
+    dimensions: int
+
+    def embed(self, texts: Sequence[str]) -> Sequence[bytes]:
+        loaded = embedder_of_model(self.model_id)
+        if isinstance(loaded, Failure):
+            raise RuntimeError(loaded.failure().message)
+        return loaded.unwrap().embed(texts)
+
+
 def _matrix(database: Path, connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:
     # An index run replaces the file by a rename: a new inode or mtime is a new version.
     status = os.stat(database)
-    version = ("sqlite", str(database.resolve()), status.st_ino, status.st_mtime_ns, status.st_size, embedder.model_id)
+    version = (
+        "sqlite", str(database.resolve()), status.st_ino, status.st_mtime_ns, status.st_size, embedder.model_id,
+        embedder.dimensions,
+    )
     return cached_matrix(version, lambda: _load(connection, embedder))
 
 

