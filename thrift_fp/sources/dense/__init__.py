@@ -17,6 +17,7 @@ from thrift_fp.sources.dense._contract import (
     NO_VECTORS,
     chosen_embedder,
     index_embedder,
+    keyed_matrix,
     nearest_candidates,
     passages_matrix,
 )
@@ -52,6 +53,7 @@ from thrift_fp.sources.dense._vectors import (
     cached_matrix,
     embed_inputs,
     heading_of,
+    keyed_inputs,
     missing_inputs,
     vector_key,
 )
@@ -89,6 +91,8 @@ __all__ = [
     "match_score",
     "heading_of",
     "index_embedder",
+    "keyed_inputs",
+    "keyed_matrix",
     "load_onnx_embedder",
     "missing_inputs",
     "missing_runtime",

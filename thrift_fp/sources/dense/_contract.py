@@ -74,12 +74,39 @@ def passages_matrix(
     ... ]).passage_ids
     ('a.md#1',)
     """
+    return keyed_matrix(embedder, vectors, (
+        (row, passage_id, tier, digest, None, metadata, text) for row, passage_id, tier, digest, metadata, text in passages
+    ))
+
+
+def keyed_matrix(
+    embedder: Embedder, vectors: Mapping[str, bytes], passages: Iterable[Sequence[object]]
+) -> DenseMatrix:
+    """`passages_matrix` from ``(row, passage_id, trust_tier, content_hash, key, metadata, text)``
+    rows: ``key`` the passage's vector key as the store kept it, or ``None`` where it kept none, and
+    then it is computed from ``metadata`` and ``text`` (which need be read only for such rows).
+
+    >>> import struct
+    >>> class Fixed:
+    ...     model_id, dimensions = "m", 1
+    ...     def embed(self, texts):
+    ...         return [struct.pack("<f", 1.0) for _ in texts]
+    >>> vectors = {vector_key("m", "", "Shed first."): struct.pack("<f", 1.0), "k2": struct.pack("<f", 1.0)}
+    >>> keyed_matrix(Fixed(), vectors, [
+    ...     (1, "a.md#1", "first-party", "h1", None, "{}", "Shed first."),
+    ...     (2, "a.md#2", "first-party", "h2", "k2", None, None),
+    ...     (3, "a.md#3", "first-party", "h3", "k3", None, None),
+    ... ]).passage_ids
+    ('a.md#1', 'a.md#2')
+    """
+    model_id = embedder.model_id
     rows = [
         (str(passage_id), int(str(row)), str(tier), str(digest), vectors[key])
-        for row, passage_id, tier, digest, metadata, text in passages
-        if (key := vector_key(embedder.model_id, heading_of(str(metadata)), str(text))) in vectors
+        for row, passage_id, tier, digest, stored, metadata, text in passages
+        if (key := str(stored) if stored is not None else vector_key(model_id, heading_of(str(metadata)), str(text)))
+        in vectors
     ]
-    return dense_matrix(embedder.model_id, rows, embedder.dimensions)
+    return dense_matrix(model_id, rows, embedder.dimensions)
 
 
 def nearest_candidates(

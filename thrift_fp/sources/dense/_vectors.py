@@ -69,14 +69,26 @@ def missing_inputs(model_id: str, passages: Iterable[tuple[str, str]], stored: s
     >>> len(live), list(todo.values())
     (2, ['h\\na'])
     """
-    live: set[str] = set()
+    keys, todo = keyed_inputs(model_id, enumerate(passages), stored)
+    return set(keys.values()), todo
+
+
+def keyed_inputs(
+    model_id: str, passages: Iterable[tuple[int, tuple[str, str]]], stored: Collection[str]
+) -> tuple[dict[int, str], dict[str, str]]:
+    """Each ``(row, (heading, text))`` passage's key by its row, and the inputs of the keys not ``stored`` yet.
+
+    >>> keys, todo = keyed_inputs("m", [(7, ("h", "a")), (9, ("", "b"))], {vector_key("m", "", "b")})
+    >>> keys[9] == vector_key("m", "", "b"), list(todo.values())
+    (True, ['h\\na'])
+    """
+    keys: dict[int, str] = {}
     todo: dict[str, str] = {}
-    for heading, text in passages:
-        key = vector_key(model_id, heading, text)
-        live.add(key)
+    for row, (heading, text) in passages:
+        key = keys[row] = vector_key(model_id, heading, text)
         if key not in stored:
             todo[key] = embedding_input(heading, text)
-    return live, todo
+    return keys, todo
 
 
 def embed_inputs(

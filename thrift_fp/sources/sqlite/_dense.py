@@ -6,6 +6,10 @@ passage; a run that changes passages without embedding them removes it, so a sea
 fuses an incomplete set of vectors. An embedding run commits its vectors batch by batch and
 names its model ``dense_pending`` until it finishes: an interrupted run keeps what it made, the
 next one continues, and meanwhile search is lexical and says how far the vectors are.
+
+``passage_vector_keys(row, model, key)`` keeps each passage row's vector key, written by the
+embedding run that computed it, so that a search loading the vectors reads neither the passages'
+texts nor their heading paths; triggers drop a row's key whenever its passage changes.
 """
 
 from __future__ import annotations
@@ -35,16 +39,36 @@ from thrift_fp.sources.dense import (
     chosen_embedder,
     embed_inputs,
     heading_of,
-    missing_inputs,
+    keyed_inputs,
+    keyed_matrix,
     missing_runtime,
     nearest_candidates,
     passages_matrix,
     shipped,
+    vector_key,
 )
 from thrift_fp.sources.dense._embedder import embedder_of_model
 from thrift_fp.sources.ranking import Scored
 
 VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
+# Each passage row's vector key under one model, written in the transaction that read the passage
+# to compute it (`sync_vectors`, `keep_vector_keys`). The triggers drop a row's key whenever a
+# passage row is inserted, changed or deleted, whatever the path (a re-chunked or removed file,
+# a reused rowid, an INSERT OR REPLACE, whose deletions fire no delete trigger, or an older
+# thrift_fp writing the file): a key present is the key of the passage as it is. Created with
+# the first embedding run, beside `dense_vectors`, with no schema change: an index without it
+# (or with rows it lacks) computes those keys from the texts, as before.
+KEYS_TABLE: Final = "passage_vector_keys"
+KEYS_TRIGGERS: Final = ("passage_vector_keys_ai", "passage_vector_keys_au", "passage_vector_keys_ad")
+KEYS: Final = (
+    f"CREATE TABLE IF NOT EXISTS {KEYS_TABLE}(row INTEGER PRIMARY KEY, model TEXT NOT NULL, key TEXT NOT NULL)",
+    f"CREATE TRIGGER IF NOT EXISTS {KEYS_TRIGGERS[0]} AFTER INSERT ON passages BEGIN"
+    f" DELETE FROM {KEYS_TABLE} WHERE row = new.id; END",
+    f"CREATE TRIGGER IF NOT EXISTS {KEYS_TRIGGERS[1]} AFTER UPDATE ON passages BEGIN"
+    f" DELETE FROM {KEYS_TABLE} WHERE row IN (old.id, new.id); END",
+    f"CREATE TRIGGER IF NOT EXISTS {KEYS_TRIGGERS[2]} AFTER DELETE ON passages BEGIN"
+    f" DELETE FROM {KEYS_TABLE} WHERE row = old.id; END",
+)
 MODEL_KEY: Final = "dense_model"
 # An embedding run that started and has not finished: its model, and how many inputs it covers.
 PENDING_KEY: Final = "dense_pending"
@@ -129,12 +153,21 @@ def sync_vectors(
     """
     with _transaction(connection):
         connection.execute(VECTORS)
+        for statement in KEYS:
+            connection.execute(statement)
         stored = {str(key) for (key,) in connection.execute("SELECT key FROM dense_vectors")}
-        passages = (
-            (heading_of(str(metadata)), str(text))
-            for metadata, text in connection.execute("SELECT metadata, text FROM passages")
+        held = connection.execute(
+            f"SELECT p.id, p.metadata, p.text, k.model, k.key FROM passages p LEFT JOIN {KEYS_TABLE} k ON k.row = p.id"
+        ).fetchall()
+        keys, todo = keyed_inputs(
+            embedder.model_id, ((int(row), (heading_of(str(metadata)), str(text))) for row, metadata, text, _, _ in held),
+            stored,
         )
-        live, todo = missing_inputs(embedder.model_id, passages, stored)
+        live = set(keys.values())
+        # Read in this transaction, so each key is of the passage as it is committed with it.
+        _keep_keys(connection, embedder.model_id, [
+            (row, keys[row]) for row, _, _, model, key in held if (model, key) != (embedder.model_id, keys[row])
+        ])
         connection.executemany("DELETE FROM dense_vectors WHERE key = ?", [(key,) for key in stored - live])
         if todo or stored - live:
             connection.execute("DELETE FROM meta WHERE key = ?", (FLOOR_KEY,))
@@ -158,6 +191,53 @@ def sync_vectors(
         connection.execute("DELETE FROM meta WHERE key IN (?, ?)", (PENDING_KEY, TOTAL_KEY))
         connection.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MODEL_KEY, embedder.model_id))
     return Success(len(todo))
+
+
+def keep_vector_keys(connection: sqlite3.Connection, model_id: str) -> int:
+    """Store the vector key under ``model_id`` of every passage the index keeps none for (an index
+    embedded before keys were kept); returns how many. Writes nothing when every key is kept.
+
+    >>> from thrift_fp.sources.sqlite._store import connect, create_schema
+    >>> connection = connect(Path(":memory:"))
+    >>> create_schema(connection, {"encoding": "cl100k_base"})
+    >>> keep_vector_keys(connection, "m")
+    0
+    """
+    if _keys_kept(connection) and not _unkeyed(connection, model_id):
+        return 0  # the common case: no write lock taken, the file untouched
+    with _transaction(connection):
+        for statement in KEYS:
+            connection.execute(statement)
+        # Read again in the transaction that writes: the keys are of the passages as committed.
+        unkeyed = _unkeyed(connection, model_id)
+        _keep_keys(connection, model_id, [
+            (row, vector_key(model_id, heading_of(metadata), text)) for row, metadata, text in unkeyed
+        ])
+    return len(unkeyed)
+
+
+def _unkeyed(connection: sqlite3.Connection, model_id: str) -> list[tuple[int, str, str]]:
+    return connection.execute(
+        f"SELECT p.id, p.metadata, p.text FROM passages p LEFT JOIN {KEYS_TABLE} k ON k.row = p.id AND k.model = ?"
+        " WHERE k.row IS NULL",
+        (model_id,),
+    ).fetchall()
+
+
+def _keep_keys(connection: sqlite3.Connection, model_id: str, keys: Sequence[tuple[int, str]]) -> None:
+    connection.executemany(
+        f"INSERT OR REPLACE INTO {KEYS_TABLE}(row, model, key) VALUES (?, ?, ?)",
+        [(row, model_id, key) for row, key in keys],
+    )
+
+
+def _keys_kept(connection: sqlite3.Connection) -> bool:
+    # The table without all its triggers (made by hand, or half dropped) could hold stale keys: unused.
+    names = (KEYS_TABLE, *KEYS_TRIGGERS)
+    (found,) = connection.execute(
+        f"SELECT count(*) FROM sqlite_master WHERE name IN ({', '.join('?' * len(names))})", names
+    ).fetchone()
+    return int(found) == len(names)
 
 
 @contextmanager
@@ -324,7 +404,17 @@ def _matrix(database: Path, connection: sqlite3.Connection, embedder: Embedder) 
 
 def _load(connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:
     vectors = dict(connection.execute("SELECT key, vector FROM dense_vectors").fetchall())
+    if not _keys_kept(connection):
+        passages = connection.execute(
+            "SELECT id, passage_id, trust_tier, content_hash, metadata, text FROM passages ORDER BY id"
+        )
+        return passages_matrix(embedder, vectors, passages)
+    # One statement, one snapshot; SQLite reads a passage's metadata and text only where the CASE
+    # needs them, i.e. for a passage whose key is not kept, and `keyed_matrix` computes that one.
     passages = connection.execute(
-        "SELECT id, passage_id, trust_tier, content_hash, metadata, text FROM passages ORDER BY id"
+        "SELECT p.id, p.passage_id, p.trust_tier, p.content_hash, k.key,"
+        " CASE WHEN k.key IS NULL THEN p.metadata END, CASE WHEN k.key IS NULL THEN p.text END"
+        f" FROM passages p LEFT JOIN {KEYS_TABLE} k ON k.row = p.id AND k.model = ? ORDER BY p.id",
+        (embedder.model_id,),
     )
-    return passages_matrix(embedder, vectors, passages)
+    return keyed_matrix(embedder, vectors, passages)

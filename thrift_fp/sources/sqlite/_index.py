@@ -66,7 +66,7 @@ from thrift_fp.sources.contract import (
 )
 from thrift_fp.sources.dense import MATCH_FLOOR, DenseChoice, Embedder, calibrate, index_embedder, shipped
 from thrift_fp.sources.sqlite._dense import (
-    forget_vectors_model, held_model, record_floor, stored_floor, stored_model, sync_vectors,
+    forget_vectors_model, held_model, keep_vector_keys, record_floor, stored_floor, stored_model, sync_vectors,
 )
 from thrift_fp.sources.sqlite._search import search_matched
 from thrift_fp.sources.ranking import analyze_fields, default_analyzer
@@ -194,6 +194,8 @@ def _embed_missing(
                 if isinstance(synced, Failure):
                     return Failure(synced.failure())
                 embedded = synced.unwrap()
+            else:
+                _keep_keys(connection, embedder.model_id)
             if stored_floor(connection, embedder.model_id) is None:
                 # Measured on the passages as they now are, with the search a question gets.
                 floor = calibrate(lambda question: _best_score(database, question, embedder), MATCH_FLOOR)
@@ -205,6 +207,16 @@ def _embed_missing(
     except (OSError, sqlite3.Error) as exc:
         return Failure(IndexWriteFailed(str(database), str(exc), exc))
     return Success(dataclasses.replace(report, embedded=embedded))
+
+
+def _keep_keys(connection: sqlite3.Connection, model_id: str) -> None:
+    # An index embedded before vector keys were kept gets them now (a run that embeds keeps them
+    # as it goes). They only spare a search some work: an index this run cannot write (a
+    # read-only file, a busy lock) is left as it is rather than failing a run that has nothing to do.
+    try:
+        keep_vector_keys(connection, model_id)
+    except sqlite3.OperationalError:
+        pass
 
 
 def _best_score(database: Path, question: str, embedder: Embedder) -> Result[float, SourceError]:
