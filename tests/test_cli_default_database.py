@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from returns.result import Success
 
-import thrift_fp.serve as command
+import thrift_fp.serve._command as command
 from thrift_fp.cli import run
 
 _XDG = ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")

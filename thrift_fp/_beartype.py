@@ -96,7 +96,9 @@ def check_public(namespace: MutableMapping[str, Any], names: Iterable[str]) -> N
     """Replace each function among ``names`` in a package's ``namespace`` by its `checked` form.
 
     Called at the end of each subpackage's ``__init__`` with its ``globals()`` and ``__all__``;
-    internal calls keep using the unwrapped functions (their inputs were checked at the boundary).
+    internal calls keep using the unwrapped functions (their inputs were checked at the boundary):
+    the package's own modules import each from its home, not from the face
+    (``tests/test_internal_calls_unchecked.py``).
     A function beartype already checks (the claw, under the test suite) is left as it is.
 
     >>> space = {"__name__": "pkg", "double": lambda value: value * 2, "LIMIT": 3}
