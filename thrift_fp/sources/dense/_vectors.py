@@ -226,19 +226,21 @@ def dense_matrix(
 
     width = 4 * dimensions
     kept = [row for row in rows if len(row[4]) == width]
-    matrix = np.frombuffer(b"".join(row[4] for row in kept), dtype="<f4").reshape(len(kept), dimensions)
-    names = tuple(sorted({row[2] for row in kept}))
+    # One transposition into columns: a search's first load walks every passage once, not five times.
+    ids, keys, tiers, hashes, vectors = zip(*kept, strict=True) if kept else ((), (), (), (), ())
+    matrix = np.frombuffer(b"".join(vectors), dtype="<f4").reshape(len(kept), dimensions)
+    names = tuple(sorted(set(tiers)))
     codes = {name: at for at, name in enumerate(names)}
     return DenseMatrix(
         model_id,
-        tuple(row[0] for row in kept),
-        tuple(row[1] for row in kept),
-        tuple(row[2] for row in kept),
-        tuple(row[3] for row in kept),
+        ids,
+        keys,
+        tiers,
+        hashes,
         np.ascontiguousarray(matrix, dtype=np.float32),
         names,
-        np.fromiter((codes[row[2]] for row in kept), dtype=np.int64, count=len(kept)),
-        {row[1]: at for at, row in enumerate(kept)},
+        np.fromiter(map(codes.__getitem__, tiers), dtype=np.int64, count=len(kept)),
+        dict(zip(keys, range(len(keys)), strict=True)),
     )
 
 
