@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # for mypy; at run time __getattr__ below binds them on first
 
     from thrift_fp.cli._errors import BudgetTooSmall, CliError
     from thrift_fp.cli._paths import Corpus
-    from thrift_fp.sources.dense._ahead import EmbedAhead
+    from thrift_fp.sources.dense import EmbedAhead
     from thrift_fp.sources import Assembled, Ranking
     from thrift_fp.thrift import ThriftOptions
 
@@ -32,7 +32,7 @@ __getattr__ = lazy_names(__name__, {
     "CliError": "thrift_fp.cli._errors",
     "BudgetTooSmall": "thrift_fp.cli._errors",
     "Corpus": "thrift_fp.cli._paths",
-    "EmbedAhead": "thrift_fp.sources.dense._ahead",
+    "EmbedAhead": "thrift_fp.sources.dense",
     "Assembled": "thrift_fp.sources",
     "Ranking": "thrift_fp.sources",
     "ThriftOptions": "thrift_fp.thrift",
@@ -124,7 +124,7 @@ def ask_command(
             model_loaded()  # the search must find the model whole, or not loaded at all
             if ahead is not None:
                 # While the question is embedded ahead: the index's vectors, for the search.
-                from thrift_fp.sources.sqlite._dense import warm_matrix  # noqa: PLC0415
+                from thrift_fp.sources.sqlite import warm_matrix  # noqa: PLC0415
 
                 warm_matrix(database)
             # One question embedded, then the process exits: the model's session for one question
@@ -182,9 +182,8 @@ def _embed_ahead(corpus: Corpus, lexical: bool, asked: list[str]) -> EmbedAhead 
     if lexical or len(asked) != 1 or is_database_url(corpus.database):
         return None
     from thrift_fp._query import normal_query  # noqa: PLC0415 - not the retrieval layers: they load meanwhile
-    from thrift_fp.sources.dense._ahead import EmbedAhead  # noqa: PLC0415
-    from thrift_fp.sources.dense._embedder import DEFAULT_MODEL_ID, missing_runtime  # noqa: PLC0415
-    from thrift_fp.sources.sqlite._dense import held_model  # noqa: PLC0415
+    from thrift_fp.sources.dense import DEFAULT_MODEL_ID, EmbedAhead, missing_runtime  # noqa: PLC0415
+    from thrift_fp.sources.sqlite import held_model  # noqa: PLC0415
 
     database = Path(corpus.database) if corpus.chosen != "embedded" else embedded_database()
     if held_model(database) != DEFAULT_MODEL_ID or missing_runtime() is not None:

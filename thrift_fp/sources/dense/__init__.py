@@ -13,6 +13,7 @@ It stands on `thrift_fp.sources.ranking` only; each store keeps its own vectors 
 'lexical'
 """
 
+from thrift_fp.sources.dense._ahead import EmbedAhead, Prefetched
 from thrift_fp.sources.dense._contract import (
     NO_VECTORS,
     chosen_embedder,
@@ -71,10 +72,12 @@ __all__ = [
     "DenseMatrix",
     "DenseModelInvalid",
     "DenseUnavailable",
+    "EmbedAhead",
     "Embedder",
     "EmbeddingFailed",
     "OneQuestion",
     "OnnxEmbedder",
+    "Prefetched",
     "Ranking",
     "RankingKind",
     "UNKNOWN_WEIGHT",

@@ -35,6 +35,9 @@ from returns.result import Failure
 # How long ``ask`` waits for the child once it needs the vector: a loaded machine can take
 # seconds to build a session, and waiting costs no more than loading the model here would.
 WAIT_SECONDS: Final = 60.0
+# The child's program: this module's `main` (by import, not ``-m``: the package, which exports
+# this module's names, would otherwise load it twice).
+_CHILD: Final = "from thrift_fp.sources.dense._ahead import main; raise SystemExit(main())"
 # The package this module belongs to: the child must import the very same one.
 _PACKAGE: Final = Path(__file__).resolve().parents[2]
 
@@ -84,7 +87,7 @@ class EmbedAhead:
         request = json.dumps({"question": question, "package": str(_PACKAGE)}).encode("utf-8")
         try:
             self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
-                list(command) if command is not None else [sys.executable, "-P", "-m", __name__],
+                list(command) if command is not None else [sys.executable, "-P", "-c", _CHILD],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             )
         except OSError:

@@ -21,6 +21,7 @@ from thrift_fp._lazy import homes, lazy_face
 
 if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each name on first use
     from thrift_fp.sources.sqlite._assemble import assemble
+    from thrift_fp.sources.sqlite._dense import held_model, warm_matrix
     from thrift_fp.sources.sqlite._definition import SearchFailed, fts5_definition
     from thrift_fp.sources.sqlite._index import IndexReport, index_paths
     from thrift_fp.sources.sqlite._search import search_index, search_ranking
@@ -31,6 +32,7 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
 # parsers (~11 ms of a one-question `ask`, issue 35).
 _HOMES = homes({
     "thrift_fp.sources.sqlite._assemble": ("assemble",),
+    "thrift_fp.sources.sqlite._dense": ("held_model", "warm_matrix"),
     "thrift_fp.sources.sqlite._definition": ("SearchFailed", "fts5_definition"),
     "thrift_fp.sources.sqlite._index": ("IndexReport", "index_paths"),
     "thrift_fp.sources.sqlite._search": ("search_index", "search_ranking"),
@@ -43,9 +45,11 @@ __all__ = [
     "assemble",
     "check_fts5",
     "fts5_definition",
+    "held_model",
     "index_paths",
     "search_index",
     "search_ranking",
+    "warm_matrix",
 ]
 
 if not TYPE_CHECKING:  # mypy checks each import against the static imports above

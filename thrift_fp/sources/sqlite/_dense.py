@@ -47,7 +47,6 @@ from thrift_fp.sources.dense import (
     shipped,
     vector_key,
 )
-from thrift_fp.sources.dense._embedder import embedder_of_model
 from thrift_fp.sources.ranking import Scored
 
 VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
@@ -386,9 +385,10 @@ class _Held:
     dimensions: int
 
     def embed(self, texts: Sequence[str]) -> Sequence[bytes]:
-        loaded = embedder_of_model(self.model_id)
-        if isinstance(loaded, Failure):
-            raise RuntimeError(loaded.failure().message)
+        # The shipped model of these vectors, as a search of the index chooses it.
+        loaded = chosen_embedder(True, self.model_id)
+        if loaded is None or isinstance(loaded, Failure):
+            raise RuntimeError(f"cannot load {self.model_id}" if loaded is None else loaded.failure().message)
         return loaded.unwrap().embed(texts)
 
 
