@@ -9,7 +9,9 @@ import base64
 import importlib.util
 import io
 import json
+import os
 import re
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -254,3 +256,27 @@ def test_the_held_model_embeds_as_the_model_itself() -> None:
     usual = default_embedder().unwrap()
     held = _dense._Held(usual.model_id, usual.dimensions)
     assert tuple(held.embed([QUESTION])) == tuple(usual.embed([QUESTION]))
+
+
+def test_the_child_runs_openblas_on_one_thread_unless_the_user_chose(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert _ahead._child_environment()["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    assert _ahead._child_environment()["OPENBLAS_NUM_THREADS"] == "4"
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("3", "3")])
+def test_the_command_runs_openblas_on_one_thread_unless_the_user_chose(
+    tmp_path: Path, given: str | None, expected: str
+) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("three tokens here")
+    program = (
+        "import atexit, os, sys; atexit.register(lambda: print(os.environ.get('OPENBLAS_NUM_THREADS')));"
+        f" sys.argv = ['thrift-fp', 'count', {str(note)!r}]; from thrift_fp.cli import main; main()"
+    )
+    environment = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        environment["OPENBLAS_NUM_THREADS"] = given
+    shown = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=environment, check=True)
+    assert shown.stdout.split() == ["3", expected]

@@ -75,4 +75,12 @@ def main() -> None:
     3
     exit 0
     """
+    if "numpy" not in sys.modules:
+        # The command multiplies small matrices at most (one question against the index's vectors):
+        # OpenBLAS's thread per core, started as numpy loads, would only spin beside the work
+        # (~100 ms of CPU a hybrid `ask` needs on its other core; BENCHMARKS.md §21). The user's
+        # own setting wins.
+        import os  # noqa: PLC0415 - only the console entry needs it
+
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     sys.exit(run(sys.argv[1:]))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -88,7 +89,7 @@ class EmbedAhead:
         try:
             self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
                 list(command) if command is not None else [sys.executable, "-P", "-c", _CHILD],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_child_environment(),
             )
         except OSError:
             self._child = None
@@ -129,6 +130,21 @@ class EmbedAhead:
         if child is not None and child.poll() is None:
             child.kill()
             child.communicate()
+
+
+def _child_environment() -> dict[str, str]:
+    """This process's environment, with numpy's OpenBLAS on one thread unless the user chose.
+
+    The child multiplies no matrices (onnxruntime runs its own kernels), but importing numpy starts
+    an OpenBLAS thread per core that spins a while: ~100 ms of CPU taken from ``ask`` itself on a
+    two-core machine (BENCHMARKS.md §21).
+
+    >>> _child_environment()["OPENBLAS_NUM_THREADS"] != ""
+    True
+    """
+    environment = dict(os.environ)
+    environment.setdefault("OPENBLAS_NUM_THREADS", "1")
+    return environment
 
 
 def prefetched(question: str, answer: bytes) -> Prefetched | None:
