@@ -52,7 +52,8 @@ def test_an_index_whose_vectors_are_being_made_still_says_how_far_they_are() -> 
     import pytest
 
     from thrift_fp.sources.dense import default_embedder
-    from thrift_fp.sources.sqlite._dense import PENDING_KEY, TOTAL_KEY, VECTORS, ranking_of
+    from thrift_fp.sources.sqlite._dense import TOTAL_KEY, VECTORS, ranking_of
+    from thrift_fp.sources.sqlite._held import PENDING_KEY
 
     model = default_embedder()
     if not model.map(bool).value_or(False):

@@ -12,7 +12,7 @@ import pytest
 from returns.result import Success
 
 from thrift_fp.sources import index_paths, search_index, search_ranking
-from thrift_fp.sources.sqlite._dense import held_model
+from thrift_fp.sources.sqlite._held import held_model
 from thrift_fp.sources.dense._static import STATIC_MODEL_ID, static_embedder
 
 pytestmark = pytest.mark.skipif(

@@ -28,7 +28,7 @@ from thrift_fp.sources.dense import _ahead, _embedder, default_embedder, missing
 from thrift_fp.sources.dense._ahead import EmbedAhead, Prefetched, prefetched
 from thrift_fp.sources.dense._static import STATIC_MODEL_ID
 from thrift_fp.sources.dense import _vectors
-from thrift_fp.sources.sqlite import _dense
+from thrift_fp.sources.sqlite import _ahead as _sqlite_ahead, _dense, ranked_ahead
 from thrift_fp.retrieval import OperationContext
 
 pytestmark = pytest.mark.skipif(
@@ -64,8 +64,8 @@ def _spawned(monkeypatch: pytest.MonkeyPatch, command: list[str] | None = None) 
     started: list[EmbedAhead] = []
     real = EmbedAhead.__init__
 
-    def recorded(self: EmbedAhead, question: str, *, command: list[str] | None = command) -> None:
-        real(self, question, command=command)
+    def recorded(self: EmbedAhead, question: str, *, command: list[str] | None = command, **given: object) -> None:
+        real(self, question, command=command, **given)  # type: ignore[arg-type]  # the caller's own keywords
         started.append(self)
 
     monkeypatch.setattr(EmbedAhead, "__init__", recorded)
@@ -280,3 +280,90 @@ def test_the_command_runs_openblas_on_one_thread_unless_the_user_chose(
         environment["OPENBLAS_NUM_THREADS"] = given
     shown = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=environment, check=True)
     assert shown.stdout.split() == ["3", expected]
+
+
+# --- The child ranks the index too (`thrift_fp.sources.sqlite.ranked_ahead`) -------------------
+
+ALL_TIERS = ("first-party", "third-party-private", "third-party-public")
+
+
+def test_ask_loads_neither_numpy_nor_the_model_when_the_child_ranked_the_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database = _index(tmp_path, capsys)
+    probe = (
+        "import json, sys\nfrom thrift_fp.cli import run\n"
+        f"code = run(['ask', {QUESTION!r}, '--db', {str(database)!r}, '--json'])\n"
+        "print(json.dumps([code, 'numpy' in sys.modules, 'onnxruntime' in sys.modules]), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert json.loads(done.stderr.splitlines()[-1]) == [0, False, False], done.stderr
+    assert json.loads(done.stdout)["ranking"] == "hybrid"
+
+
+@pytest.mark.parametrize("flags", [[], ["--tier", "first-party", "--max-results", "1"], ["--max-results", "70"]])
+def test_ask_answers_alike_with_the_childs_candidates_and_without(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flags: list[str]
+) -> None:
+    database = _index(tmp_path, capsys)
+    matrices: list[int] = []
+    real = _dense._matrix
+
+    def counted(*args: object) -> object:
+        matrices.append(1)
+        return real(*args)  # type: ignore[arg-type]  # as called
+
+    monkeypatch.setattr(_dense, "_matrix", counted)
+    _vectors._loaded.clear()
+    assert run(["ask", QUESTION, "--db", str(database), "--json", *flags]) == 0
+    ahead = _answer(capsys.readouterr().out)
+    assert ahead["ranking"] == "hybrid" and matrices == []  # the child's candidates, no vectors here
+    monkeypatch.setattr(EmbedAhead, "result", lambda self, timeout=0.0: None)
+    assert run(["ask", QUESTION, "--db", str(database), "--json", *flags]) == 0
+    assert _answer(capsys.readouterr().out) == ahead
+    assert matrices != []  # ranked here this time
+
+
+def test_candidates_of_another_version_of_the_index_are_not_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = _index(tmp_path, capsys)
+    ahead = ranked_ahead(database, QUESTION, ALL_TIERS, 8).result()
+    assert ahead is not None and ahead.scored is not None
+    expected = search_index(database, QUESTION).unwrap()
+    assert search_index(database, QUESTION, dense=ahead).unwrap() == expected
+    _vectors._loaded.clear()
+    matrices: list[int] = []
+    real = _dense._matrix
+
+    def counted(*args: object) -> object:
+        matrices.append(1)
+        return real(*args)  # type: ignore[arg-type]  # as called
+
+    monkeypatch.setattr(_dense, "_matrix", counted)
+    status = database.stat()
+    os.utime(database, ns=(status.st_atime_ns, status.st_mtime_ns + 1))  # the file changed since the child read it
+    assert search_index(database, QUESTION, dense=ahead).unwrap() == expected
+    assert matrices == [1]
+
+
+def test_the_child_ranks_nothing_it_was_not_asked_for_or_cannot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    database = _index(tmp_path, capsys)
+    model = default_embedder().unwrap()
+    (vector,) = model.embed([QUESTION])
+    lexical = tmp_path / "lexical.db"
+    index_paths(lexical, [tmp_path / "docs"], dense=False).unwrap()
+    asked = {"database": str(database), "tiers": list(ALL_TIERS), "limit": 50}
+    assert _sqlite_ahead.score({"scores": asked}, model, QUESTION, vector) is not None
+    wrong: list[object] = [None, [], asked | {"database": 5}, asked | {"tiers": "first-party"}, asked | {"limit": -1},
+             asked | {"limit": True}, asked | {"database": str(lexical)}, asked | {"database": str(tmp_path / "no.db")}]
+    for scores in wrong:
+        assert _sqlite_ahead.score({"scores": scores}, model, QUESTION, vector) is None, scores
+
+
+def test_a_malformed_ranking_from_the_child_keeps_its_vector() -> None:
+    one = default_embedder().unwrap()
+    vector = base64.b64encode(b"\0" * 4 * one.dimensions).decode()
+    answer = {"model_id": one.model_id, "dimensions": one.dimensions, "vector": vector, "scored": {"limit": "x"}}
+    taken = prefetched(QUESTION, json.dumps(answer).encode())
+    assert taken is not None and taken.scored is None and QUESTION in taken.vectors

@@ -151,7 +151,8 @@ def _type_checking_imports(module: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    "face", ["thrift_fp.sources", "thrift_fp.sources.sqlite", "thrift_fp.sources.postgres", "thrift_fp.serve"]
+    "face",
+    ["thrift_fp.sources", "thrift_fp.sources.dense", "thrift_fp.sources.sqlite", "thrift_fp.sources.postgres", "thrift_fp.serve"],
 )
 def test_a_lazy_face_names_each_home_once_and_alike(face: str) -> None:
     module = importlib.import_module(face)
@@ -216,6 +217,14 @@ def test_a_search_loads_neither_the_indexer_nor_the_document_parsers() -> None:
     assert _of(loaded, "thrift_fp.sources.documents") == [] and "thrift_fp.sources.sqlite._index" not in loaded
 
 
+def test_asks_question_child_loads_neither_the_fusion_nor_the_probes() -> None:
+    # issue 35: the dense face is lazy, so the child that embeds a question (and `ask`, naming it
+    # before the library loads) imports the embedder, not the hybrid ranking or its calibration.
+    loaded = _loaded_after("from thrift_fp.sources.dense import EmbedAhead, missing_runtime, use_model_cache")
+    assert "thrift_fp.sources.dense._ahead" in loaded
+    assert {"thrift_fp.sources.dense._hybrid", "thrift_fp.sources.dense._probes", "thrift_fp.sources.dense._contract"} & loaded == set()
+
+
 def test_the_sqlite_store_loads_no_postgres_store_and_no_driver() -> None:
     loaded = _loaded_after(
         "from thrift_fp.sources import assemble, fts5_definition, index_paths, search_index\n"
@@ -226,7 +235,10 @@ def test_the_sqlite_store_loads_no_postgres_store_and_no_driver() -> None:
     assert _of(loaded, "psycopg") == [] and _of(loaded, "psycopg_pool") == []
 
 
-_LAZY_FACES = ("thrift_fp.sources", "thrift_fp.sources.sqlite", "thrift_fp.sources.postgres", "thrift_fp.serve")
+_LAZY_FACES = (
+    "thrift_fp.sources", "thrift_fp.sources.dense", "thrift_fp.sources.sqlite", "thrift_fp.sources.postgres",
+    "thrift_fp.serve",
+)
 
 
 def _submodules(face: str) -> set[str]:

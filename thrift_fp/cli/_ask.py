@@ -88,10 +88,17 @@ def ask_command(
     if not asked:
         usage_error("give a question, or one or more --query")
     corpus = chosen_corpus(db)
+    if not lexical:
+        from thrift_fp.cli._paths import cache_dir  # noqa: PLC0415
+        from thrift_fp.sources.dense import use_model_cache  # noqa: PLC0415 - the face only (lazy): no onnxruntime
+
+        # A question embedded here (no child, or several queries) loads the model prepared for one
+        # question from the command's cache folder too.
+        use_model_cache(cache_dir)
     # First, before the library's layers load: the question is embedded meanwhile, by a second
     # process where the index holds the default model's vectors (_ahead), else the question's
     # model loads on a second thread (_warm).
-    with _ahead(corpus, lexical, asked) as ahead:
+    with _ahead(corpus, lexical, asked, tiers_of(tier), max_results) as ahead:
         model_loaded = _warm(corpus, lexical, len(asked) == 1) if ahead is None else (lambda: None)
 
         from returns.result import Failure  # noqa: PLC0415 - the library loads on use
@@ -122,16 +129,17 @@ def ask_command(
             if db is not None and not database.exists():
                 fail(PathNotFound(db))
             model_loaded()  # the search must find the model whole, or not loaded at all
-            if ahead is not None:
-                # While the question is embedded ahead: the index's vectors, for the search.
+            # One question embedded, then the process exits: the model's session for one question
+            # (loaded from the copy prepared in the cache folder), kept apart from the one an
+            # index run or `serve` builds (issue 35); for several queries the usual one. The
+            # question's vector and dense candidates made ahead where they were (`_ahead`); the
+            # search makes them itself where they were not.
+            prefetched = ahead.result() if ahead is not None else None
+            if ahead is not None and (prefetched is None or prefetched.scored is None):
+                # The child did not rank the index: its vectors loaded here, for the search.
                 from thrift_fp.sources.sqlite import warm_matrix  # noqa: PLC0415
 
                 warm_matrix(database)
-            # One question embedded, then the process exits: the model's session for one question
-            # (cheaper to build, dearer per run), kept apart from the one an index run or `serve`
-            # builds (issue 35); for several queries the usual one. The question's vector made
-            # ahead where it was (`_ahead`); the search makes it itself where it was not.
-            prefetched = ahead.result() if ahead is not None else None
             done = assemble(
                 asked, database=database, context_window=window_tokens, options=options,
                 max_results=max_results, max_queries=max_queries, tiers=tiers_of(tier),
@@ -163,11 +171,13 @@ def ask_command(
 
 
 @contextmanager
-def _ahead(corpus: Corpus, lexical: bool, asked: list[str]) -> Iterator[EmbedAhead | None]:
-    """The one question ``asked`` being embedded in a second process
-    (`thrift_fp.sources.dense._ahead`), for an SQLite index that holds the default model's
-    vectors and may rank hybrid (``None`` otherwise); stopped on leaving, if still running."""
-    ahead = _embed_ahead(corpus, lexical, asked)
+def _ahead(
+    corpus: Corpus, lexical: bool, asked: list[str], tiers: tuple[str, ...], max_results: int
+) -> Iterator[EmbedAhead | None]:
+    """The one question ``asked`` being embedded, and the index ranked by it densely, in a second
+    process (`thrift_fp.sources.sqlite.ranked_ahead`), for an SQLite index that holds the default
+    model's vectors and may rank hybrid (``None`` otherwise); stopped on leaving, if still running."""
+    ahead = _embed_ahead(corpus, lexical, asked, tiers, max_results)
     try:
         yield ahead
     finally:
@@ -175,21 +185,25 @@ def _ahead(corpus: Corpus, lexical: bool, asked: list[str]) -> Iterator[EmbedAhe
             ahead.close()
 
 
-def _embed_ahead(corpus: Corpus, lexical: bool, asked: list[str]) -> EmbedAhead | None:
-    from thrift_fp.cli._paths import embedded_database  # noqa: PLC0415
+def _embed_ahead(
+    corpus: Corpus, lexical: bool, asked: list[str], tiers: tuple[str, ...], max_results: int
+) -> EmbedAhead | None:
+    from thrift_fp.cli._paths import cache_dir, embedded_database  # noqa: PLC0415
     from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
 
     if lexical or len(asked) != 1 or is_database_url(corpus.database):
         return None
     from thrift_fp._query import normal_query  # noqa: PLC0415 - not the retrieval layers: they load meanwhile
-    from thrift_fp.sources.dense import DEFAULT_MODEL_ID, EmbedAhead, missing_runtime  # noqa: PLC0415
-    from thrift_fp.sources.sqlite import held_model  # noqa: PLC0415
+    from thrift_fp.sources.dense import DEFAULT_MODEL_ID, missing_runtime  # noqa: PLC0415
+    from thrift_fp.sources.sqlite import held_model, ranked_ahead  # noqa: PLC0415
 
     database = Path(corpus.database) if corpus.chosen != "embedded" else embedded_database()
     if held_model(database) != DEFAULT_MODEL_ID or missing_runtime() is not None:
         return None
-    # As the retrieval normalises it (`prepare_query`): the text the search embeds.
-    return EmbedAhead(normal_query(asked[0]))
+    # As the retrieval normalises it (`prepare_query`): the text the search embeds; searched as
+    # `assemble` will (its tiers and hits); the model prepared for one question in the command's
+    # cache folder (`_prepared`).
+    return ranked_ahead(database, normal_query(asked[0]), tiers, max_results, cache_dir())
 
 
 def _warm(corpus: Corpus, lexical: bool, one_question: bool) -> Callable[[], None]:

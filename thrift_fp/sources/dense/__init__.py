@@ -13,51 +13,90 @@ It stands on `thrift_fp.sources.ranking` only; each store keeps its own vectors 
 'lexical'
 """
 
-from thrift_fp.sources.dense._ahead import EmbedAhead, Prefetched
-from thrift_fp.sources.dense._contract import (
-    NO_VECTORS,
-    chosen_embedder,
-    index_embedder,
-    keyed_matrix,
-    nearest_candidates,
-    passages_matrix,
-)
-from thrift_fp.sources.dense._embedder import (
-    DEFAULT_MODEL_ID,
-    Embedder,
-    OnnxEmbedder,
-    checked_embed,
-    default_embedder,
-    embedder_for,
-    load_onnx_embedder,
-    missing_runtime,
-)
-from thrift_fp.sources.dense._errors import DenseError, DenseModelInvalid, DenseUnavailable, EmbeddingFailed
-from thrift_fp.sources.dense._hybrid import (
-    DENSE_POOL,
-    LEXICAL_POOL,
-    MATCH_FLOOR,
-    MATCH_RULE,
-    UNKNOWN_WEIGHT,
-    DenseChoice,
-    OneQuestion,
-    Ranking,
-    RankingKind,
-    fuse_matched,
-    fuse_scored,
-    match_score,
-    shipped,
-)
-from thrift_fp.sources.dense._probes import FLOOR_RULE, calibrate, calibrated_floor, probe_questions
-from thrift_fp.sources.dense._vectors import (
-    DenseMatrix,
-    cached_matrix,
-    embed_inputs,
-    heading_of,
-    keyed_inputs,
-    missing_inputs,
-    vector_key,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from thrift_fp._lazy import homes, lazy_face
+
+if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each name on first use
+    from thrift_fp.sources.dense._ahead import EmbedAhead, Prefetched, Scorer, answer_ahead, leave
+    from thrift_fp.sources.dense._contract import (
+        NO_VECTORS,
+        SHIPPED_MODELS,
+        chosen_embedder,
+        index_embedder,
+        keyed_matrix,
+        nearest_candidates,
+        passages_matrix,
+    )
+    from thrift_fp.sources.dense._embedder import (
+        DEFAULT_MODEL_ID,
+        Embedder,
+        OnnxEmbedder,
+        checked_embed,
+        default_embedder,
+        embedder_for,
+        load_onnx_embedder,
+        missing_runtime,
+    )
+    from thrift_fp.sources.dense._errors import DenseError, DenseModelInvalid, DenseUnavailable, EmbeddingFailed
+    from thrift_fp.sources.dense._hybrid import (
+        DENSE_POOL,
+        LEXICAL_POOL,
+        MATCH_FLOOR,
+        MATCH_RULE,
+        UNKNOWN_WEIGHT,
+        DenseChoice,
+        OneQuestion,
+        Ranking,
+        RankingKind,
+        fuse_matched,
+        fuse_scored,
+        match_score,
+        shipped,
+    )
+    from thrift_fp.sources.dense._probes import FLOOR_RULE, calibrate, calibrated_floor, probe_questions
+    from thrift_fp.sources.dense._prepared import model_cache_folder, use_model_cache
+    from thrift_fp.sources.dense._scored import ScoredAhead, scored_json
+    from thrift_fp.sources.dense._vectors import (
+        DenseMatrix,
+        cached_matrix,
+        embed_inputs,
+        heading_of,
+        keyed_inputs,
+        missing_inputs,
+        vector_key,
+    )
+
+# Where each name lives; tests/test_sources_stack.py checks this table against the imports above.
+# Lazy, so that `ask`'s question child (`_ahead`) and `ask` itself, which names `EmbedAhead`
+# before the library loads, import neither the fusion nor the ranking layer (issue 35).
+_HOMES = homes({
+    "thrift_fp.sources.dense._ahead": ("EmbedAhead", "Prefetched", "Scorer", "answer_ahead", "leave"),
+    "thrift_fp.sources.dense._contract": (
+        "NO_VECTORS", "SHIPPED_MODELS", "chosen_embedder", "index_embedder", "keyed_matrix", "nearest_candidates",
+        "passages_matrix",
+    ),
+    "thrift_fp.sources.dense._embedder": (
+        "DEFAULT_MODEL_ID", "Embedder", "OnnxEmbedder", "checked_embed", "default_embedder", "embedder_for",
+        "load_onnx_embedder", "missing_runtime",
+    ),
+    "thrift_fp.sources.dense._errors": (
+        "DenseError", "DenseModelInvalid", "DenseUnavailable", "EmbeddingFailed",
+    ),
+    "thrift_fp.sources.dense._hybrid": (
+        "DENSE_POOL", "LEXICAL_POOL", "MATCH_FLOOR", "MATCH_RULE", "UNKNOWN_WEIGHT", "DenseChoice",
+        "OneQuestion", "Ranking", "RankingKind", "fuse_matched", "fuse_scored", "match_score", "shipped",
+    ),
+    "thrift_fp.sources.dense._probes": ("FLOOR_RULE", "calibrate", "calibrated_floor", "probe_questions"),
+    "thrift_fp.sources.dense._prepared": ("model_cache_folder", "use_model_cache"),
+    "thrift_fp.sources.dense._scored": ("ScoredAhead", "scored_json"),
+    "thrift_fp.sources.dense._vectors": (
+        "DenseMatrix", "cached_matrix", "embed_inputs", "heading_of", "keyed_inputs", "missing_inputs",
+        "vector_key",
+    ),
+})
 
 __all__ = [
     "DEFAULT_MODEL_ID",
@@ -66,6 +105,7 @@ __all__ = [
     "MATCH_FLOOR",
     "MATCH_RULE",
     "NO_VECTORS",
+    "SHIPPED_MODELS",
     "DenseChoice",
     "FLOOR_RULE",
     "DenseError",
@@ -80,7 +120,10 @@ __all__ = [
     "Prefetched",
     "Ranking",
     "RankingKind",
+    "ScoredAhead",
+    "Scorer",
     "UNKNOWN_WEIGHT",
+    "answer_ahead",
     "cached_matrix",
     "calibrate",
     "calibrated_floor",
@@ -96,12 +139,19 @@ __all__ = [
     "index_embedder",
     "keyed_inputs",
     "keyed_matrix",
+    "leave",
     "load_onnx_embedder",
     "missing_inputs",
     "missing_runtime",
+    "model_cache_folder",
     "nearest_candidates",
     "passages_matrix",
     "probe_questions",
+    "scored_json",
     "shipped",
+    "use_model_cache",
     "vector_key",
 ]
+
+if not TYPE_CHECKING:  # mypy checks each import against the static imports above
+    __getattr__, __dir__ = lazy_face(globals(), _HOMES)

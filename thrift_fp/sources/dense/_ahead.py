@@ -25,27 +25,31 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Final
+from typing import Final, NoReturn
 
 from returns.result import Failure
+
+from thrift_fp.sources.dense._embedder import Embedder
+from thrift_fp.sources.dense._scored import ScoredAhead, scored_from_json
 
 # How long ``ask`` waits for the child once it needs the vector: a loaded machine can take
 # seconds to build a session, and waiting costs no more than loading the model here would.
 WAIT_SECONDS: Final = 60.0
 # The child's program: this module's `main` (by import, not ``-m``: the package, which exports
 # this module's names, would otherwise load it twice).
-_CHILD: Final = "from thrift_fp.sources.dense._ahead import main; raise SystemExit(main())"
+_CHILD: Final = "from thrift_fp.sources.dense._ahead import main, leave; leave(main())"
 # The package this module belongs to: the child must import the very same one.
 _PACKAGE: Final = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True, slots=True)
 class Prefetched:
-    """The default model, with the vectors of some texts already made (by `EmbedAhead`'s child).
+    """The default model, with the vectors of some texts already made (by `EmbedAhead`'s child),
+    and, where the child ranked the index too, the question's dense candidates (``scored``).
 
     ``embed`` answers those texts from ``vectors`` and loads the model itself (once per process,
     its session for one question) for any other text.
@@ -59,6 +63,7 @@ class Prefetched:
     model_id: str
     dimensions: int
     vectors: Mapping[str, bytes]
+    scored: ScoredAhead | None = None
 
     def embed(self, texts: Sequence[str]) -> Sequence[bytes]:
         """Each text's vector: made ahead where it was, by the model itself otherwise."""
@@ -83,12 +88,19 @@ class EmbedAhead:
     True
     """
 
-    def __init__(self, question: str, *, command: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, question: str, *, command: Sequence[str] | None = None, cache: Path | None = None,
+        program: str = _CHILD, extra: Mapping[str, object] = MappingProxyType({}),
+    ) -> None:
         self.question = question
-        request = json.dumps({"question": question, "package": str(_PACKAGE)}).encode("utf-8")
+        # ``cache``: the folder of the prepared model (`_prepared.use_model_cache`), if any;
+        # ``program`` and ``extra``: a store's child (`answer_ahead`) and what it needs to know.
+        request = json.dumps({
+            **extra, "question": question, "package": str(_PACKAGE), "cache": None if cache is None else str(cache),
+        }).encode("utf-8")
         try:
             self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
-                list(command) if command is not None else [sys.executable, "-P", "-c", _CHILD],
+                list(command) if command is not None else [sys.executable, "-P", "-c", program],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_child_environment(),
             )
         except OSError:
@@ -171,23 +183,37 @@ def prefetched(question: str, answer: bytes) -> Prefetched | None:
         return None
     if model_id != DEFAULT_MODEL_ID or type(dimensions) is not int or dimensions <= 0 or len(vector) != 4 * dimensions:
         return None
-    return Prefetched(model_id, dimensions, MappingProxyType({question: vector}))
+    # The dense candidates, where the child ranked them: a malformed part is only left out (the
+    # search then ranks densely itself), the vector is still good.
+    scored = scored_from_json(question, shown.get("scored")) if "scored" in shown else None
+    return Prefetched(model_id, dimensions, MappingProxyType({question: vector}), scored)
 
 
-def main() -> int:
-    """The child: read ``{"question", "package"}`` on standard input, write the question's vector
-    with the model's id and width on standard output; exit status 1, writing nothing, on any failure."""
+Scorer = Callable[[Mapping[str, object], Embedder, str, bytes], "dict[str, object] | None"]
+"""What a store's child adds to `answer_ahead`'s answer: ``score(request, model, question,
+vector)`` returns a JSON-able value sent under ``"scored"`` (`scored_json`), or ``None``."""
+
+
+def answer_ahead(score: Scorer | None = None) -> int:
+    """The child: read ``{"question", "package", "cache", ...}`` on standard input, write the
+    question's vector with the model's id and width on standard output, and what ``score`` adds
+    (a store's dense candidates: ``thrift_fp.sources.sqlite._ahead``); exit status 1, writing
+    nothing, on any failure to embed (a failure of ``score`` only leaves its part out)."""
     import thrift_fp  # noqa: PLC0415
     from thrift_fp.sources.dense._embedder import default_embedder  # noqa: PLC0415
+    from thrift_fp.sources.dense._prepared import use_model_cache  # noqa: PLC0415
 
     try:
         request = json.loads(sys.stdin.buffer.read())
-        question, package = request["question"], request["package"]
-    except (ValueError, TypeError, KeyError):
+        question, package, cache = request["question"], request["package"], request.get("cache")
+    except (ValueError, TypeError, KeyError, AttributeError):
         return 1
     # The vector must be the one the parent's own package would make.
     if not isinstance(question, str) or Path(thrift_fp.__file__).resolve().parent != Path(str(package)):
         return 1
+    if isinstance(cache, str) and cache:
+        folder = Path(cache)
+        use_model_cache(lambda: folder)
     loaded = default_embedder(one_question=True)
     if isinstance(loaded, Failure):
         return 1
@@ -196,10 +222,36 @@ def main() -> int:
         (vector,) = model.embed([question])
     except Exception:  # noqa: BLE001 - any failure leaves the parent on its own path
         return 1
-    sys.stdout.write(json.dumps({
+    shown: dict[str, object] = {
         "model_id": model.model_id, "dimensions": model.dimensions, "vector": base64.b64encode(vector).decode("ascii"),
-    }))
+    }
+    if score is not None:
+        try:
+            scored = score(request, model, question, vector)
+        except Exception:  # noqa: BLE001 - the parent ranks densely itself
+            scored = None
+        if scored is not None:
+            shown["scored"] = scored
+    sys.stdout.write(json.dumps(shown))
     return 0
+
+
+def main() -> int:
+    """The child for the vector alone (`answer_ahead` with no store's part)."""
+    return answer_ahead()
+
+
+def leave(status: int) -> NoReturn:
+    """End the child with ``status`` once its answer is out, without the interpreter's teardown.
+
+    The parent reads the answer until the child exits; the teardown (onnxruntime, its session,
+    the mapped weights, numpy's modules) was 60-80 ms of that wait (whole child processes timed
+    both ways), and the child holds nothing that needs closing: its one file, the prepared copy,
+    is complete before it is renamed into place.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 if __name__ == "__main__":

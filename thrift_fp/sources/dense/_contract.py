@@ -12,15 +12,20 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from thrift_fp.sources.dense._embedder import Embedder, checked_embed, embedder_of_model
+from thrift_fp.sources.dense._embedder import DEFAULT_MODEL_ID, Embedder, checked_embed, embedder_of_model
 from thrift_fp.sources.dense._errors import DenseError, DenseUnavailable
 from thrift_fp.sources.dense._hybrid import DenseChoice, OneQuestion, shipped
+from thrift_fp.sources.dense._static import STATIC_MODEL_ID
 from thrift_fp.sources.dense._vectors import DenseMatrix, dense_matrix, heading_of, vector_key
 from thrift_fp.sources.ranking import Scored
 
 # Why a search under the default ranks lexically although the extra is installed.
 NO_VECTORS: Final = "the {store} holds no complete set of vectors: index it again with the [dense] extra installed"
 """Why a search under the default ranks lexically although the extra is installed (``{store}``: the index)."""
+
+SHIPPED_MODELS: Final = frozenset({DEFAULT_MODEL_ID, STATIC_MODEL_ID})
+"""The ids of the models the package ships (`embedder_for`): an index of their vectors keeps them
+under ``dense=True`` (`chosen_embedder`)."""
 
 
 def chosen_embedder(dense: DenseChoice, held: str | None = None) -> Result[Embedder, DenseError] | None:

@@ -195,8 +195,7 @@ def load_onnx_embedder(
     )
 
 
-def _session(path: Path, data: bytes, threads: int, optimize: bool) -> Result[object, DenseError]:
-    onnxruntime = private_onnxruntime()  # before any session: no telemetry store, no queued events
+def _options(onnxruntime: Any, threads: int, optimize: bool) -> Any:  # onnxruntime.SessionOptions
     options = onnxruntime.SessionOptions()
     if not optimize:
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
@@ -205,6 +204,12 @@ def _session(path: Path, data: bytes, threads: int, optimize: bool) -> Result[ob
     # Idle threads sleep instead of spinning: a question's embedding costs 6.6 ms of CPU instead of
     # 11.8, and a busy machine's other processes keep their share (benchmarks/dense_speed.py).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
+def _session(path: Path, data: bytes, threads: int, optimize: bool) -> Result[object, DenseError]:
+    onnxruntime = private_onnxruntime()  # before any session: no telemetry store, no queued events
+    options = _options(onnxruntime, threads, optimize)
     try:
         return Success(onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"]))
     except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own unexported classes
@@ -249,7 +254,7 @@ def _wordpiece(vocabulary: dict[str, int], max_length: int) -> object:
     return tokenizer
 
 
-# Whether `_minilm` builds its session for one question (set only by default_embedder's call).
+# Whether `_minilm` loads the session prepared for one question (set only by default_embedder's call).
 _ONE_QUESTION: ContextVar[bool] = ContextVar("thrift_fp_one_question", default=False)
 
 
@@ -257,10 +262,12 @@ _ONE_QUESTION: ContextVar[bool] = ContextVar("thrift_fp_one_question", default=F
 def default_embedder(*, one_question: bool = False) -> Result[Embedder, DenseError]:
     """The default model (all-MiniLM-L6-v2, int8), loaded once per process, or why it cannot be.
 
-    ``one_question=True``: the same model, its session built for a process that embeds one
-    question and exits (``thrift-fp ask``), without graph optimisation (see `load_onnx_embedder`:
-    ~110 ms less CPU for one question). It is loaded and kept apart from the default's, so a
-    process that embeds many texts (an index run, ``serve``) never gets it.
+    ``one_question=True``: the same model and the same vectors (bytes), its session loaded for a
+    process that embeds one question and exits (``thrift-fp ask``): from the copy prepared in the
+    cache folder an application names (`thrift_fp.sources.dense._prepared`; ~65 instead of ~200 ms
+    of CPU to build it and embed the question), made there on first use. Without a cache folder it
+    is the default's session. It is loaded apart from the default's, so a process that embeds many
+    texts (an index run, ``serve``) never maps the copy.
 
     >>> result = default_embedder()
     >>> result.unwrap().model_id if result.map(bool).value_or(False) else result.failure().message
@@ -313,12 +320,39 @@ def _minilm(length: int) -> Result[Embedder, DenseError]:
     spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
     if spec is None or spec.origin is None:
         return Failure(DenseUnavailable(DEFAULT_MODEL_PACKAGE))
+    model, model_id = Path(spec.origin).with_name("model.onnx"), f"all-MiniLM-L6-v2-int8/{length}"
+    if _ONE_QUESTION.get():
+        prepared = _prepared(model, model_id, length)
+        if prepared is not None:
+            return Success(prepared)
+    # Optimised either way: a question's vector is the same bytes whichever process makes it.
     loaded: Result[OnnxEmbedder, DenseError] = load_onnx_embedder(
-        Path(spec.origin).with_name("model.onnx"), VOCABULARY, model_id=f"all-MiniLM-L6-v2-int8/{length}",
-        max_length=length, sha256=DEFAULT_MODEL_SHA256, threads=1, workers=_cores(),
-        optimize=not _ONE_QUESTION.get(),
+        model, VOCABULARY, model_id=model_id, max_length=length, sha256=DEFAULT_MODEL_SHA256, threads=1,
+        workers=_cores(),
     )
     return loaded.map(lambda embedder: embedder)
+
+
+def _prepared(model: Path, model_id: str, length: int) -> OnnxEmbedder | None:
+    """The default model for one question: the optimised session's vectors, from the prepared
+    copy in the cache folder (`_prepared`: a fraction of its start), made there first if missing,
+    or optimised here without a cache folder; ``None`` when the model cannot be read or loaded so
+    (the caller loads it its own way and reports why)."""
+    from thrift_fp.sources.dense._prepared import model_cache_folder, prepared_session  # noqa: PLC0415
+
+    folder = model_cache_folder()
+    onnxruntime = private_onnxruntime()  # before any session: no telemetry store, no queued events
+    session = prepared_session(
+        onnxruntime, model, DEFAULT_MODEL_SHA256, lambda optimize: _options(onnxruntime, 1, optimize), folder
+    )
+    if session is None:
+        return None
+    try:
+        words = VOCABULARY.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    made = _embedder(model, session, words, model_id, length, _cores())
+    return made.unwrap() if isinstance(made, Success) else None
 
 
 def _cores() -> int:

@@ -62,9 +62,9 @@ def match_score(best: float, unknown: float) -> float:
 @dataclass(frozen=True, slots=True)
 class OneQuestion:
     """``dense=`` for a process that embeds one question and exits (``thrift-fp ask``): as ``True``
-    (the shipped model of the index's vectors, where installed), with the default model's session
-    built for one question (`thrift_fp.sources.dense.default_embedder`). An index run takes it as
-    ``True``.
+    (the shipped model of the index's vectors, where installed, making the same vectors), with the
+    default model's session loaded for one question (`thrift_fp.sources.dense.default_embedder`).
+    An index run takes it as ``True``.
 
     >>> shipped(OneQuestion()), shipped(True), shipped(False)
     (True, True, False)

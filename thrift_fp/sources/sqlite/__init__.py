@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING
 from thrift_fp._lazy import homes, lazy_face
 
 if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each name on first use
+    from thrift_fp.sources.sqlite._ahead import ranked_ahead
     from thrift_fp.sources.sqlite._assemble import assemble
-    from thrift_fp.sources.sqlite._dense import held_model, warm_matrix
+    from thrift_fp.sources.sqlite._dense import warm_matrix
     from thrift_fp.sources.sqlite._definition import SearchFailed, fts5_definition
+    from thrift_fp.sources.sqlite._held import held_model
     from thrift_fp.sources.sqlite._index import IndexReport, index_paths
     from thrift_fp.sources.sqlite._search import search_index, search_ranking
     from thrift_fp.sources.sqlite._store import check_fts5
@@ -31,9 +33,11 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
 # Lazy, so that a search (`assemble`, `search_index`) never imports the indexer and the document
 # parsers (~11 ms of a one-question `ask`, issue 35).
 _HOMES = homes({
+    "thrift_fp.sources.sqlite._ahead": ("ranked_ahead",),
     "thrift_fp.sources.sqlite._assemble": ("assemble",),
-    "thrift_fp.sources.sqlite._dense": ("held_model", "warm_matrix"),
+    "thrift_fp.sources.sqlite._dense": ("warm_matrix",),
     "thrift_fp.sources.sqlite._definition": ("SearchFailed", "fts5_definition"),
+    "thrift_fp.sources.sqlite._held": ("held_model",),
     "thrift_fp.sources.sqlite._index": ("IndexReport", "index_paths"),
     "thrift_fp.sources.sqlite._search": ("search_index", "search_ranking"),
     "thrift_fp.sources.sqlite._store": ("check_fts5",),
@@ -47,6 +51,7 @@ __all__ = [
     "fts5_definition",
     "held_model",
     "index_paths",
+    "ranked_ahead",
     "search_index",
     "search_ranking",
     "warm_matrix",

@@ -27,6 +27,7 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.dense import (
+    DENSE_POOL,
     FLOOR_RULE,
     MATCH_FLOOR,
     DenseChoice,
@@ -34,6 +35,8 @@ from thrift_fp.sources.dense import (
     DenseMatrix,
     DenseUnavailable,
     Embedder,
+    SHIPPED_MODELS,
+    Prefetched,
     Ranking,
     cached_matrix,
     chosen_embedder,
@@ -48,6 +51,8 @@ from thrift_fp.sources.dense import (
     vector_key,
 )
 from thrift_fp.sources.ranking import Scored
+from thrift_fp.sources.sqlite._held import MODEL_KEY, PENDING_KEY, held_model, stored_model
+from thrift_fp.sources.sqlite._held import pending_model as _pending_model
 
 VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
 # Each passage row's vector key under one model, written in the transaction that read the passage
@@ -68,26 +73,14 @@ KEYS: Final = (
     f"CREATE TRIGGER IF NOT EXISTS {KEYS_TRIGGERS[2]} AFTER DELETE ON passages BEGIN"
     f" DELETE FROM {KEYS_TABLE} WHERE row = old.id; END",
 )
-MODEL_KEY: Final = "dense_model"
-# An embedding run that started and has not finished: its model, and how many inputs it covers.
-PENDING_KEY: Final = "dense_pending"
+# How many inputs an unfinished embedding run covers (its model: `PENDING_KEY`).
 TOTAL_KEY: Final = "dense_total"
 # The no-match floor calibrated on this index's passages (`calibrate`), as JSON naming the model
 # whose vectors it was measured with; any change to the passages or the vectors removes it.
 FLOOR_KEY: Final = "dense_floor"
-
-
-def stored_model(connection: sqlite3.Connection) -> str | None:
-    """The model whose vectors cover every passage of the index, or ``None``.
-
-    >>> stored_model(sqlite3.connect(":memory:")) is None
-    True
-    """
-    try:
-        row = connection.execute("SELECT value FROM meta WHERE key = ?", (MODEL_KEY,)).fetchone()
-    except sqlite3.Error:
-        return None
-    return None if row is None else str(row[0])
+# The most hits a search takes: SQLite's INTEGER is 64 bits, and a Python list of that many never
+# exists; a bound far past any index keeps the arithmetic small.
+MAX_LIMIT: Final = 2**31 - 1
 
 
 def forget_vectors_model(connection: sqlite3.Connection) -> None:
@@ -270,28 +263,28 @@ def vectors_progress(connection: sqlite3.Connection, model_id: str) -> tuple[int
     return min(int(embedded), total), total
 
 
-def _pending_model(connection: sqlite3.Connection) -> str | None:
-    try:
-        row = connection.execute("SELECT value FROM meta WHERE key = ?", (PENDING_KEY,)).fetchone()
-    except sqlite3.Error:
-        return None
-    return None if row is None else str(row[0])
+def vectors_current(database: Path) -> bool:
+    """Whether the index file's vectors are of a shipped model and whole: every passage's vector,
+    its kept key and the calibrated floor, so that an index run that changes no passage has
+    nothing for the model to do (and need not load it).
 
-
-def held_model(database: Path) -> str | None:
-    """The model an index file's vectors are of, finished or pending; ``None`` for none (or no file).
-
-    >>> held_model(Path("/nonexistent.db")) is None
-    True
+    >>> vectors_current(Path("/nonexistent.db"))
+    False
     """
     if not database.is_file():
-        return None
+        return False
     try:
         connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error:
-        return None
+        return False
     try:
-        return stored_model(connection) or _pending_model(connection)
+        model = stored_model(connection)
+        return (
+            model in SHIPPED_MODELS and _keys_kept(connection) and not _unkeyed(connection, model)
+            and stored_floor(connection, model) is not None
+        )
+    except sqlite3.Error:
+        return False
     finally:
         connection.close()
 
@@ -339,12 +332,26 @@ def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Rank
     ), embedder
 
 
+def dense_pool(limit: int) -> int:
+    """How many passages a search for ``limit`` hits (at most `MAX_LIMIT`) takes from the dense side.
+
+    >>> dense_pool(8), dense_pool(80)
+    (50, 80)
+    """
+    return max(min(limit, MAX_LIMIT), DENSE_POOL)
+
+
 def dense_candidates(
     database: Path, connection: sqlite3.Connection, embedder: Embedder, question: str, tiers: Collection[str], limit: int,
     also: Collection[int] = (),
 ) -> Result[tuple[tuple[Scored, ...], dict[int, float]], DenseError]:
     """The ``limit`` passages nearest ``question`` among ``tiers``, as ranked candidates (``score`` the cosine),
     and the cosine of each passage of ``also`` (row keys) that has a vector."""
+    if isinstance(embedder, Prefetched) and embedder.scored is not None:
+        # Ranked ahead by `ask`'s child (`_ahead`), if for this very search of this version of the file.
+        ahead = embedder.scored.candidates(matrix_version(database, embedder), question, tiers, limit, also)
+        if ahead is not None:
+            return Success(ahead)
     return nearest_candidates(_matrix(database, connection, embedder), embedder, question, tiers, limit, also)
 
 
@@ -392,14 +399,18 @@ class _Held:
         return loaded.unwrap().embed(texts)
 
 
-def _matrix(database: Path, connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:
-    # An index run replaces the file by a rename: a new inode or mtime is a new version.
+def matrix_version(database: Path, embedder: Embedder) -> tuple[str, str, int, int, int, str, int]:
+    """The version of the index file's vectors under ``embedder``'s model: an index run replaces the
+    file by a rename and any write changes its mtime, so a new inode, mtime or size is a new version."""
     status = os.stat(database)
-    version = (
+    return (
         "sqlite", str(database.resolve()), status.st_ino, status.st_mtime_ns, status.st_size, embedder.model_id,
         embedder.dimensions,
     )
-    return cached_matrix(version, lambda: _load(connection, embedder))
+
+
+def _matrix(database: Path, connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:
+    return cached_matrix(matrix_version(database, embedder), lambda: _load(connection, embedder))
 
 
 def _load(connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:

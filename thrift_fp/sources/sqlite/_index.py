@@ -66,8 +66,9 @@ from thrift_fp.sources.contract import (
 )
 from thrift_fp.sources.dense import MATCH_FLOOR, DenseChoice, Embedder, calibrate, index_embedder, shipped
 from thrift_fp.sources.sqlite._dense import (
-    forget_vectors_model, held_model, keep_vector_keys, record_floor, stored_floor, stored_model, sync_vectors,
+    forget_vectors_model, keep_vector_keys, record_floor, stored_floor, sync_vectors, vectors_current,
 )
+from thrift_fp.sources.sqlite._held import held_model, stored_model
 from thrift_fp.sources.sqlite._search import search_matched
 from thrift_fp.sources.ranking import analyze_fields, default_analyzer
 from thrift_fp.sources.sqlite._store import check_fts5, connect, create_schema, read_settings
@@ -163,13 +164,17 @@ def index_paths(
     if isinstance(selected, Failure):
         return Failure(selected.failure())
     found, skipped = selected.unwrap().files, selected.unwrap().skipped
+    settings = {"encoding": encoding, "max_tokens": str(max_tokens), "analyzer": default_analyzer()}
+    # A strict run with problems goes through the files anyway, to report every problem at once.
+    untouched = None if strict and skipped else _nothing_to_do(database, roots, found, settings, trust_tier)
+    if untouched is not None and shipped(dense) and vectors_current(database):
+        # Nothing changed and the shipped model's vectors, keys and floor are whole: the model
+        # would load only to find nothing to do (~0.3 s of each `ask` on the embedded corpus).
+        return Success(dataclasses.replace(untouched, skipped=skipped))
     # With the [dense] extra (or an embedder given), new or changed passages are embedded too.
     embedder = index_embedder(dense, held_model(database) if shipped(dense) else None)
     if isinstance(embedder, Failure):
         return Failure(embedder.failure())
-    settings = {"encoding": encoding, "max_tokens": str(max_tokens), "analyzer": default_analyzer()}
-    # A strict run with problems goes through the files anyway, to report every problem at once.
-    untouched = None if strict and skipped else _nothing_to_do(database, roots, found, settings, trust_tier)
     if untouched is not None:
         indexed: Result[IndexReport, SourceError] = Success(dataclasses.replace(untouched, skipped=skipped))
     else:

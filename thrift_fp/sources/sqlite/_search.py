@@ -34,15 +34,12 @@ from thrift_fp.sources.ranking import (
     top_passages,
     unknown_share,
 )
-from thrift_fp.sources.dense import DENSE_POOL, LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_matched
-from thrift_fp.sources.sqlite._dense import dense_candidates, ranking_of
+from thrift_fp.sources.dense import LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_matched
+from thrift_fp.sources.sqlite._dense import MAX_LIMIT as _MAX_LIMIT, dense_candidates, dense_pool, ranking_of
 from thrift_fp.sources.sqlite._store import open_index
 
 __all__ = ["HEADING_WEIGHT", "search_index", "search_ranking"]
 
-# SQLite's INTEGER is 64 bits, and a Python list of that many never exists: a bound far past
-# any index keeps the arithmetic small.
-_MAX_LIMIT: Final = 2**31 - 1
 _STATS: Final = "SELECT count(*), total(body_length), total(heading_length), total(trail_length) FROM passages"
 _COUNT: Final = "SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?"
 # CROSS JOIN keeps json_each outermost: one rowid lookup per key, never a scan of passages.
@@ -144,7 +141,7 @@ def search_matched(
             # Each ranking offers its pool; every candidate gets both scores, computed exactly.
             lexical, share_of, unknown = _ranked(connection, terms, sorted(allowed.unwrap()), LEXICAL_POOL)
             near = dense_candidates(
-                database, connection, embedder, query, allowed.unwrap(), max(bounded, DENSE_POOL),
+                database, connection, embedder, query, allowed.unwrap(), dense_pool(bounded),
                 [s.key for s in lexical],
             )
             if isinstance(near, Failure):

@@ -1,0 +1,98 @@
+"""``thrift-fp ask``'s question child for an SQLite index: the question embedded, and the index
+ranked by it densely, on the other core while ``ask`` loads everything else (issue 35).
+
+`thrift_fp.sources.dense.EmbedAhead` embeds the question in a second process; for an SQLite index
+that child also loads the index's vectors and computes the question's dense candidates
+(`thrift_fp.sources.dense.ScoredAhead`), which spares ``ask`` numpy's import and the vectors' load.
+The search takes them only for the index version, question, tiers and pool size they were made for
+(`dense_candidates`); anything else, and any failure of the child, leaves the search to rank
+densely itself.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import Final
+
+# `ask` starts the child as soon as it knows its index: this module loads only the child's
+# launcher (`EmbedAhead`, and `Embedder` beside it); the dense side and the store's vectors load
+# in the child (`score`).
+from thrift_fp.sources.dense import EmbedAhead, Embedder
+
+# This module's child: `dense.answer_ahead` with the SQLite index's part.
+_CHILD: Final = "from thrift_fp.sources.sqlite._ahead import main; from thrift_fp.sources.dense import leave; leave(main())"
+
+
+def ranked_ahead(
+    database: Path, question: str, tiers: Collection[str], limit: int, cache: Path | None = None
+) -> EmbedAhead:
+    """A child embedding ``question`` (as the retrieval normalises it) and ranking the passages of
+    the SQLite index ``database`` among ``tiers`` by it, for a search of ``limit`` hits; ``cache``
+    is the folder of the prepared model (`thrift_fp.sources.dense._prepared`), if any.
+
+    >>> import pathlib
+    >>> ahead = ranked_ahead(pathlib.Path("/nonexistent.db"), "q", ["first-party"], 8).result()
+    >>> ahead is None or ahead.scored is None  # no index to rank (no vector either without the extra)
+    True
+    """
+    # The search's own limit: the child sizes the dense pool from it as the search does (`dense_pool`).
+    return EmbedAhead(question, cache=cache, program=_CHILD, extra={"scores": {
+        "database": str(database), "tiers": sorted(tiers), "limit": max(0, limit),
+    }})
+
+
+def main() -> int:
+    """The child (`thrift_fp.sources.dense.answer_ahead` with `score`)."""
+    from thrift_fp.sources.dense import answer_ahead  # noqa: PLC0415
+
+    return answer_ahead(score)
+
+
+def score(request: Mapping[str, object], embedder: Embedder, question: str, vector: bytes) -> dict[str, object] | None:
+    """The question's dense candidates over the index the request names (`scored_json`), or
+    ``None`` when the request names none, or the index holds no complete set of this model's vectors.
+
+    >>> class Fixed:
+    ...     model_id, dimensions = "m", 1
+    ...     def embed(self, texts):
+    ...         return [bytes(4) for _ in texts]
+    >>> score({}, Fixed(), "q", bytes(4)) is None
+    True
+    """
+    from thrift_fp.sources.dense import scored_json  # noqa: PLC0415 - the child's, not `ask`'s
+    from thrift_fp.sources.ranking import Scored  # noqa: PLC0415
+    from thrift_fp.sources.sqlite._dense import MAX_LIMIT, _matrix, dense_pool, matrix_version  # noqa: PLC0415
+    from thrift_fp.sources.sqlite._held import stored_model  # noqa: PLC0415
+
+    asked = request.get("scores")
+    if not isinstance(asked, dict):
+        return None
+    database, tiers, limit = asked.get("database"), asked.get("tiers"), asked.get("limit")
+    if not isinstance(database, str) or not isinstance(tiers, list) or not all(isinstance(t, str) for t in tiers):
+        return None
+    if type(limit) is not int or limit < 0:
+        return None
+    limit = dense_pool(min(limit, MAX_LIMIT))  # what `search_index` asks the dense side for
+    path = Path(database)
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except (sqlite3.Error, ValueError, OSError):
+        return None
+    try:
+        # Taken before the vectors, as the search's own load: a change meanwhile is another version.
+        version = matrix_version(path, embedder)
+        if stored_model(connection) != embedder.model_id:
+            return None
+        matrix = _matrix(path, connection, embedder)
+        if matrix is None:
+            return None
+        near, cosines = matrix.nearest_and_cosines(vector, tiers, limit, matrix.rows)
+    finally:
+        connection.close()
+    return scored_json(
+        version, question, tiers, limit,
+        [Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine) for at, cosine in near],
+        cosines,
+    )

@@ -1,0 +1,60 @@
+"""Which model an SQLite index's vectors are of, read without the dense side (issue 35).
+
+``thrift-fp ask`` asks this before anything else loads, to decide whether to start the child that
+embeds its question (`thrift_fp.sources.sqlite.ranked_ahead`): so this module imports the standard
+library alone, and the child starts that much sooner.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Final
+
+MODEL_KEY: Final = "dense_model"
+# An embedding run that started and has not finished: its model, and how many inputs it covers.
+PENDING_KEY: Final = "dense_pending"
+
+
+def stored_model(connection: sqlite3.Connection) -> str | None:
+    """The model whose vectors cover every passage of the index, or ``None``.
+
+    >>> stored_model(sqlite3.connect(":memory:")) is None
+    True
+    """
+    return _meta(connection, MODEL_KEY)
+
+
+def pending_model(connection: sqlite3.Connection) -> str | None:
+    """The model of an embedding run that started and has not finished, or ``None``.
+
+    >>> pending_model(sqlite3.connect(":memory:")) is None
+    True
+    """
+    return _meta(connection, PENDING_KEY)
+
+
+def held_model(database: Path) -> str | None:
+    """The model an index file's vectors are of, finished or pending; ``None`` for none (or no file).
+
+    >>> held_model(Path("/nonexistent.db")) is None
+    True
+    """
+    if not database.is_file():
+        return None
+    try:
+        connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        return stored_model(connection) or pending_model(connection)
+    finally:
+        connection.close()
+
+
+def _meta(connection: sqlite3.Connection, key: str) -> str | None:
+    try:
+        row = connection.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return None if row is None else str(row[0])
