@@ -148,15 +148,20 @@ def test_a_symlinked_copy_is_made_again(
     assert not _entry(folder).is_symlink() and _entry(made).is_dir()  # the link replaced, its target untouched
 
 
-def test_copies_for_another_runtime_are_removed(made: Path, tmp_path: Path) -> None:
+def test_copies_for_another_runtime_are_removed_once_stale(made: Path, tmp_path: Path) -> None:
     folder = tmp_path / "models"
     folder.mkdir()
-    old = folder / _prepared.entry_name(_embedder.DEFAULT_MODEL_SHA256, "0.0.1", "x86_64")
-    shutil.copytree(_entry(made), old)
+    stale, recent = (folder / _prepared.entry_name(_embedder.DEFAULT_MODEL_SHA256, version, "x86_64") for version in ("0.0.1", "0.0.2"))
+    for old in (stale, recent):
+        shutil.copytree(_entry(made), old)
+    week_ago = (stale / MANIFEST).stat().st_mtime - _prepared.STALE_AFTER - 60
+    os.utime(stale / MANIFEST, (week_ago, week_ago))
     other_model = folder / _prepared.entry_name("ab" * 32, "0.0.1", "x86_64")
     other_model.mkdir()
+    os.utime(other_model, (week_ago, week_ago))
     _prepared_embedder(folder)
-    assert sorted(path.name for path in folder.iterdir()) == sorted([_entry(made).name, other_model.name])
+    # The stale copy of this model is gone; another installation's recent one and another model's stay.
+    assert sorted(path.name for path in folder.iterdir()) == sorted([_entry(made).name, recent.name, other_model.name])
 
 
 def test_a_folder_that_cannot_be_written_still_gives_the_vectors(tmp_path: Path, expected: tuple[bytes, ...]) -> None:

@@ -33,6 +33,7 @@ import platform
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -45,6 +46,8 @@ MANIFEST: Final = "prepared.json"
 # Word piece ids of "[CLS] shedding drops the lowest score [SEP]" in the shipped vocabulary's
 # range: a fixed input whose hidden state identifies the weights that answer it.
 PROBE: Final = (101, 15015, 9010, 1996, 7290, 3556, 102)
+# A copy for another onnxruntime or machine is removed once it is this old (seconds: a week).
+STALE_AFTER: Final = 7 * 24 * 3600
 
 # Where the application keeps its cache (a function, called only when a copy is looked for);
 # empty: no cache, no file written. One slot, replaced by `use_model_cache`.
@@ -184,9 +187,23 @@ def _keep(
     except Exception:  # noqa: BLE001 - see above
         shutil.rmtree(work, ignore_errors=True)
         return
+    _prune(entry)
+
+
+def _prune(entry: Path) -> None:
+    """Remove the copies of this model for another onnxruntime or machine made over `STALE_AFTER`
+    seconds ago (~90 MB each): left by an upgrade. A younger one may belong to another installation
+    sharing the cache folder, in use: removing it would make the two remake each other's copies
+    on every run; so each is made again at most once in that time."""
+    now = time.time()
     for other in entry.parent.iterdir():
-        # Copies of this model for another onnxruntime or machine: ~90 MB each, no longer used.
-        if other.name != entry.name and other.name.startswith(entry.name[:17]) and not other.name.startswith("."):
+        if other.name == entry.name or not other.name.startswith(entry.name[:17]) or other.name.startswith("."):
+            continue
+        try:
+            made = (other / MANIFEST).lstat().st_mtime if (other / MANIFEST).exists() else other.lstat().st_mtime
+        except OSError:
+            continue
+        if now - made > STALE_AFTER:
             _remove(other)
 
 
