@@ -164,6 +164,17 @@ def test_copies_for_another_runtime_are_removed_once_stale(made: Path, tmp_path:
     assert sorted(path.name for path in folder.iterdir()) == sorted([_entry(made).name, recent.name, other_model.name])
 
 
+def test_what_a_killed_process_left_half_made_is_removed_once_abandoned(made: Path) -> None:
+    abandoned, in_progress = made / ".prepare-abandoned", made / ".prepare-in-progress"
+    for work in (abandoned, in_progress):
+        work.mkdir()
+        (work / WEIGHTS).write_bytes(bytes(1024))
+    long_ago = abandoned.stat().st_mtime - _prepared.ABANDONED_AFTER - 60
+    os.utime(abandoned, (long_ago, long_ago))
+    _prepared_embedder(made)  # read from the copy
+    assert not abandoned.exists() and (in_progress / WEIGHTS).exists()
+
+
 def test_a_folder_that_cannot_be_written_still_gives_the_vectors(tmp_path: Path, expected: tuple[bytes, ...]) -> None:
     if os.geteuid() == 0:
         blocked = tmp_path / "file"  # root writes anywhere: a file where the folder should be

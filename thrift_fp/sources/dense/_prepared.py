@@ -48,6 +48,8 @@ MANIFEST: Final = "prepared.json"
 PROBE: Final = (101, 15015, 9010, 1996, 7290, 3556, 102)
 # A copy for another onnxruntime or machine is removed once it is this old (seconds: a week).
 STALE_AFTER: Final = 7 * 24 * 3600
+# A copy half made this long ago (seconds) was left by a killed process: making one takes seconds.
+ABANDONED_AFTER: Final = 600
 
 # Where the application keeps its cache (a function, called only when a copy is looked for);
 # empty: no cache, no file written. One slot, replaced by `use_model_cache`.
@@ -104,6 +106,7 @@ def prepared_session(
     entry = None if folder is None else folder / entry_name(sha256, version, platform.machine())
     manifest = _manifest(sha256, version)
     if entry is not None:
+        _sweep(entry.parent)
         session = _load(onnxruntime, entry, manifest, options)
         if session is not None:
             return session
@@ -196,7 +199,7 @@ def _prune(entry: Path) -> None:
     sharing the cache folder, in use: removing it would make the two remake each other's copies
     on every run; so each is made again at most once in that time."""
     now = time.time()
-    for other in entry.parent.iterdir():
+    for other in _listed(entry.parent):
         if other.name == entry.name or not other.name.startswith(entry.name[:17]) or other.name.startswith("."):
             continue
         try:
@@ -207,11 +210,34 @@ def _prune(entry: Path) -> None:
             _remove(other)
 
 
+def _sweep(folder: Path) -> None:
+    """Remove what a process killed while making a copy left (a ``.prepare-`` folder, up to ~90 MB)
+    once no process can still be writing it (`ABANDONED_AFTER`)."""
+    now = time.time()
+    for other in _listed(folder):
+        try:
+            if other.name.startswith(".prepare-") and now - other.lstat().st_mtime > ABANDONED_AFTER:
+                _remove(other)
+        except OSError:
+            continue
+
+
+def _listed(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []  # no folder yet, or one this process may not read: nothing to tidy
+
+
 def _remove(path: Path) -> None:
-    if path.is_symlink() or not path.is_dir():
-        path.unlink(missing_ok=True)
-    else:
-        shutil.rmtree(path, ignore_errors=True)
+    # Tidying never fails a search: what cannot be removed now is left for a later run.
+    try:
+        if path.is_symlink() or not path.is_dir():
+            path.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+    except OSError:
+        pass
 
 
 def _identities(entry: Path) -> dict[str, list[int]]:
