@@ -51,7 +51,7 @@ from thrift_fp.sources.dense import (
     vector_key,
 )
 from thrift_fp.sources.ranking import Scored
-from thrift_fp.sources.sqlite._held import MODEL_KEY, PENDING_KEY, held_model, stored_model
+from thrift_fp.sources.sqlite._held import MODEL_KEY, PENDING_KEY, stored_model
 from thrift_fp.sources.sqlite._held import pending_model as _pending_model
 
 VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
