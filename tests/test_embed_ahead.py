@@ -72,6 +72,19 @@ def _spawned(monkeypatch: pytest.MonkeyPatch, command: list[str] | None = None) 
     return started
 
 
+def _counted(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
+    """One entry per call of ``sqlite._dense.<name>`` from now on (the function itself still runs)."""
+    calls: list[int] = []
+    real = getattr(_dense, name)
+
+    def counted(*args: object) -> object:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(_dense, name, counted)
+    return calls
+
+
 def _answer(shown: str) -> dict[str, object]:
     # The answer without its clock (receipts carry when they started and finished) nor its
     # envelopes' nonce (random in every run).
@@ -230,14 +243,7 @@ def test_the_vectors_loaded_ahead_are_the_ones_the_search_uses(
 ) -> None:
     database = _index(tmp_path, capsys)
     expected = search_index(database, QUESTION).unwrap()
-    loads: list[int] = []
-    real = _dense._load
-
-    def counted(*args: object) -> object:
-        loads.append(1)
-        return real(*args)  # type: ignore[arg-type]  # as called
-
-    monkeypatch.setattr(_dense, "_load", counted)
+    loads = _counted(monkeypatch, "_load")
     _vectors._loaded.clear()
     _dense.warm_matrix(database)
     assert search_index(database, QUESTION).unwrap() == expected
@@ -306,14 +312,7 @@ def test_ask_answers_alike_with_the_childs_candidates_and_without(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flags: list[str]
 ) -> None:
     database = _index(tmp_path, capsys)
-    matrices: list[int] = []
-    real = _dense._matrix
-
-    def counted(*args: object) -> object:
-        matrices.append(1)
-        return real(*args)  # type: ignore[arg-type]  # as called
-
-    monkeypatch.setattr(_dense, "_matrix", counted)
+    matrices = _counted(monkeypatch, "_matrix")
     _vectors._loaded.clear()
     assert run(["ask", QUESTION, "--db", str(database), "--json", *flags]) == 0
     ahead = _answer(capsys.readouterr().out)
@@ -333,14 +332,7 @@ def test_candidates_of_another_version_of_the_index_are_not_used(
     expected = search_index(database, QUESTION).unwrap()
     assert search_index(database, QUESTION, dense=ahead).unwrap() == expected
     _vectors._loaded.clear()
-    matrices: list[int] = []
-    real = _dense._matrix
-
-    def counted(*args: object) -> object:
-        matrices.append(1)
-        return real(*args)  # type: ignore[arg-type]  # as called
-
-    monkeypatch.setattr(_dense, "_matrix", counted)
+    matrices = _counted(monkeypatch, "_matrix")
     status = database.stat()
     os.utime(database, ns=(status.st_atime_ns, status.st_mtime_ns + 1))  # the file changed since the child read it
     assert search_index(database, QUESTION, dense=ahead).unwrap() == expected

@@ -11,7 +11,6 @@ densely itself.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Final
@@ -64,7 +63,7 @@ def score(request: Mapping[str, object], embedder: Embedder, question: str, vect
     from thrift_fp.sources.dense import scored_json  # noqa: PLC0415 - the child's, not `ask`'s
     from thrift_fp.sources.ranking import Scored  # noqa: PLC0415
     from thrift_fp.sources.sqlite._dense import MAX_LIMIT, _matrix, dense_pool, matrix_version  # noqa: PLC0415
-    from thrift_fp.sources.sqlite._held import stored_model  # noqa: PLC0415
+    from thrift_fp.sources.sqlite._held import read_only, stored_model  # noqa: PLC0415
 
     asked = request.get("scores")
     if not isinstance(asked, dict):
@@ -76,21 +75,15 @@ def score(request: Mapping[str, object], embedder: Embedder, question: str, vect
         return None
     limit = dense_pool(min(limit, MAX_LIMIT))  # what `search_index` asks the dense side for
     path = Path(database)
-    try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except (sqlite3.Error, ValueError, OSError):
-        return None
-    try:
+    with read_only(path) as connection:
+        if connection is None or stored_model(connection) != embedder.model_id:
+            return None
         # Taken before the vectors, as the search's own load: a change meanwhile is another version.
         version = matrix_version(path, embedder)
-        if stored_model(connection) != embedder.model_id:
-            return None
         matrix = _matrix(path, connection, embedder)
         if matrix is None:
             return None
         near, cosines = matrix.nearest_and_cosines(vector, tiers, limit, matrix.rows)
-    finally:
-        connection.close()
     return scored_json(
         version, question, tiers, limit,
         [Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine) for at, cosine in near],

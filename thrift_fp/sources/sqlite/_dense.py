@@ -51,7 +51,7 @@ from thrift_fp.sources.dense import (
     vector_key,
 )
 from thrift_fp.sources.ranking import Scored
-from thrift_fp.sources.sqlite._held import MODEL_KEY, PENDING_KEY, stored_model
+from thrift_fp.sources.sqlite._held import MODEL_KEY, PENDING_KEY, read_only, stored_model
 from thrift_fp.sources.sqlite._held import pending_model as _pending_model
 
 VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
@@ -271,22 +271,17 @@ def vectors_current(database: Path) -> bool:
     >>> vectors_current(Path("/nonexistent.db"))
     False
     """
-    if not database.is_file():
-        return False
-    try:
-        connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return False
-    try:
-        model = stored_model(connection)
-        return (
-            model in SHIPPED_MODELS and _keys_kept(connection) and not _unkeyed(connection, model)
-            and stored_floor(connection, model) is not None
-        )
-    except sqlite3.Error:
-        return False
-    finally:
-        connection.close()
+    with read_only(database) as connection:
+        if connection is None:
+            return False
+        try:
+            model = stored_model(connection)
+            return (
+                model in SHIPPED_MODELS and _keys_kept(connection) and not _unkeyed(connection, model)
+                and stored_floor(connection, model) is not None
+            )
+        except sqlite3.Error:
+            return False
 
 
 def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Ranking, Embedder | None]:
@@ -363,24 +358,19 @@ def warm_matrix(database: Path) -> None:
 
     >>> warm_matrix(Path("/nonexistent.db"))
     """
-    if not database.is_file():
-        return
-    try:
-        connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return
-    try:
-        model = stored_model(connection)
-        row = connection.execute("SELECT length(vector) FROM dense_vectors LIMIT 1").fetchone()
-        if model is None or row is None or not isinstance(row[0], int) or row[0] <= 0 or row[0] % 4:
+    with read_only(database) as connection:
+        if connection is None:
             return
-        # The matrix's key names the model's width: a width read off a stored vector that is not
-        # the model's own is another key, and the search loads the matrix itself (as without this).
-        _matrix(database, connection, _Held(model, row[0] // 4))
-    except sqlite3.Error:
-        return
-    finally:
-        connection.close()
+        try:
+            model = stored_model(connection)
+            row = connection.execute("SELECT length(vector) FROM dense_vectors LIMIT 1").fetchone()
+            if model is None or row is None or not isinstance(row[0], int) or row[0] <= 0 or row[0] % 4:
+                return
+            # The matrix's key names the model's width: a width read off a stored vector that is not
+            # the model's own is another key, and the search loads the matrix itself (as without this).
+            _matrix(database, connection, _Held(model, row[0] // 4))
+        except sqlite3.Error:
+            return
 
 
 @dataclass(frozen=True, slots=True)

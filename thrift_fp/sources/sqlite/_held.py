@@ -8,6 +8,8 @@ library alone, and the child starts that much sooner.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
@@ -40,16 +42,30 @@ def held_model(database: Path) -> str | None:
     >>> held_model(Path("/nonexistent.db")) is None
     True
     """
-    if not database.is_file():
-        return None
+    with read_only(database) as connection:
+        return None if connection is None else stored_model(connection) or pending_model(connection)
+
+
+@contextmanager
+def read_only(database: Path) -> Iterator[sqlite3.Connection | None]:
+    """A read-only connection to the index file ``database``, closed on leaving; ``None`` when there
+    is no such file or it cannot be opened (for the callers that look before a search: nothing here).
+
+    >>> with read_only(Path("/nonexistent.db")) as connection:
+    ...     connection is None
+    True
+    """
+    connection = None
+    if database.is_file():
+        try:
+            connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+        except (sqlite3.Error, ValueError, OSError):
+            connection = None
     try:
-        connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return None
-    try:
-        return stored_model(connection) or pending_model(connection)
+        yield connection
     finally:
-        connection.close()
+        if connection is not None:
+            connection.close()
 
 
 def _meta(connection: sqlite3.Connection, key: str) -> str | None:
