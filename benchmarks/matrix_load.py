@@ -12,6 +12,8 @@ bests:
   metadata's JSON, the SHA-256 ``vector_key`` of each, then the rows and the matrix;
 - kept keys (where ``DB`` has ``passage_vector_keys``): the passages with their kept keys in one
   join, then the rows and the matrix (``keyed_matrix``);
+- kept block (where ``DB`` keeps one, ``sqlite/_block``): its row, its vectors' BLOB in one read,
+  and the matrix over it (``stored_block``);
 - ``_load``: the whole load, in child processes holding nothing else (the phases' own data makes
   each collection of the garbage collector dearer), of this checkout and, with ``--against``, of
   another checkout (that tree on ``PYTHONPATH``), ``--rounds`` loads in each of two children per checkout, run A-B-B-A.
@@ -75,7 +77,9 @@ def phases(connection: sqlite3.Connection) -> dict[str, Callable[[], object]]:
     """Each step of the load, alone, on data the earlier steps fetched once beforehand."""
     from thrift_fp.sources.dense import heading_of, keyed_matrix, passages_matrix, vector_key
     from thrift_fp.sources.dense._vectors import dense_matrix
-    from thrift_fp.sources.sqlite._dense import KEYS_TABLE, _keys_kept
+    from thrift_fp.sources.sqlite._block import block_held, stored_block
+    from thrift_fp.sources.sqlite._dense import _keys_kept
+    from thrift_fp.sources.sqlite._held import KEYS_TABLE
 
     embedder = stand_in(connection)
     model = embedder.model_id
@@ -112,6 +116,10 @@ def phases(connection: sqlite3.Connection) -> dict[str, Callable[[], object]]:
         fetched = connection.execute(kept, (model,)).fetchall()
         steps["kept keys: passages with keys, fetch"] = lambda: connection.execute(kept, (model,)).fetchall()
         steps["kept keys: rows and matrix (keyed_matrix)"] = lambda: keyed_matrix(embedder, vectors, fetched)
+    if block_held(connection, model):
+        steps["kept block: one read and the matrix (stored_block)"] = lambda: stored_block(
+            connection, model, embedder.dimensions
+        )
     return steps
 
 

@@ -1,7 +1,9 @@
-"""Kept vector keys are never stale: whatever sequence of index runs (embedding, lexical only,
-interrupted while embedding) follows whatever changes to the files (written, touched, removed),
-and whether the index was made before keys were kept, every kept key is its passage's own, and
-the matrix a search loads is the one computed from the passages' texts."""
+"""Kept vector keys and the kept block are never stale: whatever sequence of index runs
+(embedding, lexical only, interrupted while embedding) follows whatever changes to the files
+(written, touched, removed) or to the index file by hand (passages, vectors or keys edited,
+replaced or deleted), and whether the index was made before keys or blocks were kept, every kept
+key is its passage's own, and the matrix a search loads (from the block where one is kept) is the
+one computed from the passages' texts."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from tests._dense_model import CountingEmbedder, passages_seen
 from tests._vector_keys import (
-    as_made_before_kept_keys, computed, fields, has_vectors, kept, loaded, passages, stale_keys,
+    HAND_EDITS, as_made_before_blocks, as_made_before_kept_keys, block_kept, computed, edit_by_hand, fields,
+    has_vectors, kept, loaded, passages, stale_keys,
 )
 from thrift_fp.sources import index_paths
 from thrift_fp.sources.dense import probe_questions
@@ -73,8 +76,9 @@ class VectorKeys(RuleBasedStateMachine):
     @rule()
     def index(self) -> None:
         index_paths(self.database, [self.docs], dense=self.embedder, max_tokens=16).unwrap()
-        # A finished embedding run keeps every passage's key.
+        # A finished embedding run keeps every passage's key, and the block.
         assert kept(self.database) == passages(self.database)
+        assert block_kept(self.database, self.embedder.model_id)
 
     @rule()
     def index_lexically(self) -> None:
@@ -101,6 +105,14 @@ class VectorKeys(RuleBasedStateMachine):
     def made_before_kept_keys(self) -> None:
         as_made_before_kept_keys(self.database)
 
+    @rule()
+    def made_before_blocks(self) -> None:
+        as_made_before_blocks(self.database)
+
+    @rule(edit=st.sampled_from(HAND_EDITS))
+    def edited_by_hand(self, edit: str) -> None:
+        edit_by_hand(self.database, edit)
+
     @invariant()
     def every_kept_key_is_current_and_the_matrix_is_the_computed_one(self) -> None:
         if not self.database.exists():
@@ -110,6 +122,7 @@ class VectorKeys(RuleBasedStateMachine):
             matrix = loaded(self.database, self.embedder)
             assert fields(matrix) == fields(computed(self.database, self.embedder))
             held, rows = kept(self.database), passages(self.database)
+            event(f"block kept: {block_kept(self.database, self.embedder.model_id)}")
             event(f"keys kept: {'none' if held == 0 else 'all' if held == rows else 'some'}, "
                   f"vectors: {'none' if matrix is None or not matrix.rows else 'all' if len(matrix.rows) == rows else 'some'}")
 

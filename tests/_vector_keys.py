@@ -1,5 +1,6 @@
-"""Reading an SQLite index's kept vector keys (``passage_vector_keys``) in tests: the matrix a search
-loads, the matrix computed from every passage's text, and the kept keys that are not current."""
+"""Reading an SQLite index's kept vector keys (``passage_vector_keys``) and block (``dense_block``) in
+tests: the matrix a search loads, the matrix computed from every passage's text, the kept keys
+that are not current, and the index file edited by hand."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 
 from tests._dense_model import CountingEmbedder
 from thrift_fp.sources.dense import DenseMatrix, heading_of, passages_matrix, vector_key
-from thrift_fp.sources.sqlite._dense import KEYS_TABLE, KEYS_TRIGGERS, _load
+from thrift_fp.sources.sqlite._block import BLOCK_TABLE, BLOCK_TRIGGERS, block_held
+from thrift_fp.sources.sqlite._dense import KEYS_TRIGGERS, _load
+from thrift_fp.sources.sqlite._held import KEYS_TABLE
 
 _PASSAGES = "SELECT id, passage_id, trust_tier, content_hash, metadata, text FROM passages ORDER BY id"
 
@@ -95,5 +98,56 @@ def has_vectors(database: Path) -> bool:
     connection = sqlite3.connect(database)
     try:
         return bool(connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'dense_vectors'").fetchall())
+    finally:
+        connection.close()
+
+
+def block_kept(database: Path, model_id: str) -> bool:
+    """Whether the index keeps a guarded block for ``model_id`` (a search then loads it)."""
+    connection = sqlite3.connect(database)
+    try:
+        return block_held(connection, model_id)
+    finally:
+        connection.close()
+
+
+def as_made_before_blocks(database: Path) -> None:
+    """Remove the block, its table and triggers: the index as thrift_fp made it before them."""
+    _run(database, *(f"DROP TRIGGER IF EXISTS {trigger}" for trigger in BLOCK_TRIGGERS), f"DROP TABLE IF EXISTS {BLOCK_TABLE}")
+
+
+# Edits to the tables the matrix is computed from, as a user or another program may make them.
+HAND_EDITS = (
+    "UPDATE passages SET trust_tier = 'third-party-public' WHERE id = (SELECT min(id) FROM passages)",
+    "UPDATE passages SET passage_id = passage_id || '-moved' WHERE id = (SELECT max(id) FROM passages)",
+    "UPDATE passages SET content_hash = 'edited' WHERE id = (SELECT min(id) FROM passages)",
+    "UPDATE passages SET text = text || ' edited' WHERE id = (SELECT max(id) FROM passages)",
+    "DELETE FROM passages WHERE id = (SELECT min(id) FROM passages)",
+    # A replace deletes the old row without firing a delete trigger: the insert must do.
+    "INSERT OR REPLACE INTO passages SELECT id, passage_id, path, source, ordinal, kind, 'third-party-private',"
+    " created_at, updated_at, content_hash, tokens, body_length, heading_length, trail_length, heading_terms,"
+    " trail_terms, body_terms, text, metadata FROM passages WHERE id = (SELECT max(id) FROM passages)",
+    "UPDATE dense_vectors SET vector = zeroblob(length(vector)) WHERE rowid = (SELECT min(rowid) FROM dense_vectors)",
+    "DELETE FROM dense_vectors WHERE rowid = (SELECT max(rowid) FROM dense_vectors)",
+    "INSERT OR REPLACE INTO dense_vectors SELECT key, zeroblob(length(vector)) FROM dense_vectors"
+    " WHERE rowid = (SELECT max(rowid) FROM dense_vectors)",
+    f"DELETE FROM {KEYS_TABLE} WHERE row = (SELECT min(row) FROM {KEYS_TABLE})",
+)
+
+
+def edit_by_hand(database: Path, statement: str) -> None:
+    """Run ``statement`` on the index file, where the tables it names exist."""
+    try:
+        _run(database, statement)
+    except sqlite3.OperationalError as exc:
+        assert "no such table" in str(exc), exc
+
+
+def _run(database: Path, *statements: str) -> None:
+    connection = sqlite3.connect(database)
+    try:
+        for statement in statements:
+            connection.execute(statement)
+        connection.commit()
     finally:
         connection.close()

@@ -15,7 +15,8 @@ from tests._files import write_old
 from tests._vector_keys import as_made_before_kept_keys, computed, fields, kept, loaded, passages, stale_keys
 from thrift_fp.sources import index_paths
 from thrift_fp.sources.sqlite import _dense
-from thrift_fp.sources.sqlite._dense import KEYS_TABLE, KEYS_TRIGGERS, _keys_kept
+from thrift_fp.sources.sqlite._dense import KEYS_TRIGGERS, _keys_kept
+from thrift_fp.sources.sqlite._held import KEYS_TABLE
 
 pytest.importorskip("numpy")
 

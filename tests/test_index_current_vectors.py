@@ -77,3 +77,18 @@ def test_an_index_run_without_dense_never_asks(indexed: tuple[Path, Path], monke
     calls = _loads(monkeypatch)
     index_paths(database, [docs], dense=False).unwrap()
     assert len(calls) == 1  # index_embedder answers "none" for dense=False, as before
+
+
+def test_an_unchanged_index_made_before_blocks_gets_one_without_the_model(
+    indexed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests._vector_keys import as_made_before_blocks, block_kept
+    from thrift_fp.sources.dense import DEFAULT_MODEL_ID
+
+    database, docs = indexed
+    assert block_kept(database, DEFAULT_MODEL_ID)  # the embedding run kept it
+    as_made_before_blocks(database)
+    assert not block_kept(database, DEFAULT_MODEL_ID)
+    calls = _loads(monkeypatch)
+    index_paths(database, [docs], dense=True).unwrap()
+    assert calls == [] and block_kept(database, DEFAULT_MODEL_ID)

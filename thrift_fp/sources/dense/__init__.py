@@ -62,6 +62,7 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
     from thrift_fp.sources.dense._vectors import (
         DenseMatrix,
         cached_matrix,
+        dense_columns,
         embed_inputs,
         heading_of,
         keyed_inputs,
@@ -93,7 +94,7 @@ _HOMES = homes({
     "thrift_fp.sources.dense._prepared": ("model_cache_folder", "use_model_cache"),
     "thrift_fp.sources.dense._scored": ("ScoredAhead", "scored_json"),
     "thrift_fp.sources.dense._vectors": (
-        "DenseMatrix", "cached_matrix", "embed_inputs", "heading_of", "keyed_inputs", "missing_inputs",
+        "DenseMatrix", "cached_matrix", "dense_columns", "embed_inputs", "heading_of", "keyed_inputs", "missing_inputs",
         "vector_key",
     ),
 })
@@ -125,6 +126,7 @@ __all__ = [
     "UNKNOWN_WEIGHT",
     "answer_ahead",
     "cached_matrix",
+    "dense_columns",
     "calibrate",
     "calibrated_floor",
     "checked_embed",

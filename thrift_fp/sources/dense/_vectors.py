@@ -222,25 +222,41 @@ def dense_matrix(
     >>> dense_matrix("m", [("a#1", 1, "first-party", "k", struct.pack("<f", 1))], 2).passage_ids
     ()
     """
-    import numpy as np
-
     width = 4 * dimensions
     kept = [row for row in rows if len(row[4]) == width]
     # One transposition into columns: a search's first load walks every passage once, not five times.
     ids, keys, tiers, hashes, vectors = zip(*kept, strict=True) if kept else ((), (), (), (), ())
-    matrix = np.frombuffer(b"".join(vectors), dtype="<f4").reshape(len(kept), dimensions)
+    return dense_columns(model_id, ids, keys, tiers, hashes, b"".join(vectors), dimensions)
+
+
+def dense_columns(
+    model_id: str, passage_ids: tuple[str, ...], rows: tuple[int, ...], tiers: tuple[str, ...],
+    content_hashes: tuple[str, ...], vectors: bytes, dimensions: int,
+) -> DenseMatrix:
+    """A `DenseMatrix` from its columns: ``vectors`` the passages' float32 (little-endian) values
+    one after another, ``4 * dimensions`` bytes each, in the order of the other columns, whose
+    lengths and distinct ``rows`` the caller has checked.
+
+    >>> import struct
+    >>> dense_columns("m", ("a#1",), (7,), ("first-party",), ("k",), struct.pack("<2f", 0.6, 0.8), 2).positions
+    {7: 0}
+    """
+    import numpy as np
+
+    # Read-only, over ``vectors`` itself: no copy of what may be tens of megabytes.
+    matrix = np.frombuffer(vectors, dtype="<f4").reshape(len(rows), dimensions)
     names = tuple(sorted(set(tiers)))
     codes = {name: at for at, name in enumerate(names)}
     return DenseMatrix(
         model_id,
-        ids,
-        keys,
+        passage_ids,
+        rows,
         tiers,
-        hashes,
+        content_hashes,
         np.ascontiguousarray(matrix, dtype=np.float32),
         names,
-        np.fromiter(map(codes.__getitem__, tiers), dtype=np.int64, count=len(kept)),
-        dict(zip(keys, range(len(keys)), strict=True)),
+        np.fromiter(map(codes.__getitem__, tiers), dtype=np.int64, count=len(rows)),
+        dict(zip(rows, range(len(rows)), strict=True)),
     )
 
 

@@ -51,7 +51,8 @@ from thrift_fp.sources.dense import (
     vector_key,
 )
 from thrift_fp.sources.ranking import Scored
-from thrift_fp.sources.sqlite._held import MODEL_KEY, PENDING_KEY, read_only, stored_model
+from thrift_fp.sources.sqlite._block import block_held, stored_block, write_block
+from thrift_fp.sources.sqlite._held import KEYS_TABLE, MODEL_KEY, PENDING_KEY, read_only, stored_model
 from thrift_fp.sources.sqlite._held import pending_model as _pending_model
 
 VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
@@ -62,7 +63,6 @@ VECTORS: Final = "CREATE TABLE IF NOT EXISTS dense_vectors(key TEXT PRIMARY KEY,
 # thrift_fp writing the file): a key present is the key of the passage as it is. Created with
 # the first embedding run, beside `dense_vectors`, with no schema change: an index without it
 # (or with rows it lacks) computes those keys from the texts, as before.
-KEYS_TABLE: Final = "passage_vector_keys"
 KEYS_TRIGGERS: Final = ("passage_vector_keys_ai", "passage_vector_keys_au", "passage_vector_keys_ad")
 KEYS: Final = (
     f"CREATE TABLE IF NOT EXISTS {KEYS_TABLE}(row INTEGER PRIMARY KEY, model TEXT NOT NULL, key TEXT NOT NULL)",
@@ -206,6 +206,61 @@ def keep_vector_keys(connection: sqlite3.Connection, model_id: str) -> int:
             (row, vector_key(model_id, heading_of(metadata), text)) for row, metadata, text in unkeyed
         ])
     return len(unkeyed)
+
+
+def keep_block(connection: sqlite3.Connection, embedder: Embedder) -> bool:
+    """Keep the matrix a search of the index loads under ``embedder``'s model as one block
+    (`thrift_fp.sources.sqlite._block`); returns whether it wrote one. Only for whole vectors of
+    that model with kept keys; nothing is written where the index holds the block already.
+
+    >>> import struct
+    >>> from thrift_fp.sources.sqlite._store import connect, create_schema
+    >>> class Fixed:
+    ...     model_id, dimensions = "fixed", 1
+    ...     def embed(self, texts):
+    ...         return [struct.pack("<f", 1.0) for _ in texts]
+    >>> connection = connect(Path(":memory:"))
+    >>> create_schema(connection, {"encoding": "cl100k_base"})
+    >>> _ = sync_vectors(connection, Fixed())
+    >>> keep_block(connection, Fixed()), keep_block(connection, Fixed())
+    (True, False)
+    """
+    if block_held(connection, embedder.model_id) or not _blockable(connection, embedder.model_id):
+        return False
+    with _transaction(connection):
+        # Read again in the transaction that writes: the block is of the tables as committed.
+        if not _blockable(connection, embedder.model_id):
+            return False
+        write_block(connection, embedder.model_id, embedder.dimensions, _load_tables(connection, embedder))
+    return True
+
+
+def keep_index_block(database: Path) -> bool:
+    """`keep_block` for the model the index file's vectors are of, loading no model (an index run
+    with nothing to embed); an index that cannot be written is left as it is (the block only
+    spares a search some work). Returns whether it wrote one.
+
+    >>> keep_index_block(Path("/nonexistent.db"))
+    False
+    """
+    from thrift_fp.sources.sqlite._store import connect  # noqa: PLC0415 - an index run's, not a search's
+
+    if not database.is_file():
+        return False
+    try:
+        connection = connect(database)
+        try:
+            held = _held_width(connection)
+            return held is not None and keep_block(connection, held)
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return False
+
+
+def _blockable(connection: sqlite3.Connection, model_id: str) -> bool:
+    # The block's triggers watch the kept keys' table: it must exist, with its own triggers.
+    return stored_model(connection) == model_id and _keys_kept(connection)
 
 
 def _unkeyed(connection: sqlite3.Connection, model_id: str) -> list[tuple[int, str, str]]:
@@ -362,15 +417,22 @@ def warm_matrix(database: Path) -> None:
         if connection is None:
             return
         try:
-            model = stored_model(connection)
-            row = connection.execute("SELECT length(vector) FROM dense_vectors LIMIT 1").fetchone()
-            if model is None or row is None or not isinstance(row[0], int) or row[0] <= 0 or row[0] % 4:
-                return
-            # The matrix's key names the model's width: a width read off a stored vector that is not
-            # the model's own is another key, and the search loads the matrix itself (as without this).
-            _matrix(database, connection, _Held(model, row[0] // 4))
+            held = _held_width(connection)
+            if held is not None:
+                _matrix(database, connection, held)
         except sqlite3.Error:
             return
+
+
+def _held_width(connection: sqlite3.Connection) -> _Held | None:
+    """The model of the index's whole vectors, with the width of its stored vectors, or ``None``."""
+    model = stored_model(connection)
+    row = connection.execute("SELECT length(vector) FROM dense_vectors LIMIT 1").fetchone()
+    if model is None or row is None or not isinstance(row[0], int) or row[0] <= 0 or row[0] % 4:
+        return None
+    # The matrix's key names the model's width: a width read off a stored vector that is not the
+    # model's own is another key, and the search loads the matrix itself (as without this).
+    return _Held(model, row[0] // 4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,6 +466,12 @@ def _matrix(database: Path, connection: sqlite3.Connection, embedder: Embedder) 
 
 
 def _load(connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:
+    # The block an index run kept (`_block`) where it is whole and guarded; else from the tables.
+    kept = stored_block(connection, embedder.model_id, embedder.dimensions)
+    return kept if kept is not None else _load_tables(connection, embedder)
+
+
+def _load_tables(connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:
     vectors = dict(connection.execute("SELECT key, vector FROM dense_vectors").fetchall())
     if not _keys_kept(connection):
         passages = connection.execute(

@@ -16,6 +16,8 @@ from typing import Final
 MODEL_KEY: Final = "dense_model"
 # An embedding run that started and has not finished: its model, and how many inputs it covers.
 PENDING_KEY: Final = "dense_pending"
+# Each passage row's vector key (`thrift_fp.sources.sqlite._dense`, which writes it).
+KEYS_TABLE: Final = "passage_vector_keys"
 
 
 def stored_model(connection: sqlite3.Connection) -> str | None:

@@ -66,7 +66,8 @@ from thrift_fp.sources.contract import (
 )
 from thrift_fp.sources.dense import MATCH_FLOOR, DenseChoice, Embedder, calibrate, index_embedder, shipped
 from thrift_fp.sources.sqlite._dense import (
-    forget_vectors_model, keep_vector_keys, record_floor, stored_floor, sync_vectors, vectors_current,
+    forget_vectors_model, keep_block, keep_index_block, keep_vector_keys, record_floor, stored_floor, sync_vectors,
+    vectors_current,
 )
 from thrift_fp.sources.sqlite._held import held_model, stored_model
 from thrift_fp.sources.sqlite._search import search_matched
@@ -169,7 +170,9 @@ def index_paths(
     untouched = None if strict and skipped else _nothing_to_do(database, roots, found, settings, trust_tier)
     if untouched is not None and shipped(dense) and vectors_current(database):
         # Nothing changed and the shipped model's vectors, keys and floor are whole: the model
-        # would load only to find nothing to do (~0.3 s of each `ask` on the embedded corpus).
+        # would load only to find nothing to do (~0.3 s of each `ask` on the embedded corpus). An
+        # index made before blocks were kept gets its block here, without the model.
+        keep_index_block(database)
         return Success(dataclasses.replace(untouched, skipped=skipped))
     # With the [dense] extra (or an embedder given), new or changed passages are embedded too.
     embedder = index_embedder(dense, held_model(database) if shipped(dense) else None)
@@ -207,6 +210,7 @@ def _embed_missing(
                 if isinstance(floor, Failure):
                     return Failure(floor.failure())
                 record_floor(connection, embedder.model_id, floor.unwrap())
+            _keep_block(connection, embedder)
         finally:
             connection.close()
     except (OSError, sqlite3.Error) as exc:
@@ -220,6 +224,15 @@ def _keep_keys(connection: sqlite3.Connection, model_id: str) -> None:
     # read-only file, a busy lock) is left as it is rather than failing a run that has nothing to do.
     try:
         keep_vector_keys(connection, model_id)
+    except sqlite3.OperationalError:
+        pass
+
+
+def _keep_block(connection: sqlite3.Connection, embedder: Embedder) -> None:
+    # The vectors as one block, for a search's first load (`_block`); as with the keys, an index
+    # this run cannot write is left as it is.
+    try:
+        keep_block(connection, embedder)
     except sqlite3.OperationalError:
         pass
 
