@@ -191,7 +191,7 @@ def components(work: Path, embedder: Embedder, rows: int) -> dict[str, object]:
     import numpy as np
 
     from thrift_fp.sources import search_index
-    from thrift_fp.sources.dense._hybrid import DENSE_POOL as POOL, fuse_scored
+    from thrift_fp.sources.dense import DENSE_POOL as POOL, fuse_scored
     from thrift_fp.sources.dense._vectors import DenseMatrix
     from thrift_fp.sources.sqlite._dense import _matrix
     from thrift_fp.sources.sqlite._store import open_index

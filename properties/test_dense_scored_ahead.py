@@ -57,7 +57,9 @@ def test_what_the_child_sends_is_what_the_search_computes(
     expected = nearest_candidates(matrix, _Fixed(vector), "q", tiers, limit, also).unwrap()
     # What the child computes and sends (`sqlite._ahead.score`), through JSON as the pipe carries it.
     near, cosines = nearest_candidates(matrix, _Fixed(vector), "q", tiers, limit, matrix.rows).unwrap()
-    sent = json.loads(json.dumps(scored_json(("v", 1), "q", tiers, limit, near, cosines)))
+    sent = json.loads(json.dumps(scored_json(
+        ("v", 1), "q", tiers, limit, [(s.key, s.passage_id, s.content_hash, s.score) for s in near], cosines,
+    )))
     ahead = scored_from_json("q", sent)
     assert ahead is not None
     assert ahead.candidates(("v", 1), "q", sorted(tiers), limit, also) == expected

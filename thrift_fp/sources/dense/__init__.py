@@ -42,7 +42,6 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
     )
     from thrift_fp.sources.dense._errors import DenseError, DenseModelInvalid, DenseUnavailable, EmbeddingFailed
     from thrift_fp.sources.dense._hybrid import (
-        DENSE_POOL,
         LEXICAL_POOL,
         MATCH_FLOOR,
         MATCH_RULE,
@@ -58,7 +57,7 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
     )
     from thrift_fp.sources.dense._probes import FLOOR_RULE, calibrate, calibrated_floor, probe_questions
     from thrift_fp.sources.dense._prepared import model_cache_folder, use_model_cache
-    from thrift_fp.sources.dense._scored import ScoredAhead, scored_json
+    from thrift_fp.sources.dense._scored import DENSE_POOL, ScoredAhead, scored_json
     from thrift_fp.sources.dense._vectors import (
         DenseMatrix,
         cached_matrix,
@@ -87,12 +86,12 @@ _HOMES = homes({
         "DenseError", "DenseModelInvalid", "DenseUnavailable", "EmbeddingFailed",
     ),
     "thrift_fp.sources.dense._hybrid": (
-        "DENSE_POOL", "LEXICAL_POOL", "MATCH_FLOOR", "MATCH_RULE", "UNKNOWN_WEIGHT", "DenseChoice",
+        "LEXICAL_POOL", "MATCH_FLOOR", "MATCH_RULE", "UNKNOWN_WEIGHT", "DenseChoice",
         "OneQuestion", "Ranking", "RankingKind", "fuse_matched", "fuse_scored", "match_score", "shipped",
     ),
     "thrift_fp.sources.dense._probes": ("FLOOR_RULE", "calibrate", "calibrated_floor", "probe_questions"),
     "thrift_fp.sources.dense._prepared": ("model_cache_folder", "use_model_cache"),
-    "thrift_fp.sources.dense._scored": ("ScoredAhead", "scored_json"),
+    "thrift_fp.sources.dense._scored": ("DENSE_POOL", "ScoredAhead", "scored_json"),
     "thrift_fp.sources.dense._vectors": (
         "DenseMatrix", "cached_matrix", "dense_columns", "embed_inputs", "heading_of", "keyed_inputs", "missing_inputs",
         "vector_key",

@@ -12,18 +12,13 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from thrift_fp.sources.dense._embedder import Embedder
+from thrift_fp.sources.dense._scored import DENSE_POOL
 from thrift_fp.sources.ranking import Evidence, Scored, fuse_scores, passage_source, spread_sources
 
 RankingKind = Literal["lexical", "hybrid"]
 """Which ranking ran: ``lexical`` (BM25F) or ``hybrid`` (fused with dense vectors)."""
-# Candidates each ranking offers the fusion, whatever the final limit. The dense pool is cheap
-# (one matrix product ranks every passage) and every dense candidate is scored lexically too, so
-# lexical evidence re-scores it. A lexical pool only adds passages the dense ranking does not
-# hold in its first 50, and with the lexical share weighing 0.2 such a passage almost never
-# reaches the top 10: pools of 0, 5, 10 and 50 gave the same answers on every question of the
-# evaluation set, while the lexical top is the costly part of a query (docs/dense.md).
-DENSE_POOL: Final = 50
-"""How many dense candidates a hybrid search offers the fusion, whatever the final limit."""
+# The lexical pool beside `DENSE_POOL` (kept in `_scored`, which `ask`'s question child reads
+# without the ranking layer; why this one is empty is said there).
 LEXICAL_POOL: Final = 0
 """How many lexical-only candidates a hybrid search adds to the dense ones (none: they almost never reach the top)."""
 # The score (`match_score`: the best fused score, less a share of what the index does not know)

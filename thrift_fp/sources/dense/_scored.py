@@ -22,7 +22,16 @@ from array import array
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+
+# Candidates each ranking offers the fusion, whatever the final limit. The dense pool is cheap
+# (one matrix product ranks every passage) and every dense candidate is scored lexically too, so
+# lexical evidence re-scores it. A lexical pool only adds passages the dense ranking does not
+# hold in its first 50, and with the lexical share weighing 0.2 such a passage almost never
+# reaches the top 10: pools of 0, 5, 10 and 50 gave the same answers on every question of the
+# evaluation set, while the lexical top is the costly part of a query (docs/dense.md).
+DENSE_POOL: Final = 50
+"""How many dense candidates a hybrid search offers the fusion, whatever the final limit."""
 
 if TYPE_CHECKING:
     from thrift_fp.sources.ranking import Scored
@@ -70,14 +79,16 @@ class ScoredAhead:
 
 
 def scored_json(
-    version: Sequence[object], question: str, tiers: Collection[str], limit: int, near: Sequence[Scored],
-    cosines: Mapping[int, float],
+    version: Sequence[object], question: str, tiers: Collection[str], limit: int,
+    near: Sequence[tuple[int, str, str, float]], cosines: Mapping[int, float],
 ) -> dict[str, object]:
     """What the child sends for a `ScoredAhead` (`scored_from_json` reads it back; same machine,
-    so the arrays are in its byte order).
+    so the arrays are in its byte order): ``near`` as ``(row, passage_id, content_hash, cosine)``,
+    best first (plain tuples: the child never loads the ranking layer's `Scored`).
 
-    >>> from thrift_fp.sources.ranking import Scored
-    >>> shown = scored_json(["v", 1], "q", ["first-party"], 5, [Scored(7, "a#1", "h", 0.5, 0.5)], {7: 0.5})
+    >>> shown = scored_json(["v", 1], "q", ["first-party"], 5, [(7, "a#1", "h", 0.5)], {7: 0.5})
+    >>> scored_from_json("q", shown).near
+    (Scored(key=7, passage_id='a#1', content_hash='h', score=0.5, raw=0.5),)
     >>> scored_from_json("q", shown).cosines[7]
     0.5
     """
@@ -85,7 +96,7 @@ def scored_json(
         "version": list(version),
         "tiers": sorted(tiers),
         "limit": limit,
-        "near": [[s.key, s.passage_id, s.content_hash, s.score] for s in near],
+        "near": [[row, passage_id, content_hash, cosine] for row, passage_id, content_hash, cosine in near],
         "rows": base64.b64encode(array("q", cosines.keys()).tobytes()).decode("ascii"),
         "cosines": base64.b64encode(array("d", cosines.values()).tobytes()).decode("ascii"),
     }

@@ -60,10 +60,11 @@ def score(request: Mapping[str, object], embedder: Embedder, question: str, vect
     >>> score({}, Fixed(), "q", bytes(4)) is None
     True
     """
+    # Light modules only: the search's own layers (ranking, fusion) never load in the child.
     from thrift_fp.sources.dense import scored_json  # noqa: PLC0415 - the child's, not `ask`'s
-    from thrift_fp.sources.ranking import Scored  # noqa: PLC0415
-    from thrift_fp.sources.sqlite._dense import MAX_LIMIT, _matrix, dense_pool, matrix_version  # noqa: PLC0415
+    from thrift_fp.sources.sqlite._block import stored_block  # noqa: PLC0415
     from thrift_fp.sources.sqlite._held import read_only, stored_model  # noqa: PLC0415
+    from thrift_fp.sources.sqlite._pool import MAX_LIMIT, dense_pool, file_version  # noqa: PLC0415
 
     asked = request.get("scores")
     if not isinstance(asked, dict):
@@ -79,13 +80,16 @@ def score(request: Mapping[str, object], embedder: Embedder, question: str, vect
         if connection is None or stored_model(connection) != embedder.model_id:
             return None
         # Taken before the vectors, as the search's own load: a change meanwhile is another version.
-        version = matrix_version(path, embedder)
-        matrix = _matrix(path, connection, embedder)
+        version = file_version(path, embedder.model_id, embedder.dimensions)
+        matrix = stored_block(connection, embedder.model_id, embedder.dimensions)
+        if matrix is None:  # no block kept: the search's own load, from the tables
+            from thrift_fp.sources.sqlite._dense import _matrix  # noqa: PLC0415
+
+            matrix = _matrix(path, connection, embedder)
         if matrix is None:
             return None
         near, cosines = matrix.nearest_and_cosines(vector, tiers, limit, matrix.rows)
     return scored_json(
         version, question, tiers, limit,
-        [Scored(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine, cosine) for at, cosine in near],
-        cosines,
+        [(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine) for at, cosine in near], cosines,
     )

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sqlite3
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,7 +26,6 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp.sources.dense import (
-    DENSE_POOL,
     FLOOR_RULE,
     MATCH_FLOOR,
     DenseChoice,
@@ -52,6 +50,7 @@ from thrift_fp.sources.dense import (
 )
 from thrift_fp.sources.ranking import Scored
 from thrift_fp.sources.sqlite._block import block_held, stored_block, write_block
+from thrift_fp.sources.sqlite._pool import file_version
 from thrift_fp.sources.sqlite._held import KEYS_TABLE, MODEL_KEY, PENDING_KEY, read_only, stored_model
 from thrift_fp.sources.sqlite._held import pending_model as _pending_model
 
@@ -78,9 +77,6 @@ TOTAL_KEY: Final = "dense_total"
 # The no-match floor calibrated on this index's passages (`calibrate`), as JSON naming the model
 # whose vectors it was measured with; any change to the passages or the vectors removes it.
 FLOOR_KEY: Final = "dense_floor"
-# The most hits a search takes: SQLite's INTEGER is 64 bits, and a Python list of that many never
-# exists; a bound far past any index keeps the arithmetic small.
-MAX_LIMIT: Final = 2**31 - 1
 
 
 def forget_vectors_model(connection: sqlite3.Connection) -> None:
@@ -382,15 +378,6 @@ def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Rank
     ), embedder
 
 
-def dense_pool(limit: int) -> int:
-    """How many passages a search for ``limit`` hits (at most `MAX_LIMIT`) takes from the dense side.
-
-    >>> dense_pool(8), dense_pool(80)
-    (50, 80)
-    """
-    return max(min(limit, MAX_LIMIT), DENSE_POOL)
-
-
 def dense_candidates(
     database: Path, connection: sqlite3.Connection, embedder: Embedder, question: str, tiers: Collection[str], limit: int,
     also: Collection[int] = (),
@@ -452,13 +439,8 @@ class _Held:
 
 
 def matrix_version(database: Path, embedder: Embedder) -> tuple[str, str, int, int, int, str, int]:
-    """The version of the index file's vectors under ``embedder``'s model: an index run replaces the
-    file by a rename and any write changes its mtime, so a new inode, mtime or size is a new version."""
-    status = os.stat(database)
-    return (
-        "sqlite", str(database.resolve()), status.st_ino, status.st_mtime_ns, status.st_size, embedder.model_id,
-        embedder.dimensions,
-    )
+    """The version of the index file's vectors under ``embedder``'s model (`_pool.file_version`)."""
+    return file_version(database, embedder.model_id, embedder.dimensions)
 
 
 def _matrix(database: Path, connection: sqlite3.Connection, embedder: Embedder) -> DenseMatrix | None:

@@ -35,7 +35,8 @@ from thrift_fp.sources.ranking import (
     unknown_share,
 )
 from thrift_fp.sources.dense import LEXICAL_POOL, MATCH_FLOOR, DenseChoice, Ranking, fuse_matched
-from thrift_fp.sources.sqlite._dense import MAX_LIMIT as _MAX_LIMIT, dense_candidates, dense_pool, ranking_of
+from thrift_fp.sources.sqlite._dense import dense_candidates, ranking_of
+from thrift_fp.sources.sqlite._pool import MAX_LIMIT as _MAX_LIMIT, dense_pool
 from thrift_fp.sources.sqlite._store import open_index
 
 __all__ = ["HEADING_WEIGHT", "search_index", "search_ranking"]
