@@ -346,11 +346,15 @@ def test_the_child_ranks_nothing_it_was_not_asked_for_or_cannot(tmp_path: Path, 
     lexical = tmp_path / "lexical.db"
     index_paths(lexical, [tmp_path / "docs"], dense=False).unwrap()
     asked = {"database": str(database), "tiers": list(ALL_TIERS), "limit": 50}
-    assert _sqlite_ahead.score({"scores": asked}, model, QUESTION, vector) is not None
+    def scored(scores: object) -> object:
+        finish = _sqlite_ahead.score({"scores": scores})
+        return None if finish is None else finish(model, QUESTION, vector)
+
+    assert scored(asked) is not None
     wrong: list[object] = [None, [], asked | {"database": 5}, asked | {"tiers": "first-party"}, asked | {"limit": -1},
              asked | {"limit": True}, asked | {"database": str(lexical)}, asked | {"database": str(tmp_path / "no.db")}]
     for scores in wrong:
-        assert _sqlite_ahead.score({"scores": scores}, model, QUESTION, vector) is None, scores
+        assert scored(scores) is None, scores
 
 
 def test_a_malformed_ranking_from_the_child_keeps_its_vector() -> None:
@@ -359,3 +363,45 @@ def test_a_malformed_ranking_from_the_child_keeps_its_vector() -> None:
     answer = {"model_id": one.model_id, "dimensions": one.dimensions, "vector": vector, "scored": {"limit": "x"}}
     taken = prefetched(QUESTION, json.dumps(answer).encode())
     assert taken is not None and taken.scored is None and QUESTION in taken.vectors
+
+
+def test_the_childs_first_step_imports_nothing_on_its_thread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `score` runs beside the model's loading: an import there races the main thread's (numpy
+    # imported on two threads made onnxruntime's import fail, and the child answer nothing).
+    database = _index(tmp_path, capsys)
+    probe = (
+        "import json, sys\n"
+        "from thrift_fp.sources.sqlite._ahead import preload, score\n"
+        "from thrift_fp.sources.dense._private import private_onnxruntime\n"
+        "preload(); private_onnxruntime()\n"
+        "before = set(sys.modules)\n"
+        f"finish = score({{'scores': {{'database': {str(database)!r}, 'tiers': ['first-party'], 'limit': 8}}}})\n"
+        "print(json.dumps([finish is not None, sorted(set(sys.modules) - before)]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert json.loads(done.stdout) == [True, []], done.stderr
+
+
+def test_the_child_loads_onnxruntime_before_its_second_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from thrift_fp.sources.dense import _ahead as dense_ahead, _private
+
+    order: list[str] = []
+    real = _private.private_onnxruntime
+
+    def loaded() -> object:
+        order.append("onnxruntime")
+        return real()
+
+    def beside(score: object, request: object) -> object:
+        order.append("second thread")
+        return lambda: None
+
+    request = json.dumps({"question": QUESTION, "package": str(dense_ahead._PACKAGE), "cache": None})
+    monkeypatch.setattr(_private, "private_onnxruntime", loaded)
+    monkeypatch.setattr(dense_ahead, "_beside", beside)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(request.encode())))
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert dense_ahead.answer_ahead(lambda request: None) == 0
+    assert order[:2] == ["onnxruntime", "second thread"]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from thrift_fp._lazy import homes, lazy_face
 
 if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each name on first use
-    from thrift_fp.sources.dense._ahead import EmbedAhead, Prefetched, Scorer, answer_ahead, leave
+    from thrift_fp.sources.dense._ahead import EmbedAhead, Finish, Prefetched, Scorer, answer_ahead, leave
     from thrift_fp.sources.dense._contract import (
         NO_VECTORS,
         SHIPPED_MODELS,
@@ -73,7 +73,7 @@ if TYPE_CHECKING:  # for mypy and Griffe; at run time lazy_face imports each nam
 # Lazy, so that `ask`'s question child (`_ahead`) and `ask` itself, which names `EmbedAhead`
 # before the library loads, import neither the fusion nor the ranking layer (issue 35).
 _HOMES = homes({
-    "thrift_fp.sources.dense._ahead": ("EmbedAhead", "Prefetched", "Scorer", "answer_ahead", "leave"),
+    "thrift_fp.sources.dense._ahead": ("EmbedAhead", "Finish", "Prefetched", "Scorer", "answer_ahead", "leave"),
     "thrift_fp.sources.dense._contract": (
         "NO_VECTORS", "SHIPPED_MODELS", "chosen_embedder", "index_embedder", "keyed_matrix", "nearest_candidates",
         "passages_matrix",
@@ -115,6 +115,7 @@ __all__ = [
     "EmbedAhead",
     "Embedder",
     "EmbeddingFailed",
+    "Finish",
     "OneQuestion",
     "OnnxEmbedder",
     "Prefetched",

@@ -25,6 +25,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -189,9 +190,16 @@ def prefetched(question: str, answer: bytes) -> Prefetched | None:
     return Prefetched(model_id, dimensions, MappingProxyType({question: vector}), scored)
 
 
-Scorer = Callable[[Mapping[str, object], Embedder, str, bytes], "dict[str, object] | None"]
-"""What a store's child adds to `answer_ahead`'s answer: ``score(request, model, question,
-vector)`` returns a JSON-able value sent under ``"scored"`` (`scored_json`), or ``None``."""
+Finish = Callable[[Embedder, str, bytes], "dict[str, object] | None"]
+"""A store's second step in `answer_ahead`: ``finish(model, question, vector)`` returns a JSON-able
+value sent under ``"scored"`` (`scored_json`), or ``None``."""
+
+Scorer = Callable[[Mapping[str, object]], "Finish | None"]
+"""What a store's child adds to `answer_ahead`'s answer, in two steps: ``score(request)`` runs on a
+second thread while the model's session builds (a store reads its vectors then: onnxruntime
+builds the session without the GIL) and returns a `Finish`, or ``None`` for nothing to add. It
+must import nothing (numpy and onnxruntime are loaded before it starts; a store's child imports
+its own modules first): an import racing the main thread's can fail."""
 
 
 def answer_ahead(score: Scorer | None = None) -> int:
@@ -202,6 +210,7 @@ def answer_ahead(score: Scorer | None = None) -> int:
     import thrift_fp  # noqa: PLC0415
     from thrift_fp.sources.dense._embedder import default_embedder  # noqa: PLC0415
     from thrift_fp.sources.dense._prepared import use_model_cache  # noqa: PLC0415
+    from thrift_fp.sources.dense._private import private_onnxruntime  # noqa: PLC0415
 
     try:
         request = json.loads(sys.stdin.buffer.read())
@@ -211,6 +220,15 @@ def answer_ahead(score: Scorer | None = None) -> int:
     # The vector must be the one the parent's own package would make.
     if not isinstance(question, str) or Path(thrift_fp.__file__).resolve().parent != Path(str(package)):
         return 1
+    if score is not None:
+        # onnxruntime (and numpy with it) is imported here, before the store's thread starts:
+        # numpy imported on two threads at once can fail ("import numpy failed" from onnxruntime).
+        try:
+            private_onnxruntime()
+        except ImportError:
+            return 1
+    # The store's first step beside the model's session (onnxruntime builds it without the GIL).
+    started = _beside(score, request) if score is not None else None
     if isinstance(cache, str) and cache:
         folder = Path(cache)
         use_model_cache(lambda: folder)
@@ -225,15 +243,42 @@ def answer_ahead(score: Scorer | None = None) -> int:
     shown: dict[str, object] = {
         "model_id": model.model_id, "dimensions": model.dimensions, "vector": base64.b64encode(vector).decode("ascii"),
     }
-    if score is not None:
+    finish = started() if started is not None else None
+    if finish is not None:
         try:
-            scored = score(request, model, question, vector)
+            scored = finish(model, question, vector)
         except Exception:  # noqa: BLE001 - the parent ranks densely itself
             scored = None
         if scored is not None:
             shown["scored"] = scored
     sys.stdout.write(json.dumps(shown))
     return 0
+
+
+def _beside(score: Scorer, request: Mapping[str, object]) -> Callable[[], Finish | None]:
+    """Run ``score(request)`` on a second thread; the function returned waits for its `Finish`
+    (``None`` where it raised: the parent then ranks densely itself).
+
+    >>> _beside(lambda request: None, {})() is None
+    True
+    """
+    done: list[Finish | None] = [None]
+
+    def run() -> None:
+        try:
+            done[0] = score(request)
+        except Exception:  # noqa: BLE001 - the vector is still sent; the ranking is left out
+            done[0] = None
+
+    # A daemon: the child leaves by `leave` (os._exit) whatever the thread is doing.
+    thread = threading.Thread(target=run, name="thrift-fp-scorer", daemon=True)
+    thread.start()
+
+    def joined() -> Finish | None:
+        thread.join()
+        return done[0]
+
+    return joined
 
 
 def main() -> int:

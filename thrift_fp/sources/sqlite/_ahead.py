@@ -12,13 +12,14 @@ densely itself.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Final
 
 # `ask` starts the child as soon as it knows its index: this module loads only the child's
 # launcher (`EmbedAhead`, and `Embedder` beside it); the dense side and the store's vectors load
 # in the child (`score`).
-from thrift_fp.sources.dense import EmbedAhead, Embedder
+from thrift_fp.sources.dense import DenseMatrix, EmbedAhead, Embedder, Finish
 
 # This module's child: `dense.answer_ahead` with the SQLite index's part.
 _CHILD: Final = "from thrift_fp.sources.sqlite._ahead import main; from thrift_fp.sources.dense import leave; leave(main())"
@@ -46,25 +47,34 @@ def main() -> int:
     """The child (`thrift_fp.sources.dense.answer_ahead` with `score`)."""
     from thrift_fp.sources.dense import answer_ahead  # noqa: PLC0415
 
+    preload()
     return answer_ahead(score)
 
 
-def score(request: Mapping[str, object], embedder: Embedder, question: str, vector: bytes) -> dict[str, object] | None:
-    """The question's dense candidates over the index the request names (`scored_json`), or
-    ``None`` when the request names none, or the index holds no complete set of this model's vectors.
+def preload() -> None:
+    """Import what `score` uses: it runs on a second thread, beside the model's loading, and must
+    import nothing there (`thrift_fp.sources.dense.Scorer`).
 
-    >>> class Fixed:
-    ...     model_id, dimensions = "m", 1
-    ...     def embed(self, texts):
-    ...         return [bytes(4) for _ in texts]
-    >>> score({}, Fixed(), "q", bytes(4)) is None
+    >>> preload()
+    """
+    import thrift_fp.sources.sqlite._block  # noqa: F401, PLC0415 - with the dense side's matrix
+    import thrift_fp.sources.sqlite._held  # noqa: F401, PLC0415
+    import thrift_fp.sources.sqlite._pool  # noqa: F401, PLC0415
+
+
+def score(request: Mapping[str, object]) -> Finish | None:
+    """The first step of the child's ranking (`thrift_fp.sources.dense.Scorer`), run while the model
+    loads: the index the request names, its version and the vectors it keeps as one block; the
+    step returned computes the question's dense candidates (`scored_json`) once the vector is made.
+    ``None`` when the request names no index, or the index holds no complete set of vectors.
+
+    >>> score({}) is None
     True
     """
     # Light modules only: the search's own layers (ranking, fusion) never load in the child.
-    from thrift_fp.sources.dense import scored_json  # noqa: PLC0415 - the child's, not `ask`'s
     from thrift_fp.sources.sqlite._block import stored_block  # noqa: PLC0415
     from thrift_fp.sources.sqlite._held import read_only, stored_model  # noqa: PLC0415
-    from thrift_fp.sources.sqlite._pool import MAX_LIMIT, dense_pool, file_version  # noqa: PLC0415
+    from thrift_fp.sources.sqlite._pool import MAX_LIMIT, dense_pool, file_stamp  # noqa: PLC0415
 
     asked = request.get("scores")
     if not isinstance(asked, dict):
@@ -74,22 +84,44 @@ def score(request: Mapping[str, object], embedder: Embedder, question: str, vect
         return None
     if type(limit) is not int or limit < 0:
         return None
-    limit = dense_pool(min(limit, MAX_LIMIT))  # what `search_index` asks the dense side for
     path = Path(database)
     with read_only(path) as connection:
-        if connection is None or stored_model(connection) != embedder.model_id:
+        model = None if connection is None else stored_model(connection)
+        if connection is None or model is None:
             return None
         # Taken before the vectors, as the search's own load: a change meanwhile is another version.
-        version = file_version(path, embedder.model_id, embedder.dimensions)
-        matrix = stored_block(connection, embedder.model_id, embedder.dimensions)
-        if matrix is None:  # no block kept: the search's own load, from the tables
-            from thrift_fp.sources.sqlite._dense import _matrix  # noqa: PLC0415
+        stamp = file_stamp(path)
+        # Of whatever width it holds: the model, loading meanwhile, says which width it must be.
+        block = stored_block(connection, model, None)
+    return partial(_ranked, path, model, stamp, block, tiers, dense_pool(min(limit, MAX_LIMIT)))
 
+
+def _ranked(
+    path: Path, model: str, stamp: tuple[str, str, int, int, int], block: DenseMatrix | None, tiers: list[str],
+    limit: int, embedder: Embedder, question: str, vector: bytes,
+) -> dict[str, object] | None:
+    """`score`'s second step: the dense candidates of ``vector`` among ``tiers``, ``limit`` of them
+    (the search's pool, `dense_pool`), over the block read, or the matrix loaded as the search
+    loads it where the index keeps no block of this model's width."""
+    from thrift_fp.sources.dense import scored_json  # noqa: PLC0415 - the child's, not `ask`'s
+
+    if model != embedder.model_id:
+        return None
+    matrix = block if block is not None and block.matrix.shape[1] == embedder.dimensions else None
+    if matrix is None:  # no block kept: the search's own load, from the tables
+        from thrift_fp.sources.sqlite._dense import _matrix  # noqa: PLC0415
+        from thrift_fp.sources.sqlite._held import read_only, stored_model  # noqa: PLC0415
+        from thrift_fp.sources.sqlite._pool import file_stamp  # noqa: PLC0415
+
+        with read_only(path) as connection:
+            if connection is None or stored_model(connection) != embedder.model_id:
+                return None
+            stamp = file_stamp(path)
             matrix = _matrix(path, connection, embedder)
         if matrix is None:
             return None
-        near, cosines = matrix.nearest_and_cosines(vector, tiers, limit, matrix.rows)
+    near, cosines = matrix.nearest_and_cosines(vector, tiers, limit, matrix.rows)
     return scored_json(
-        version, question, tiers, limit,
+        (*stamp, embedder.model_id, embedder.dimensions), question, tiers, limit,
         [(matrix.rows[at], matrix.passage_ids[at], matrix.content_hashes[at], cosine) for at, cosine in near], cosines,
     )

@@ -51,9 +51,10 @@ _GUARDS: Final = (
 _READ: Final = f"SELECT rowid, dimensions, passages, typeof(vectors), length(vectors), {_GUARDS} FROM {BLOCK_TABLE} WHERE model = ?"
 
 
-def stored_block(connection: sqlite3.Connection, model_id: str, dimensions: int) -> DenseMatrix | None:
-    """The matrix the index keeps for ``model_id`` at ``dimensions`` values a vector, or ``None``
-    when it keeps none, is unguarded (a trigger missing) or malformed: the caller computes it.
+def stored_block(connection: sqlite3.Connection, model_id: str, dimensions: int | None) -> DenseMatrix | None:
+    """The matrix the index keeps for ``model_id`` at ``dimensions`` values a vector (any width it
+    holds for ``None``), or ``None`` when it keeps none, is unguarded (a trigger missing) or
+    malformed: the caller computes it.
 
     >>> connection = sqlite3.connect(":memory:")
     >>> stored_block(connection, "m", 2) is None  # no block table
@@ -64,11 +65,13 @@ def stored_block(connection: sqlite3.Connection, model_id: str, dimensions: int)
             row = connection.execute(_READ, (*BLOCK_TRIGGERS, model_id)).fetchone()
             if row is None:
                 return None
-            rowid, stored_dimensions, listed, kind, size, guarded = row
-            if guarded != len(BLOCK_TRIGGERS) or stored_dimensions != dimensions or dimensions <= 0 or kind != "blob":
+            rowid, width, listed, kind, size, guarded = row
+            if guarded != len(BLOCK_TRIGGERS) or type(width) is not int or width <= 0 or kind != "blob":
+                return None
+            if dimensions is not None and width != dimensions:
                 return None
             columns = _columns(listed)
-            if columns is None or size != 4 * dimensions * len(columns[0]):
+            if columns is None or size != 4 * width * len(columns[0]):
                 return None
             # Straight into one bytes object (a SELECT copies the 15 MB of a 10,000-passage block twice).
             with connection.blobopen(BLOCK_TABLE, "vectors", rowid, readonly=True) as blob:
@@ -78,7 +81,7 @@ def stored_block(connection: sqlite3.Connection, model_id: str, dimensions: int)
     if len(vectors) != size:
         return None
     rows, passage_ids, tiers, hashes = columns
-    return dense_columns(model_id, passage_ids, rows, tiers, hashes, vectors, dimensions)
+    return dense_columns(model_id, passage_ids, rows, tiers, hashes, vectors, width)
 
 
 @contextmanager

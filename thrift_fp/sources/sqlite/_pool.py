@@ -26,13 +26,24 @@ def dense_pool(limit: int) -> int:
 
 def file_version(database: Path, model_id: str, dimensions: int) -> tuple[str, str, int, int, int, str, int]:
     """The version of the index file's vectors under the model ``model_id`` (of ``dimensions``
-    values): an index run replaces the file by a rename and any write changes its mtime, so a new
-    inode, mtime or size is a new version.
+    values): the file's `file_stamp`, and the model.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile() as held:
     ...     file_version(Path(held.name), "m", 2)[5:]
     ('m', 2)
     """
+    return (*file_stamp(database), model_id, dimensions)
+
+
+def file_stamp(database: Path) -> tuple[str, str, int, int, int]:
+    """The index file as it is now: an index run replaces the file by a rename and any write
+    changes its mtime, so a new inode, mtime or size is a new version.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as held:
+    ...     file_stamp(Path(held.name))[0]
+    'sqlite'
+    """
     status = os.stat(database)
-    return "sqlite", str(database.resolve()), status.st_ino, status.st_mtime_ns, status.st_size, model_id, dimensions
+    return "sqlite", str(database.resolve()), status.st_ino, status.st_mtime_ns, status.st_size
