@@ -62,3 +62,24 @@ def test_a_lexical_ask_starts_no_model(
     assert run(["ask", "make a new directory", "--db", str(database), "--json", "--lexical"]) == 0
     assert json.loads(capsys.readouterr().out)["ranking"] == "lexical"
     assert threads == []
+
+
+def test_an_index_without_vectors_starts_no_thread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No model to load: a thread would only import the search's layers beside the main thread's.
+    from thrift_fp.cli import _warm
+    from thrift_fp.sources import index_paths
+
+    database = tmp_path / "lexical.db"
+    index_paths(database, [two_docs(tmp_path)], dense=False).unwrap()
+    started: list[Path] = []
+
+    def recorded(path: Path, one_question: bool = False) -> object:
+        started.append(path)
+        return lambda: None
+
+    monkeypatch.setattr(_warm, "warm_model", recorded)
+    assert run(["ask", "make a new directory", "--db", str(database), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ranking"] == "lexical"
+    assert started == []

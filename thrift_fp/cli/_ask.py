@@ -216,7 +216,15 @@ def _warm(corpus: Corpus, lexical: bool, one_question: bool) -> Callable[[], Non
 
     if lexical or is_database_url(corpus.database):
         return lambda: None
-    return warm_model(Path(corpus.database) if corpus.chosen != "embedded" else embedded_database(), one_question)
+    database = Path(corpus.database) if corpus.chosen != "embedded" else embedded_database()
+    from thrift_fp.sources.sqlite import held_model  # noqa: PLC0415 - the standard library only
+
+    if held_model(database) is None:
+        # No vectors (nor a run making them): no model to load. A thread would only import the
+        # search's layers beside this one, holding their import locks while it waits for the GIL
+        # (~30-40 ms of a lexical `ask`: BENCHMARKS.md §21, seventh pass).
+        return lambda: None
+    return warm_model(database, one_question)
 
 
 def _plain(error: CliError) -> CliError:
