@@ -9,6 +9,7 @@ copy built from the same fields, with the same hash, through pickle and copy; fr
 from __future__ import annotations
 
 import copy
+import inspect
 import dataclasses
 import pickle
 import string
@@ -185,3 +186,40 @@ def test_a_drivers_reason_is_shown_on_one_line(reason: str, url: str) -> None:
     message = DatabaseUnreachable(url, reason).message
     assert message == f"cannot reach PostgreSQL at {url}: {' '.join(reason.split())}"
     assert not any(line_break in message.removeprefix(f"cannot reach PostgreSQL at {url}") for line_break in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def _every_class() -> list[type]:
+    return sorted({cls for union in _UNIONS for cls in union_members(union)}, key=lambda cls: cls.__qualname__)
+
+
+def test_an_error_values_constructor_is_a_generated_dataclasss() -> None:
+    # Most classes get an `__init__` compiled once per shape of fields, not `exec`'d per class by
+    # `dataclass` (`_value_init`): its parameters and defaults must be the same.
+    for cls in _every_class():
+        oracle = dataclasses.make_dataclass(cls.__name__, [
+            (field.name, field.type, dataclasses.field(default=field.default))
+            if field.default is not dataclasses.MISSING else (field.name, field.type)
+            for field in dataclasses.fields(cls) if field.init
+        ], frozen=True)
+        # Names, kinds and defaults (beartype, under the suite, resolves the annotations in place).
+        shape = [(p.name, p.kind, p.default) for p in inspect.signature(cls).parameters.values()]
+        assert shape == [(p.name, p.kind, p.default) for p in inspect.signature(oracle).parameters.values()], cls
+        init, oracle_init = vars(cls)["__init__"], vars(oracle)["__init__"]
+        assert set(init.__annotations__) == set(oracle_init.__annotations__), cls
+        assert init.__qualname__ == f"{cls.__qualname__}.__init__"
+        if not cls.__doc__:
+            raise AssertionError(f"{cls.__qualname__} has no docstring")
+
+
+@settings(max_examples=examples(200))
+@given(_declarations())
+def test_an_error_value_is_built_alike_by_position_and_by_name(declaration: tuple[type, dict[str, object]]) -> None:
+    cls, fields = declaration
+    assert cls(*fields.values()) == cls(**fields)
+    if fields:
+        required = [field.name for field in dataclasses.fields(cls) if field.default is dataclasses.MISSING]
+        if required:
+            with pytest.raises(TypeError, match=f"missing .*'{required[-1]}'"):
+                cls(**{name: value for name, value in fields.items() if name != required[-1]})
+        with pytest.raises(TypeError, match="unexpected keyword argument 'not_a_field'"):
+            cls(**fields, not_a_field=1)
