@@ -117,3 +117,37 @@ def test_the_block_lists_rows_in_the_order_of_the_matrix(indexed: Path) -> None:
     connection.close()
     matrix = computed(indexed, CountingEmbedder())
     assert [entry[0] for entry in json.loads(listed)] == list(matrix.rows)
+
+
+def test_a_block_past_sqlites_largest_value_is_not_kept() -> None:
+    from thrift_fp.sources.dense import dense_columns
+    from thrift_fp.sources.sqlite._block import WATCHED, write_block
+
+    rows = tuple(range(1, 2001))
+    matrix = dense_columns(
+        "m", tuple(f"a.md#{row}" for row in rows), rows, ("first-party",) * len(rows), ("h",) * len(rows),
+        bytes(4 * 8 * len(rows)), 8,
+    )
+    connection = sqlite3.connect(":memory:")
+    for table in WATCHED:
+        connection.execute(f"CREATE TABLE {table}(x)")
+    # 64,000 bytes of vectors against a largest value of 10,000: the insert would raise "too big".
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 10_000)
+    write_block(connection, "m", 8, matrix)
+    assert connection.execute(f"SELECT count(*) FROM {BLOCK_TABLE}").fetchone() == (0,)
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 1_000_000)
+    write_block(connection, "m", 8, matrix)
+    assert stored_block(connection, "m", 8) is not None
+
+
+def test_a_block_that_cannot_be_written_fails_no_run(indexed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    embedder = CountingEmbedder()
+    edit_by_hand(indexed, f"DELETE FROM {BLOCK_TABLE}")
+
+    def too_big(*_: object) -> None:
+        raise sqlite3.DataError("string or blob too big")
+
+    monkeypatch.setattr("thrift_fp.sources.sqlite._dense.write_block", too_big)
+    assert index_paths(indexed, [indexed.parent / "docs"], dense=embedder, max_tokens=16).unwrap().embedded == 0
+    assert not block_kept(indexed, embedder.model_id)
+    assert fields(loaded(indexed, embedder)) == fields(computed(indexed, embedder))

@@ -11,9 +11,11 @@ One BLOB read and one small JSON parse replace the join, and the matrix is a vie
 It is never stale. Triggers on every table the matrix is computed from (the passages, the
 vectors, the kept keys) empty the block on any insert, update or delete, whatever writes the file
 (an index run, a hand edit, an older thrift_fp). A search trusts the block only with all of them
-in place, in the same statement that reads it; without them, or with a block of another model or
-width or of a malformed shape, it computes the matrix from the tables, as before. The block costs
-the index its vectors' size again (1.5 KB per passage for a 384-wide model).
+in place, checked in the read transaction that reads it; without them, or with a block of another
+model or width or of a malformed shape, it computes the matrix from the tables, as before. The
+block costs the index its vectors' size again (1.5 KB per passage for a 384-wide model); an
+index whose block would pass SQLite's largest value (a billion bytes by default: some 650,000
+passages of that model) keeps none, and loads from the tables.
 """
 
 from __future__ import annotations
@@ -148,9 +150,14 @@ def write_block(connection: sqlite3.Connection, model_id: str, dimensions: int, 
         [list(entry) for entry in zip(matrix.rows, matrix.passage_ids, matrix.tiers, matrix.content_hashes, strict=True)],
         separators=(",", ":"),
     )
+    vectors = matrix.matrix.astype("<f4", copy=False).tobytes()
+    # Past SQLite's largest value the insert would fail the run: such an index keeps no block.
+    largest = connection.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
+    if len(vectors) > largest or len(listed.encode("utf-8")) > largest:
+        return
     connection.execute(
         f"INSERT INTO {BLOCK_TABLE}(model, dimensions, passages, vectors) VALUES (?, ?, ?, ?)",
-        (model_id, dimensions, listed, matrix.matrix.astype("<f4", copy=False).tobytes()),
+        (model_id, dimensions, listed, vectors),
     )
 
 

@@ -229,11 +229,12 @@ def _keep_keys(connection: sqlite3.Connection, model_id: str) -> None:
 
 
 def _keep_block(connection: sqlite3.Connection, embedder: Embedder) -> None:
-    # The vectors as one block, for a search's first load (`_block`); as with the keys, an index
-    # this run cannot write is left as it is.
+    # The vectors as one block, for a search's first load (`_block`). It only spares a search some
+    # work: a failure to write it (a read-only file, a busy lock, a full disk) fails no run, and
+    # `keep_block`'s transaction leaves the index as it was.
     try:
         keep_block(connection, embedder)
-    except sqlite3.OperationalError:
+    except sqlite3.Error:
         pass
 
 
