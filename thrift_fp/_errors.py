@@ -286,14 +286,13 @@ def _plain_fields(cls: type, namespace: Mapping[str, object]) -> bool:
         "__post_init__" in vars(klass) for klass in cls.__mro__
     ):
         return False
-    annotations = namespace.get("__annotations__", {})
-    if not isinstance(annotations, Mapping):
+    if any(isinstance(value, dataclasses.Field) for value in namespace.values()):
         return False
+    # The class's own annotations however this Python keeps them (3.14 evaluates them lazily).
     return not any(
-        isinstance(namespace.get(str(name)), dataclasses.Field) or any(
-            special in str(annotation) for special in ("InitVar", "KW_ONLY")
-        )
-        for name, annotation in annotations.items()
+        special in str(annotation)
+        for annotation in inspect.get_annotations(cls).values()
+        for special in ("InitVar", "KW_ONLY")
     )
 
 
