@@ -34,7 +34,6 @@ import hashlib
 import json
 import os
 import random
-import shutil
 import statistics
 import struct
 import subprocess
@@ -116,8 +115,10 @@ def _env(checkout: str, work: Path) -> dict[str, str]:
 
 
 def _cli(*argv: str) -> list[str]:
-    script = shutil.which("thrift-fp", path=os.path.dirname(sys.executable))
-    return [script, *argv] if script else [sys.executable, "-m", "thrift_fp", *argv]
+    # `python -m thrift_fp`, not the installed script: the script names one entry function, which
+    # an older checkout may not have (`thrift_fp.cli.entry` is new); each checkout's own
+    # `__main__` runs its own entry, and both pay the same few milliseconds of `runpy`.
+    return [sys.executable, "-m", "thrift_fp", *argv]
 
 
 def _ask(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from thrift_fp.cli._app import app, app_for
 
-__all__ = ["app", "main", "run"]
+__all__ = ["app", "entry", "main", "run"]
 
 
 def run(argv: Sequence[str]) -> int:
@@ -75,6 +75,40 @@ def main() -> None:
     3
     exit 0
     """
+    sys.exit(_status(sys.argv[1:]))
+
+
+def entry() -> None:
+    """The process's entry point: the ``thrift-fp`` script and ``python -m thrift_fp`` (`main`
+    is for a caller in a process of its own). Once the command is done, the process leaves
+    without the interpreter's teardown, which frees every module and object one by one: ~70-90 ms
+    of a one-question ``thrift-fp ask`` (BENCHMARKS.md §21, seventh pass). It leaves as the
+    interpreter would otherwise: after its threads are done and the exit handlers registered
+    since have run (`_leave`, registered first, runs last), logging shut down and the output
+    flushed, with the command's exit status (120 when the output cannot be flushed, as Python
+    does). ``serve``, and a process that loaded psycopg (a PostgreSQL database), exit the usual
+    way, so that their transports and connections close as their own objects close them.
+
+    >>> import pathlib, subprocess, sys, tempfile
+    >>> note = pathlib.Path(tempfile.mkdtemp()) / "note.txt"
+    >>> _ = note.write_text("three tokens here")
+    >>> done = subprocess.run([sys.executable, "-m", "thrift_fp", "count", str(note)], capture_output=True, text=True)
+    >>> done.returncode, done.stdout
+    (0, '3\\n')
+    """
+    import atexit  # noqa: PLC0415 - only the process entry needs it
+
+    done: list[int] = []
+    if sys.argv[1:2] != ["serve"]:
+        # A server's exit waits on no one; its transports flush as their own objects close.
+        atexit.register(_leave, done)
+    status = _status(sys.argv[1:])
+    done.append(status)
+    sys.exit(status)
+
+
+def _status(argv: Sequence[str]) -> int:
+    """`run` ``argv``, with numpy's OpenBLAS on one thread unless the user chose."""
     if "numpy" not in sys.modules:
         # The command multiplies small matrices at most (one question against the index's vectors):
         # OpenBLAS's thread per core, started as numpy loads, would only spin beside the work
@@ -83,4 +117,29 @@ def main() -> None:
         import os  # noqa: PLC0415 - only the console entry needs it
 
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    sys.exit(run(sys.argv[1:]))
+    return run(argv)
+
+
+def _leave(done: Sequence[int]) -> None:
+    """The last exit handler of `entry`'s process: end it at once with the command's status.
+
+    Nothing when the command did not return (an exception escaped: the interpreter reports it)
+    or psycopg is loaded; logging was set up before `entry` registered this, so its shutdown
+    (which flushes its handlers) is called here.
+    """
+    import logging  # noqa: PLC0415 - loaded already (thrift_fp adds its NullHandler)
+    import os  # noqa: PLC0415
+
+    if not done or "psycopg" in sys.modules:
+        return
+    logging.shutdown()
+    status = done[0]
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        status = 120  # Python's own status when standard output cannot be flushed at exit
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(status)
