@@ -1,13 +1,16 @@
 """The ``thrift-fp`` process leaves without the interpreter's teardown once its command is done
 (`thrift_fp.cli.entry`, issue 35), and nothing it wrote or had to clean up is lost: the exit
 handlers registered during the command run, its output is flushed, its exit status is the
-command's; ``serve``, and a process with psycopg loaded, exit the usual way."""
+command's; ``serve``, and a process with psycopg or coverage loaded or a profiler set, exit the
+usual way."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 # A command whose run registers an exit handler and writes without flushing, then returns
 # ``status``; ``before`` is a handler registered before `entry` (the interpreter's own, as logging's).
@@ -41,8 +44,13 @@ def test_the_process_leaves_with_its_output_its_cleanup_and_its_status(tmp_path:
     assert done.stdout == "unflushed output\ncleaned up\n"
 
 
-def test_a_process_with_psycopg_loaded_exits_the_usual_way(tmp_path: Path) -> None:
-    done = _probe(tmp_path, 0, preload="sys.modules.setdefault('psycopg', type(sys)('psycopg'))")
+@pytest.mark.parametrize("preload", [
+    "sys.modules.setdefault('psycopg', type(sys)('psycopg'))",
+    "sys.modules.setdefault('coverage', type(sys)('coverage'))",
+    "sys.setprofile(lambda *_: None)",
+])
+def test_a_process_with_psycopg_coverage_or_a_profiler_exits_the_usual_way(tmp_path: Path, preload: str) -> None:
+    done = _probe(tmp_path, 0, preload=preload)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "unflushed output\ncleaned up\nregistered before\n"
 

@@ -86,8 +86,9 @@ def entry() -> None:
     interpreter would otherwise: after its threads are done and the exit handlers registered
     since have run (`_leave`, registered first, runs last), logging shut down and the output
     flushed, with the command's exit status (120 when the output cannot be flushed, as Python
-    does). ``serve``, and a process that loaded psycopg (a PostgreSQL database), exit the usual
-    way, so that their transports and connections close as their own objects close them.
+    does). ``serve``, a process that loaded psycopg (a PostgreSQL database) or coverage, and one
+    being traced or profiled, exit the usual way: their transports, connections and measurements
+    are closed and saved by their own objects and exit handlers.
 
     >>> import pathlib, subprocess, sys, tempfile
     >>> note = pathlib.Path(tempfile.mkdtemp()) / "note.txt"
@@ -120,17 +121,23 @@ def _status(argv: Sequence[str]) -> int:
     return run(argv)
 
 
+# Modules whose presence leaves the process to the interpreter's own exit (`_leave`).
+_USUAL_EXIT = frozenset({"psycopg", "coverage"})
+
+
 def _leave(done: Sequence[int]) -> None:
     """The last exit handler of `entry`'s process: end it at once with the command's status.
 
-    Nothing when the command did not return (an exception escaped: the interpreter reports it)
-    or psycopg is loaded; logging was set up before `entry` registered this, so its shutdown
-    (which flushes its handlers) is called here.
+    Nothing when the command did not return (an exception escaped: the interpreter reports it),
+    psycopg or coverage is loaded, or a tracer or profiler is set; logging was set up before
+    `entry` registered this, so its shutdown (which flushes its handlers) is called here.
     """
     import logging  # noqa: PLC0415 - loaded already (thrift_fp adds its NullHandler)
     import os  # noqa: PLC0415
 
-    if not done or "psycopg" in sys.modules:
+    # psycopg's connections close on their own teardown; a coverage or profiling tool saves what
+    # it measured in an exit handler of its own, registered before this one.
+    if not done or _USUAL_EXIT.intersection(sys.modules) or sys.gettrace() is not None or sys.getprofile() is not None:
         return
     logging.shutdown()
     status = done[0]
