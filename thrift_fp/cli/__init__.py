@@ -62,7 +62,9 @@ def _internal_error_line(error: Exception, argv: Sequence[str]) -> str:
 
 
 def main() -> None:
-    """The console-script entry point: ``thrift-fp ...`` (also ``python -m thrift_fp``).
+    """Run the command ``sys.argv`` names and exit with its status, by ``SystemExit``: for a caller
+    that goes on in its own process (the ``thrift-fp`` script and ``python -m thrift_fp`` use
+    `entry`, which also skips the interpreter's teardown).
 
     >>> import sys, tempfile, pathlib
     >>> note = pathlib.Path(tempfile.mkdtemp()) / "note.txt"
