@@ -98,19 +98,6 @@ def test_a_lexical_run_that_changes_a_file_drops_the_block_and_the_next_embeddin
     assert fields(loaded(indexed, embedder)) == fields(computed(indexed, embedder))
 
 
-def test_an_index_that_cannot_be_written_still_indexes(indexed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The block only spares a search some work: a run that cannot write it reports no failure.
-    embedder = CountingEmbedder()
-    edit_by_hand(indexed, f"DELETE FROM {BLOCK_TABLE}")
-
-    def locked(*_: object) -> bool:
-        raise sqlite3.OperationalError("database is locked")
-
-    monkeypatch.setattr("thrift_fp.sources.sqlite._index.keep_block", locked)
-    assert index_paths(indexed, [indexed.parent / "docs"], dense=embedder, max_tokens=16).unwrap().embedded == 0
-    assert fields(loaded(indexed, embedder)) == fields(computed(indexed, embedder))
-
-
 def test_the_block_lists_rows_in_the_order_of_the_matrix(indexed: Path) -> None:
     connection = sqlite3.connect(indexed)
     (listed,) = connection.execute(f"SELECT passages FROM {BLOCK_TABLE}").fetchone()
@@ -140,14 +127,22 @@ def test_a_block_past_sqlites_largest_value_is_not_kept() -> None:
     assert stored_block(connection, "m", 8) is not None
 
 
-def test_a_block_that_cannot_be_written_fails_no_run(indexed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("where", "error"), [
+    ("thrift_fp.sources.sqlite._index.keep_block", sqlite3.OperationalError("database is locked")),
+    # Inside the write transaction: it rolls back, and the run goes on.
+    ("thrift_fp.sources.sqlite._dense.write_block", sqlite3.DataError("string or blob too big")),
+])
+def test_a_block_that_cannot_be_written_fails_no_run(
+    indexed: Path, monkeypatch: pytest.MonkeyPatch, where: str, error: sqlite3.Error
+) -> None:
+    # The block only spares a search some work: a run that cannot write it reports no failure.
     embedder = CountingEmbedder()
     edit_by_hand(indexed, f"DELETE FROM {BLOCK_TABLE}")
 
-    def too_big(*_: object) -> None:
-        raise sqlite3.DataError("string or blob too big")
+    def failing(*_: object) -> None:
+        raise error
 
-    monkeypatch.setattr("thrift_fp.sources.sqlite._dense.write_block", too_big)
+    monkeypatch.setattr(where, failing)
     assert index_paths(indexed, [indexed.parent / "docs"], dense=embedder, max_tokens=16).unwrap().embedded == 0
     assert not block_kept(indexed, embedder.model_id)
     assert fields(loaded(indexed, embedder)) == fields(computed(indexed, embedder))
