@@ -98,8 +98,9 @@ def ask_command(
     # First, before the library's layers load: the question is embedded meanwhile, by a second
     # process where the index holds the default model's vectors (_ahead), else the question's
     # model loads on a second thread (_warm).
-    with _ahead(corpus, lexical, asked, tiers_of(tier), max_results) as ahead:
-        model_loaded = _warm(corpus, lexical, len(asked) == 1) if ahead is None else (lambda: None)
+    held = _held_index(corpus, lexical)
+    with _ahead(held, asked, tiers_of(tier), max_results) as ahead:
+        model_loaded = _warm(held, len(asked) == 1) if ahead is None else (lambda: None)
 
         from returns.result import Failure  # noqa: PLC0415 - the library loads on use
         from rich.console import Console  # noqa: PLC0415 - rich loads only for a command that draws
@@ -170,14 +171,29 @@ def ask_command(
             typer.echo(f"thrift-fp: {_NO_MATCH}", err=True)
 
 
+def _held_index(corpus: Corpus, lexical: bool) -> tuple[Path, str] | None:
+    """The SQLite index file ``corpus`` names and the model its vectors are of (finished or
+    pending), read once before the library loads; ``None`` when the search ranks lexically anyway
+    (``--lexical``, a PostgreSQL URL, an index without vectors)."""
+    from thrift_fp.cli._paths import embedded_database  # noqa: PLC0415
+    from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
+    from thrift_fp.sources.sqlite import held_model  # noqa: PLC0415 - the standard library only
+
+    if lexical or is_database_url(corpus.database):
+        return None
+    database = Path(corpus.database) if corpus.chosen != "embedded" else embedded_database()
+    model = held_model(database)
+    return None if model is None else (database, model)
+
+
 @contextmanager
 def _ahead(
-    corpus: Corpus, lexical: bool, asked: list[str], tiers: tuple[str, ...], max_results: int
+    held: tuple[Path, str] | None, asked: list[str], tiers: tuple[str, ...], max_results: int
 ) -> Iterator[EmbedAhead | None]:
     """The one question ``asked`` being embedded, and the index ranked by it densely, in a second
     process (`thrift_fp.sources.sqlite.ranked_ahead`), for an SQLite index that holds the default
     model's vectors and may rank hybrid (``None`` otherwise); stopped on leaving, if still running."""
-    ahead = _embed_ahead(corpus, lexical, asked, tiers, max_results)
+    ahead = _embed_ahead(held, asked, tiers, max_results)
     try:
         yield ahead
     finally:
@@ -186,19 +202,17 @@ def _ahead(
 
 
 def _embed_ahead(
-    corpus: Corpus, lexical: bool, asked: list[str], tiers: tuple[str, ...], max_results: int
+    held: tuple[Path, str] | None, asked: list[str], tiers: tuple[str, ...], max_results: int
 ) -> EmbedAhead | None:
-    from thrift_fp.cli._paths import cache_dir, embedded_database  # noqa: PLC0415
-    from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
-
-    if lexical or len(asked) != 1 or is_database_url(corpus.database):
+    if held is None or len(asked) != 1:
         return None
     from thrift_fp._query import normal_query  # noqa: PLC0415 - not the retrieval layers: they load meanwhile
+    from thrift_fp.cli._paths import cache_dir  # noqa: PLC0415
     from thrift_fp.sources.dense import DEFAULT_MODEL_ID, missing_runtime  # noqa: PLC0415
-    from thrift_fp.sources.sqlite import held_model, ranked_ahead  # noqa: PLC0415
+    from thrift_fp.sources.sqlite import ranked_ahead  # noqa: PLC0415
 
-    database = Path(corpus.database) if corpus.chosen != "embedded" else embedded_database()
-    if held_model(database) != DEFAULT_MODEL_ID or missing_runtime() is not None:
+    database, model = held
+    if model != DEFAULT_MODEL_ID or missing_runtime() is not None:
         return None
     # As the retrieval normalises it (`prepare_query`): the text the search embeds; searched as
     # `assemble` will (its tiers and hits); the model prepared for one question in the command's
@@ -206,25 +220,18 @@ def _embed_ahead(
     return ranked_ahead(database, normal_query(asked[0]), tiers, max_results, cache_dir())
 
 
-def _warm(corpus: Corpus, lexical: bool, one_question: bool) -> Callable[[], None]:
+def _warm(held: tuple[Path, str] | None, one_question: bool) -> Callable[[], None]:
     """Start loading the question's model for an SQLite index that may rank hybrid
     (`thrift_fp.cli._warm`; its session for ``one_question``, as the search will ask for it); the
     function returned waits for it (nothing to wait for otherwise)."""
-    from thrift_fp.cli._paths import embedded_database  # noqa: PLC0415
     from thrift_fp.cli._warm import warm_model  # noqa: PLC0415
-    from thrift_fp.sources.postgres import is_database_url  # noqa: PLC0415 - the face only (lazy)
 
-    if lexical or is_database_url(corpus.database):
+    if held is None:
+        # No vectors (nor a run making them), or a lexical search: no model to load. A thread
+        # would only import the search's layers beside this one, holding their import locks while
+        # it waits for the GIL (~30-40 ms of a lexical `ask`: BENCHMARKS.md §21, seventh pass).
         return lambda: None
-    database = Path(corpus.database) if corpus.chosen != "embedded" else embedded_database()
-    from thrift_fp.sources.sqlite import held_model  # noqa: PLC0415 - the standard library only
-
-    if held_model(database) is None:
-        # No vectors (nor a run making them): no model to load. A thread would only import the
-        # search's layers beside this one, holding their import locks while it waits for the GIL
-        # (~30-40 ms of a lexical `ask`: BENCHMARKS.md §21, seventh pass).
-        return lambda: None
-    return warm_model(database, one_question)
+    return warm_model(held[0], one_question)
 
 
 def _plain(error: CliError) -> CliError:
