@@ -194,7 +194,7 @@ def _every_class() -> list[type]:
 
 def test_an_error_values_constructor_is_a_generated_dataclasss() -> None:
     # Most classes get an `__init__` compiled once per shape of fields, not `exec`'d per class by
-    # `dataclass` (`_value_init`): its parameters and defaults must be the same.
+    # `dataclass` (`thrift_fp._value.value_init`): its parameters and defaults must be the same.
     for cls in _every_class():
         oracle = dataclasses.make_dataclass(cls.__name__, [
             (field.name, field.type, dataclasses.field(default=field.default))

@@ -26,7 +26,7 @@ def test_thrift_imports_nothing_from_records_or_any_layer_to_its_right() -> None
             elif isinstance(node, ast.Import):
                 imported.update(alias.name for alias in node.names)
     layers = {name.split(".")[1] for name in imported if name.startswith("thrift_fp.")}
-    assert layers <= {"thrift", "tokens", "_errors", "_shown", "_args", "_beartype", "_lazy"}, layers
+    assert layers <= {"thrift", "tokens", "_errors", "_value", "_shown", "_args", "_beartype", "_lazy"}, layers
 
 
 def test_the_record_declares_the_shape_and_a_subclass_must_declare_it_again() -> None:

@@ -22,16 +22,12 @@ bounded ``repr`` and its pickling all happen here, once.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import inspect
-import keyword
 import string
-import sys
-import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, dataclass_transform
 
 from thrift_fp._shown import quote_untrusted, shown, shown_text
+from thrift_fp._value import FROZEN_PARAMS, plain_fields, signature_doc, value_init
 
 # What Python itself assigns on an exception (contextlib sets ``__traceback__`` and
 # ``add_note`` sets ``__notes__`` through ``setattr``); a frozen dataclass would refuse them.
@@ -113,14 +109,6 @@ class ThriftFpError(Exception):
         return (_rebuild, (type(self), fields))
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _FrozenValue:
-    """The shape whose dataclass parameters every error value states (frozen, compared by fields)."""
-
-
-_VALUE_PARAMS: Final = getattr(_FrozenValue, "__dataclass_params__")  # noqa: B009 - set by @dataclass, untyped
-
-
 @dataclass_transform(frozen_default=True)
 class _ErrorValueType(type):
     """Makes every class it builds a frozen, slotted dataclass over the fields its body annotates."""
@@ -137,20 +125,19 @@ class _ErrorValueType(type):
         # ``dataclass`` generates cost an ``exec`` each, per class (``thrift-fp ask`` loads about
         # 95 error classes), and the repr was replaced anyway. The class still states the
         # parameters of a frozen dataclass compared by its fields, for it behaves as one.
-        if _plain_fields(value_class, namespace):
+        if plain_fields(value_class, namespace):
             # Nor the frozen ``__setattr__``/``__delattr__`` (replaced by `ErrorValue`'s anyway)
             # nor an ``exec``'d ``__init__``: the same ``__init__``, compiled once per shape of
-            # fields (`_value_init`). ~0.32 -> ~0.05 ms a class (BENCHMARKS.md §21, seventh pass).
+            # fields (`thrift_fp._value.value_init`). ~0.32 -> ~0.05 ms a class (BENCHMARKS.md §21, seventh pass).
             built = dataclasses.dataclass(frozen=False, init=False, slots=True, repr=False, eq=False)(value_class)
-            built.__init__ = _value_init(built, dataclasses.fields(built))
+            built.__init__ = value_init(built, dataclasses.fields(built))
             built.__setattr__ = _FROZEN_SETATTR
             built.__delattr__ = _frozen_delattr
             if "__doc__" not in namespace or namespace["__doc__"] is None:
-                # As ``dataclass`` writes it for a class without a docstring: its signature.
-                built.__doc__ = name + str(inspect.signature(built)).replace(" -> None", "")
+                built.__doc__ = signature_doc(built)
         else:
             built = dataclasses.dataclass(frozen=True, slots=True, repr=False, eq=False)(value_class)
-        built.__dataclass_params__ = _VALUE_PARAMS
+        built.__dataclass_params__ = FROZEN_PARAMS
         fields = dataclasses.fields(built)
         built._compared = tuple(field.name for field in fields if field.compare)
         built._hashed = tuple(field.name for field in fields if (field.compare if field.hash is None else field.hash))
@@ -275,71 +262,6 @@ def _frozen_delattr(self: object, name: str) -> None:
 
 
 _FROZEN_SETATTR: Final = _exception_aware(object.__setattr__)
-
-
-def _plain_fields(cls: type, namespace: Mapping[str, object]) -> bool:
-    """Whether the value class ``cls`` (its body ``namespace``) declares plain fields only — no
-    ``field()``, ``InitVar`` or ``KW_ONLY``, no ``__post_init__``, no dataclass among its bases
-    (``dataclass`` refuses a non-frozen subclass of a frozen one) — so that its ``__init__`` is
-    `_value_init`'s; any other class is left to ``dataclass`` whole."""
-    if any(dataclasses.is_dataclass(base) for base in cls.__mro__[1:]) or any(
-        "__post_init__" in vars(klass) for klass in cls.__mro__
-    ):
-        return False
-    if any(isinstance(value, dataclasses.Field) for value in namespace.values()):
-        return False
-    # The class's own annotations however this Python keeps them (3.14 evaluates them lazily).
-    return not any(
-        special in str(annotation)
-        for annotation in inspect.get_annotations(cls).values()
-        for special in ("InitVar", "KW_ONLY")
-    )
-
-
-def _value_init(cls: type, fields: Sequence[dataclasses.Field[Any]]) -> Callable[..., None]:
-    """The ``__init__`` ``dataclass(frozen=True)`` writes for ``cls``'s plain ``fields``: each
-    argument set with ``object.__setattr__``, the same parameters, defaults and annotations. Its
-    code is compiled once per shape (`_init_code`); the function is the class's own."""
-    names = tuple(field.name for field in fields)
-    defaults = tuple(field.default for field in fields if field.default is not dataclasses.MISSING)
-    for before, after in zip(fields, fields[1:]):
-        if before.default is not dataclasses.MISSING and after.default is dataclasses.MISSING:
-            raise TypeError(f"non-default argument {after.name!r} follows default argument")
-    template = _init_code(names, len(defaults))
-    # The class's module's globals, as ``dataclass`` gives its functions (none for a class whose
-    # module is not loaded): annotations are resolved there.
-    module = sys.modules.get(cls.__module__)
-    made = types.FunctionType(
-        template.__code__, module.__dict__ if module is not None else {}, "__init__", defaults or None,
-        template.__closure__,
-    )
-    made.__qualname__ = f"{cls.__qualname__}.__init__"
-    made.__annotations__ = {**{field.name: field.type for field in fields}, "return": None}
-    return made
-
-
-@functools.cache
-def _init_code(names: tuple[str, ...], defaulted: int) -> Callable[..., None]:
-    """A template ``__init__`` over ``names``, the last ``defaulted`` of them with a default (the
-    values are each class's own ``__defaults__``), setting each through a closure's
-    ``object.__setattr__`` as a frozen dataclass's ``__init__`` does.
-
-    >>> init = _init_code(("what", "size"), 1)
-    >>> init.__code__.co_varnames[:3]
-    ('self', 'what', 'size')
-    """
-    if not all(name.isidentifier() and not keyword.iskeyword(name) for name in names):
-        raise TypeError(f"field names must be identifiers: {names!r}")
-    required = len(names) - defaulted
-    parameters = ", ".join(("self", *names[:required], *(f"{name}=None" for name in names[required:])))
-    body = [f"        __object_setattr__(self, {name!r}, {name})" for name in names] or ["        pass"]
-    source = "\n".join(
-        ["def __make__(__object_setattr__):", f"    def __init__({parameters}):", *body, "    return __init__", ""]
-    )
-    scope: dict[str, Any] = {}
-    exec(compile(source, "<thrift_fp error value __init__>", "exec"), {}, scope)  # noqa: S102 - our own source, from identifiers
-    made: Callable[..., None] = scope["__make__"](object.__setattr__)
-    return made
 
 
 def _rebuild(cls: type[ThriftFpError], fields: Mapping[str, object]) -> ThriftFpError:

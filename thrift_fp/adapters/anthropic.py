@@ -53,12 +53,13 @@ shared vocabulary and does not change the estimate.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+
 from typing import Any, Final, Generic, TypeVar, ClassVar
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
+from thrift_fp._value import value
 from thrift_fp.adapters._core import CoreFit, Pairing, Row, StrippedThought, checked_shedding, fit_rows
 from thrift_fp.adapters._core import (
     Checked,
@@ -120,8 +121,7 @@ System = str | Sequence[Mapping[str, Any]] | None
 """The Anthropic ``system`` argument: a string, a list of content blocks, or ``None``."""
 
 
-
-@dataclass(frozen=True, slots=True)
+@value
 class AnthropicFit(Generic[_Message], Pictured):
     """The fitted request: the system prompt to send (the caller's, unchanged, or with the
     surviving documents' envelopes as a last text block), the caller's message objects that stay
@@ -144,7 +144,7 @@ class AnthropicFit(Generic[_Message], Pictured):
     pictured: ClassVar[str | None] = "records"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Bill:
     role: str
     texts: tuple[str, ...]

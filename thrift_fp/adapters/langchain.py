@@ -44,7 +44,7 @@ naming the message index and field; a budget too small for what cannot be shed i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
 from typing import Any, Final, ClassVar
 
 from langchain_core.callbacks import Callbacks
@@ -63,6 +63,7 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 from returns.result import Failure, Result
 
+from thrift_fp._value import value
 from thrift_fp.adapters._core import Pairing, Row, checked_shedding, counted_rows, fit_rows_and_documents
 from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core import DocumentRow
@@ -114,7 +115,7 @@ _ROLE_OF: Final[dict[type, str]] = {kind: name for kind, name in _KINDS}
 _PAIRING: Final = Pairing(answer_once=False, require_answers=False)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FittedMessages(Pictured):
     """The caller's own messages and documents that survived (input order), the surviving
     documents rendered in trust-tier envelopes (``""`` when none), the count as sent of the
@@ -134,7 +135,7 @@ class FittedMessages(Pictured):
     pictured: ClassVar[str | None] = "documents"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FittedDocuments(Pictured):
     """The caller's own documents that survived (input order), their rendered text (``""`` when
     not rendered), the count as sent, and the trace.
@@ -310,7 +311,6 @@ def _document_row(document: object, index: int, score_key: str, source_key: str)
                        source if isinstance(source, str) and source else None)
 
 
-
 def fit_messages(
     messages: Checked[Sequence[Any]],
     context_window: Checked[int | float],
@@ -430,7 +430,7 @@ def count_messages(
     return _rows(messages, True, ready).map(lambda rows: TokenCount(sum(row.tokens for row in rows), ready.name, ready.precision))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Fitter:
     """The callable behind `fitting_runnable` (a plain object, so LangChain passes no config)."""
 

@@ -37,7 +37,7 @@ wrongly typed argument) is an error value naming the message index and field, or
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
 from itertools import accumulate, chain
 from operator import add, sub
 from typing import Any, Final, Generic, NamedTuple, TypeVar, ClassVar
@@ -45,6 +45,7 @@ from typing import Any, Final, Generic, NamedTuple, TypeVar, ClassVar
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
+from thrift_fp._value import value
 from thrift_fp.adapters._core import CoreFit, Pairing, RowColumns, checked_shedding, fit_rows
 from thrift_fp.adapters._core import Checked, CounterArg, Counting, TokenCounter, checked_budget, checked_counting
 from thrift_fp.adapters._core import (
@@ -99,7 +100,7 @@ ImagePricer = Callable[[Mapping[str, Any]], int]
 """Prices one ``image_url`` content part in tokens (``detail`` and size are yours to read)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OpenAIFit(Generic[_Message], Pictured):
     """The fitted request: the caller's message objects that stay (in input order, with the
     documents message inserted when a document survives), the input indices that were shed,
@@ -248,7 +249,6 @@ def fit_openai_messages(
         if isinstance(fitted, Failure):
             return Failure(fitted.failure())
         return Success(_output(messages, documents, records.unwrap(), fitted.unwrap(), documents_role, place.unwrap(), ready.name))
-
 
 
 def _output(

@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from dataclasses import dataclass
+
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
 from returns.result import Failure, Success
 
+from thrift_fp._value import value
 from thrift_fp.cli._annotations import lazy_names
 from thrift_fp.cli._exits import fail
 from thrift_fp.sources.postgres import is_database_url
@@ -35,7 +36,7 @@ CACHE_ENV: Final = "THRIFT_FP_CACHE_DIR"
 DEFAULT_INDEX: Final = "thrift-fp.db"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Corpus:
     """The index a command uses, and why that one: ``given`` (``--db`` or
     ``THRIFT_FP_DATABASE_URL``), ``nearest`` (a ``thrift-fp.db`` here or above), ``new`` (the

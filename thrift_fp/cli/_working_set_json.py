@@ -17,6 +17,7 @@ from typing import Final, TypeVar
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.cli._errors import InvalidJson, InvalidWorkingSet
 from thrift_fp.thrift import (
     Fitted,
@@ -76,7 +77,7 @@ _REQUIRED: Final[Mapping[str, frozenset[str]]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FitRequest:
     """A parsed ``fit`` input: the working set, the window (if the file names one) and options."""
 

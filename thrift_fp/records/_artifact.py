@@ -17,11 +17,11 @@ import json
 import re
 import sys
 from collections import deque
-from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
+from thrift_fp._value import value
 from thrift_fp.records._errors import InvalidLineRange, RecordError, StoreError
 from thrift_fp.records._guard import guarded, guarded_lines
 from thrift_fp.records._lines import strip_line_end
@@ -32,7 +32,7 @@ from thrift_fp.tokens import TokenCount, TokenEncoding
 from thrift_fp.tokens._encoding import get_encoding
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class SpooledArtifact:
     """A reader-backed body plus optional size hints (declared, never read from the body).
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from thrift_fp._errors import ErrorValue
 from thrift_fp._shown import shown_text
+from thrift_fp._value import value
 from thrift_fp.tokens import TokenError
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FieldProblem:
     """One invalid field of a raw retrievable: the field's name and why it is wrong.
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+
 from typing import Protocol, runtime_checkable
 
 from returns.result import Result
 
+from thrift_fp._value import value
 from thrift_fp.records._errors import StoreError
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ReaderDescriptor:
     """Where a reader's bytes live: a store kind, the store's location and the id inside it.
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import ClassVar, Final, cast
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
+from thrift_fp._value import value
 from thrift_fp.records._artifact import SpooledArtifact
 from thrift_fp.records._constructor import ArtifactConstructor
 from thrift_fp.records._errors import InvalidRetrievable, RecordError
@@ -48,7 +48,7 @@ def _plainly_valid(record: Retrievable) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Retrievable:
     """A retrieved record with a deliberately chosen trust tier. Build it with ``parse_retrievable``.
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Final, Protocol, runtime_checkable
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown_exception
+from thrift_fp._value import value
 from thrift_fp.records._errors import (
     InvalidStoreId,
     LineOutOfRange,
@@ -155,7 +156,7 @@ def checked_chunks(id: str, data: Writable) -> Iterator[Result[bytes, StoreError
     yield Success(bytes(buffer))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StoreReader:
     """The reader every built-in store hands out: live, by id (a rewrite is seen, a delete fails).
 

@@ -18,11 +18,12 @@ One line is always held whole: a body that is one enormous line costs that line'
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
 from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.records._errors import RecordError, StoreError
 from thrift_fp.tokens import Precision, TokenCount, TokenEncoding
 
@@ -36,7 +37,7 @@ CHECKED_ENCODINGS: Final = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StreamedCount:
     """A streamed token count, how many chunks it took, and why it is estimated (if it is).
 

@@ -41,7 +41,7 @@ again exactly the rendered text's count; refill on keeps a superset of what refi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import compress, repeat
 from operator import attrgetter, eq, not_
 from types import MappingProxyType
@@ -50,6 +50,7 @@ from typing import Final, cast
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg, Each
+from thrift_fp._value import value
 from thrift_fp.records import Retrievable
 from thrift_fp.render._choose import choose_nonces
 from thrift_fp.render._envelope import DIRECTIVE_PIECE, TIERS, Tier, block_close, block_open, sections
@@ -88,7 +89,7 @@ from thrift_fp.tokens import TokenEncoding
 from thrift_fp.tokens._encoding import get_encoding
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FitRendered:
     """A fit and its render: the text, its exact tokens, the nonces, the surviving records (in
     thrift's score order), the fitted working set (holding those records), thrift's trace, the
@@ -263,7 +264,7 @@ _id, _size_unknown, _trust_tier = attrgetter("id"), attrgetter("size_unknown"), 
 _body, _record_id, _score = attrgetter("body"), attrgetter("record_id"), attrgetter("score")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Pricing:
     """The candidates of one fit, their blocks' nonces, the fields rendered and, per field, each
     candidate's rendered attribute (`attribute_columns`, formatted once per fit)."""
@@ -359,7 +360,7 @@ def _top_ranked(ranks: Sequence[float], block: Sequence[int]) -> int:
     return min(block, key=ranks.__getitem__)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Overhead:
     """One fixed piece (the directive or a block's tags): the record whose charge carries it, the
     records it is rendered for, and its tokens."""
@@ -369,7 +370,7 @@ class _Overhead:
     tokens: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Settled:
     """The surviving records (thrift's ranking order), their exact tokens, and the trace
     (rewritten when the retrievables' refill was redone)."""

@@ -13,8 +13,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Final
+
+from thrift_fp._value import value
 
 NONCE_DIGITS: Final = 20
 """Nonce length in decimal digits: 10**20 > 2**66 values."""
@@ -28,7 +30,7 @@ _SPACE: Final = 10**NONCE_DIGITS
 _KEYED_PREFIX: Final = b"thrift_fp.render.nonce.v2\x00"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RandomNonce:
     """A fresh nonce per block per render, from `secrets`.
 
@@ -46,7 +48,7 @@ class RandomNonce:
         return f"{secrets.randbelow(_SPACE):0{NONCE_DIGITS}d}"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class KeyedNonce:
     """``HMAC-SHA256(key, block name)`` as 20 digits: stable across turns, unpredictable without the key.
 

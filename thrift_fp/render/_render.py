@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
 from itertools import repeat
 from operator import attrgetter
 from types import MappingProxyType
@@ -12,6 +12,7 @@ from typing import cast
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import Each, as_tuple
+from thrift_fp._value import value
 from thrift_fp.records import Retrievable
 from thrift_fp.render._choose import choose_nonces
 from thrift_fp.render._envelope import TIERS, Tier
@@ -29,7 +30,7 @@ from thrift_fp.render._nonce import MIN_KEY_BYTES, KeyedNonce, NonceMode, Random
 from thrift_fp.tokens._encoding import get_encoding
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Rendered:
     """The rendered text, its exact token count (counted once, as one text), and each record's
     nonce (the nonce of its block, which every tag of that block carries)."""

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Generic, TypeVar
 
+from thrift_fp._value import value
 from thrift_fp.retrieval._signal import CancellationSignal
 
 _App_co = TypeVar("_App_co", covariant=True)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OperationContext(Generic[_App_co]):
     """What every callback of a retrieval sees: ``app``, the cancellation ``signal``,
     an optional ``logger`` and optional read-only ``diagnostics``.

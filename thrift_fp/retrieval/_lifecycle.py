@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+
 from datetime import datetime
 from functools import partial, reduce
 from types import MappingProxyType
@@ -23,6 +23,7 @@ from returns.pointfree import bind
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
+from thrift_fp._value import value
 from thrift_fp.retrieval._canonical import canonical_key
 from thrift_fp.retrieval._context import OperationContext
 from thrift_fp.retrieval._definition import RetrievalDefinition, RetrievalEffect
@@ -69,7 +70,7 @@ def attempt(callback: Callable[[], _Value]) -> Result[_Value, Exception]:
         return Failure(exc)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Halt(Generic[_Source]):
     """Why a run stopped, and the state it hands back."""
 
@@ -77,7 +78,7 @@ class _Halt(Generic[_Source]):
     state: RetrievalState[_Source]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Asked(Generic[_Query, _Source]):
     """A query before it has a key."""
 
@@ -86,7 +87,7 @@ class _Asked(Generic[_Query, _Source]):
     started_at: datetime
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Keyed(Generic[_Query, _Source]):
     """A query with its key; ``state`` is the reserved state once reserved."""
 
@@ -96,7 +97,7 @@ class _Keyed(Generic[_Query, _Source]):
     started_at: datetime
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Executed(Generic[_Query, _Source, _Result]):
     """What execute returned, not yet validated."""
 
@@ -104,7 +105,7 @@ class _Executed(Generic[_Query, _Source, _Result]):
     result: _Result
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Read(Generic[_Query, _Source, _Result]):
     """A validated result and its sources."""
 
@@ -113,7 +114,7 @@ class _Read(Generic[_Query, _Source, _Result]):
     sources: tuple[_Source, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Accepted(Generic[_Query, _Source, _Result]):
     """A counted success: its receipt, the counted state, and the reserved state an abort hands back."""
 
@@ -130,7 +131,7 @@ def _aware(value: object) -> Result[datetime, str]:
     return Success(value)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Lifecycle(Generic[_Query, _Source, _Result, _App]):
     """The stages of one run of ``definition`` in ``context``, in order.
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from returns.result import Result
 
+from thrift_fp._value import value
 from thrift_fp.retrieval._errors import RetrievalError
 from thrift_fp.retrieval._receipt import Receipt
 from thrift_fp.retrieval._state import RetrievalState
@@ -16,7 +16,7 @@ _Source = TypeVar("_Source")
 _Result = TypeVar("_Result")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RetrievalOutcome(Generic[_Query, _Source, _Result]):
     """``result``: the receipt or the error; ``state``: the next state, always
     (a failed run may still have reserved its key).

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from types import MappingProxyType
 from typing import Generic, TypeVar
+
+from thrift_fp._value import value
 
 _Query = TypeVar("_Query")
 _Source = TypeVar("_Source")
@@ -16,7 +18,7 @@ def _no_extensions() -> MappingProxyType[str, object]:
     return MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Receipt(Generic[_Query, _Source, _Result]):
     """Proof of one accepted retrieval: what was asked, what came back, when.
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from thrift_fp._value import value
 
 _Source = TypeVar("_Source")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RetrievalState(Generic[_Source]):
     """What one request has retrieved so far.
 

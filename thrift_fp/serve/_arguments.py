@@ -8,10 +8,10 @@ text that is not valid Unicode (a lone surrogate) or longer than a question can 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.serve._errors import InvalidToolArgument
 from thrift_fp.serve._settings import ServeSettings
@@ -20,7 +20,7 @@ from thrift_fp.serve._settings import ServeSettings
 _MAX_ID_CHARS = 4096
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class SearchRequest:
     """A checked ``search`` call: the question, the budget, the tiers to keep (operator order)."""
 
@@ -29,7 +29,7 @@ class SearchRequest:
     tiers: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ReadRequest:
     """A checked ``read`` call: the passage id and the budget."""
 

@@ -3,10 +3,10 @@ PostgreSQL database. Each builds the lifecycle's search definition for the tiers
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from thrift_fp._value import value
 from thrift_fp.serve._handshake import corpus_name
 from thrift_fp.serve._surroundings import sqlite_surroundings
 from thrift_fp.sources import FtsDefinition, Hit
@@ -36,7 +36,7 @@ class Backend(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class SqliteBackend:
     """An FTS5 index file (``thrift-fp index``), searched by `fts5_definition`: hybrid where
     the index holds vectors of the installed model, as ``ask`` and `assemble` rank, unless

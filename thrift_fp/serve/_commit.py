@@ -13,9 +13,10 @@ never spend its quota twice nor send one passage twice.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
 from typing import Final, Generic, Protocol, TypeVar, runtime_checkable
 
+from thrift_fp._value import value
 from thrift_fp.serve._ledger import SessionLedger
 from thrift_fp.serve._ledger_change import LedgerChange, ledger_change
 
@@ -25,7 +26,7 @@ _Answer = TypeVar("_Answer")
 MAX_ATTEMPTS: Final = 64
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Replay(Generic[_Answer]):
     """How a store that keeps answers replays one: the client's ``request`` id (unique within its
     session, so a retried request is recognised) and the answer's text form both ways.
@@ -40,7 +41,7 @@ class Replay(Generic[_Answer]):
     decode: Callable[[str], _Answer]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CallCommit(Generic[_Answer]):
     """A call run but not kept: the session ``version`` and ``before`` ledger it ran on, the
     ledger ``after`` it, its ``answer``; ``replay`` says how a store that keeps answers stores

@@ -20,9 +20,11 @@ import importlib.util
 import json
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+
 from pathlib import Path
 from typing import Any, Final
+
+from thrift_fp._value import value
 
 SERVER_NAME: Final = "thrift-fp"
 # What agents are told the embedded corpus is (its index lives in the user's cache folder).
@@ -41,7 +43,7 @@ _EMPTY_CAPABILITIES: Final = frozenset({"sampling", "elicitation"})
 _LARGEST_ID: Final = 2**53  # ids beyond what every JSON reader keeps exact are left to the SDK
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Handshake:
     """The answer sent to an ``initialize`` request: its ``request_id`` and the ``frame`` written
     (one JSON line, as the SDK's stdio transport writes it)."""

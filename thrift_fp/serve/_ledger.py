@@ -7,12 +7,13 @@ session and swaps it under the session's lock (`thrift_fp.serve._sessions`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from types import MappingProxyType
 from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.retrieval import Receipt, RetrievalState
 from thrift_fp.serve._errors import QuotaExhausted
 from thrift_fp.serve._settings import ServeSettings
@@ -22,7 +23,7 @@ from thrift_fp.sources import Hit
 MIN_USEFUL_TOKENS: Final = 128
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Delivery:
     """Where a passage's content was sent: the passage id it was sent as, in which answer."""
 
@@ -30,7 +31,7 @@ class Delivery:
     answer: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CallRecord:
     """One tool call of the session, answered or not: what it asked, what it sent, what it cost.
 
@@ -55,7 +56,7 @@ def _no_deliveries() -> MappingProxyType[str, Delivery]:
     return MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class SessionLedger:
     """A session so far: the lifecycle's ``retrieval`` state (quota of calls, seen keys, every
     hit retrieved), ``delivered`` (content hash → where it was sent), ``tokens_used`` (the

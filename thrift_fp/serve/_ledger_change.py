@@ -8,15 +8,16 @@ rebuilds the ledger (`thrift_fp.serve._ledger_postgres` keeps one row per change
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from types import MappingProxyType
 
+from thrift_fp._value import value
 from thrift_fp.retrieval import RetrievalState
 from thrift_fp.serve._ledger import CallRecord, Delivery, SessionLedger
 from thrift_fp.sources import Hit
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class LedgerChange:
     """One call's growth of a ledger: the ``calls`` it appends, the contents it ``delivered``
     (content hash, where), the keys it reserved (``seen``, sorted), the ``sources`` it appends,

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
 from typing import Final
 
 from returns.result import Failure
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._shown import shown_text
+from thrift_fp._value import value
 from thrift_fp.render import SAFETY_DIRECTIVE
 from thrift_fp.retrieval import Aborted, BudgetExhausted, DuplicateQuery, ExecutionFailed, InvalidQuery, RetrievalError
 from thrift_fp.serve._errors import (
@@ -32,7 +33,7 @@ _log: Final = logging.getLogger("thrift_fp.serve")
 _UNBOUNDED: Final = 10**9
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ToolAnswer:
     """What a tool sends back: ``text`` (its exact ``tokens``, within the call's budget) and
     ``structured`` content (JSON-serialisable)."""

@@ -3,13 +3,13 @@ processes can share one, each with its own sessions."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 import psycopg
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.serve._surroundings import SPAN, neighbour
 from thrift_fp.sources import FtsDefinition, Hit
 from thrift_fp.sources.postgres import (
@@ -31,7 +31,7 @@ ORDER BY n.ordinal
 """
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PostgresBackend:
     """A collection in an open PostgreSQL database, searched by `postgres_definition`."""
 

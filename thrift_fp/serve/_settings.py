@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
 from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.serve._errors import InvalidSetting
 
@@ -24,7 +25,7 @@ SESSION_IDLE_TIMEOUT: Final = 1800.0
 MAX_REQUEST_BYTES: Final = 4 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ServeSettings:
     """What the operator decides: a call's ``default_budget`` and hard ceiling ``max_budget``,
     each session's quota of ``max_calls`` and ``max_session_tokens``, the passages retrieved

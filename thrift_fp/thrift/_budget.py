@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.thrift._errors import InvalidBudget, ThriftError
 from thrift_fp.thrift._fields import beyond_float, finite
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Budget:
     """A window split into the reserve for the model's output and the budget for the input."""
 

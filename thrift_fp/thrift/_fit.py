@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
 from itertools import chain, repeat
 from operator import attrgetter
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg
+from thrift_fp._value import value
 from thrift_fp.thrift._budget import Budget, resolve_budget
 from thrift_fp.thrift._errors import CountingFailed, DuplicateId, InvalidItemField, InvalidOption, ThriftError
 from thrift_fp.thrift._estimate import probe_estimates, settle_async, settle_sync
@@ -26,7 +27,7 @@ from thrift_fp.tokens import TokenCounts, TokenEncoding
 from thrift_fp.tokens._encoding import get_encoding
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Fitted:
     """The fitted working set, the trace of how it was fitted, and the token counts of every
     text this fit measured: pass ``counts`` to the next fit so repeated texts are not re-counted.
@@ -57,7 +58,7 @@ class Fitted:
         return fit_report_html(self.trace, report_passages(self.working_set.retrievables, refilled=refilled))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Prepared:
     budget: Budget
     plan: Plan
@@ -143,7 +144,6 @@ async def fit_async(
     if isinstance(settled, Failure):
         return Failure(settled.failure())
     return _finish(ready, settled.unwrap())
-
 
 
 def probed(

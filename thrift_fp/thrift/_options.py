@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal, get_args
+
+from thrift_fp._value import value
 
 ShedPass = Literal[
     "image",
@@ -21,7 +22,7 @@ SHED_PASSES: Final[tuple[ShedPass, ...]] = get_args(ShedPass)
 """Every shedding pass; a `ShedOrder` names each exactly once."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ShedOrder:
     """The order in which the shedding passes run, each while the set is over budget.
 
@@ -63,7 +64,7 @@ SHED_ORDERS: Final = MappingProxyType({AGENT.name: AGENT, RAG.name: RAG})
 """The built-in shedding orders by name (``agent``, ``rag``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ThriftOptions:
     """Options of `subtract_to_fit`.
 

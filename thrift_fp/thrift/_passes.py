@@ -10,7 +10,7 @@ would check each call, once per item per sort.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+
 from bisect import bisect_left
 from itertools import accumulate, compress, islice, repeat
 from itertools import count as naturals
@@ -20,6 +20,7 @@ from typing import Any, Final, TypeVar, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.thrift._errors import DuplicateId, InvalidItemField, ThriftError
 from thrift_fp.thrift._entry import Entry, PricedRun, Sized
 from thrift_fp.thrift._options import ShedPass, ThriftOptions
@@ -30,7 +31,7 @@ from thrift_fp.thrift._working_set import WorkingSet
 _Item = TypeVar("_Item")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Plan:
     """What every pass needs besides the state: the budget and the caller's choices."""
 
@@ -40,7 +41,7 @@ class Plan:
     relevant_tool_names: tuple[str, ...] | None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Unmeasured:
     """Pass 0's output: the input working set, the retrievables that stay (without the size-unknown
     ones) and their trace ids (input positions for anonymous ones). The working set itself is not

@@ -17,10 +17,11 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
 from typing import Final, Literal
 
 from thrift_fp._shown import shown
+from thrift_fp._value import value
 from thrift_fp.thrift._trace import ThriftTrace
 
 _PRINTABLE_BITS: Final = 200
@@ -61,7 +62,7 @@ _COLOURS: Final[Mapping[str, str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class BarSegment:
     """One segment of the window bar: ``kind``, the bucket or role it stands for (``label``), its
     tokens, and whether it lies ``beyond`` the window's edge (shed tokens always do; kept tokens
@@ -77,7 +78,7 @@ class BarSegment:
     beyond: bool
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ReportPassage:
     """A kept passage as the report lists it; every field but ``id`` is optional.
 
@@ -94,7 +95,7 @@ class ReportPassage:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ReportShed:
     """A shed item: its id, the bucket it left, why, and its tokens when known.
 

@@ -14,7 +14,7 @@ those objects, which name the offending message as they always have.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from itertools import repeat
 from typing import Final, NamedTuple, no_type_check
@@ -22,6 +22,7 @@ from typing import Final, NamedTuple, no_type_check
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedStringsArg
+from thrift_fp._value import value
 from thrift_fp.thrift._entry import PricedRun
 from thrift_fp.thrift._errors import InvalidOption, ThriftError
 from thrift_fp.thrift._estimate import settle_sync
@@ -36,7 +37,7 @@ AGE: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 """Every priced message's ``created_at`` as an object: one instant, so input order is age."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PricedColumns:
     """A message bucket the caller priced, column by column: message ``i`` is named ``ids[i]``,
     costs ``token_costs[i]`` tokens as sent (never counted again), is never shed when
@@ -54,7 +55,7 @@ class PricedColumns:
     pair_ids: Sequence[str | None]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FittedColumns:
     """The fit of a `PricedColumns` bucket with the rest of a working set: the places of the
     messages that stay (increasing), the rest of the working set fitted (as `Fitted` holds it),

@@ -23,9 +23,10 @@ tool            ``shed_rank`` (0: pass 10 hides lower ranks first)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
+
+from thrift_fp._value import value
 
 
 @runtime_checkable
@@ -101,7 +102,7 @@ class ToolLike(Protocol):
     def description(self) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Message:
     """A plain message. ``token_cost``, when given, is what the message costs as the caller sends
     it (e.g. in a provider's chat framing): the fit charges it as given, never counting ``content``.
@@ -122,7 +123,7 @@ class Message:
     token_cost: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Memory:
     """A plain memory.
 
@@ -135,7 +136,7 @@ class Memory:
     id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WorkingRetrievable:
     """A plain retrieved passage (the concrete retrievable shape; records has the full one).
 
@@ -149,7 +150,7 @@ class WorkingRetrievable:
     size_unknown: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Thought:
     """A plain thought.
 
@@ -164,7 +165,7 @@ class Thought:
     this_turn: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ToolCall:
     """A plain tool call.
 
@@ -178,7 +179,7 @@ class ToolCall:
     this_turn: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Image:
     """A plain image.
 
@@ -191,7 +192,7 @@ class Image:
     kept: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Tool:
     """A plain tool.
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Literal
+
+from thrift_fp._value import value
 
 Bucket = Literal[
     "retrievables-size-unknown",
@@ -20,7 +22,7 @@ Bucket = Literal[
 ]
 """The name of one pass in the trace: the bucket it measured or shed from."""
 
-@dataclass(frozen=True, slots=True)
+@value
 class BucketTrace:
     """One pass: the bucket's tokens and item count before and after, and the ids it removed
     (or hid, for tools) in removal order.
@@ -46,7 +48,7 @@ class BucketTrace:
         return _as_dict(self)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RefillTrace:
     """The refill step for one bucket: its tokens and item count after shedding and after refill,
     and the ids it re-admitted, in admission order.
@@ -74,12 +76,12 @@ class RefillTrace:
 def _as_dict(step: BucketTrace | RefillTrace) -> dict[str, object]:
     """A step's fields in their order, its ids as a list (JSON has no tuple)."""
     return {
-        field.name: list(value) if isinstance(value := getattr(step, field.name), tuple) else value
+        field.name: list(item) if isinstance(item := getattr(step, field.name), tuple) else item
         for field in fields(step)
     }
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ThriftTrace:
     """The whole fit. ``total_before`` is the measured input (size-unknown retrievables are never
     measured and count 0); ``total_after`` is what remains; ``refused`` means the protected floor

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from thrift_fp._args import EachTuple
+from thrift_fp._value import value
 from thrift_fp.thrift._shapes import (
     ImageLike,
     MemoryLike,
@@ -16,7 +15,7 @@ from thrift_fp.thrift._shapes import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WorkingSet:
     """What the model would see. ``visible_tool_names=None`` means every tool is visible.
 

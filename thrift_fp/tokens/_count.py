@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from returns.result import Failure, Result
 
 from thrift_fp._args import CheckedStringsArg, as_strings
+from thrift_fp._value import value
 from thrift_fp.tokens._encoding import Precision, TokenEncoding, get_encoding
 from thrift_fp.tokens._errors import TokenError
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class TokenCount:
     """A token count, the encoding that produced it, and whether it is exact."""
 

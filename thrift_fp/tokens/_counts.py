@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Final, NamedTuple, cast
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import Each, EachTuple, as_tuple
+from thrift_fp._value import value
 from thrift_fp.tokens._encoding import TokenEncoding, not_text
 from thrift_fp.tokens._errors import EstimatorFailed, NotText
 
@@ -64,7 +65,7 @@ class Known(NamedTuple):
 NOTHING_KNOWN: Final = Known((), (), 0)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class TokenCounts:
     """Counts of the texts one call measured, reusable by the next call with the same encoding.
 

@@ -7,7 +7,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Final, Literal
 
 import tiktoken
@@ -16,6 +16,7 @@ from returns.result import Failure, Result, Success
 
 from thrift_fp._args import Each, as_tuple
 from thrift_fp._shown import shown, shown_exception
+from thrift_fp._value import value
 from thrift_fp.tokens._errors import (
     EncodingUnavailable,
     EstimatorFailed,
@@ -38,7 +39,7 @@ _BATCH_THREAD_MIN: Final = 64
 _BATCH_THREADS: Final = 4
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class TokenEncoding:
     """A resolved encoding: a real tiktoken vocabulary or a registered estimator.
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.tokens._count import TokenCount, count_tokens
 from thrift_fp.tokens._errors import EvaluatorFailed, TokenError
 
@@ -16,7 +17,7 @@ Evaluator = Callable[[Any], str]
 """A dynamic `Tokenizable`'s text: a context in, the text out."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Tokenizable:
     """A static string, or an evaluator ``(ctx) -> str``, with memoised counts.
 

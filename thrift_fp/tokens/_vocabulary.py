@@ -14,7 +14,7 @@ import base64
 import binascii
 import hashlib
 import re
-from dataclasses import dataclass
+
 from pathlib import Path
 from types import MappingProxyType
 from typing import Final
@@ -22,6 +22,7 @@ from typing import Final
 import tiktoken
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.tokens._errors import EncodingUnavailable, VocabularyCorrupt
 from thrift_fp.tokens._rank_cache import cached_ranks, store_ranks
 
@@ -29,7 +30,7 @@ _ENDOFTEXT: Final = "<|endoftext|>"
 _ENDOFPROMPT: Final = "<|endofprompt|>"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _BundledSpec:
     sha256: str
     pat_str: str

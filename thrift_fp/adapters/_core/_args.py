@@ -21,11 +21,12 @@ import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+
 from typing import TYPE_CHECKING, Annotated, Final, TypeAlias, TypeVar
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.adapters._core._errors import AdapterError, CountFailed, InvalidArgument
 from thrift_fp.adapters._core._models import ModelProfile, resolve_model
 from thrift_fp.thrift import Budget
@@ -57,7 +58,7 @@ else:
     Checked = _Checked()
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class TokenCounter:
     """A caller's token counter: ``count(text) -> int``, with the precision its counts have.
 
@@ -74,7 +75,7 @@ CounterArg = Callable[[str], int] | TokenCounter
 """What ``token_counter=`` takes: a bare callable (counts flagged ``estimated``) or a `TokenCounter`."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Budgeting:
     """The caller's window and reserve, checked, and the budget they leave (`resolve_budget`).
 
@@ -128,7 +129,7 @@ def checked_budget(context_window: object, output_reserve: object, reserve_fract
     return Success(Budgeting(context_window, reserve, float(reserve_fraction), resolved.unwrap()))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Counting:
     """How an adapter counts: the framing ``profile`` (OpenAI's cookbook constants) and the
     counter of texts (a tiktoken encoding, a registered estimator, or the caller's counter);

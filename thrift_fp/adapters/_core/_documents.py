@@ -24,12 +24,13 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
 from typing import Final, TypeVar
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._shown import shown
+from thrift_fp._value import value
 from thrift_fp.adapters._core._errors import InvalidDocument, UnreadableField
 from thrift_fp.adapters._core._reads import Unread, entries, unreadable
 from thrift_fp.records import Retrievable, TrustTier
@@ -46,7 +47,7 @@ Document = Mapping[str, object] | Retrievable
 ``content`` (and optional ``id``, ``score``, ``source``, ``trust_tier``, ...) or a `Retrievable`."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class DocumentRow:
     """One document as an adapter read it: its text, own id (or None), raw score, source, and
     (for a mapping document) its other fields, which go to the record as they are."""

@@ -32,7 +32,7 @@ equal ages first.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from itertools import chain, compress, count, repeat
 from functools import partial
@@ -41,6 +41,7 @@ from typing import Final, Generic, TypeVar, cast
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.adapters._core._args import Budgeting, Checked, Counting, checked_budget, checked_counting, registered
 from thrift_fp.adapters._core._documents import DocumentRow, documents_to_records, fit_order, kept_inputs
 from thrift_fp.adapters._core._errors import AdapterError, FitFailed, InvalidArgument, OverBudget
@@ -66,7 +67,7 @@ DOCUMENTS_ROLES: Final = ("system", "user")
 _D = TypeVar("_D")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Shedding:
     """What the caller chose about documents: the shed order (`AGENT`: documents give way before
     old turns; `RAG`: old turns first), whether shed documents are offered back while they fit
@@ -102,14 +103,14 @@ def checked_shedding(
     return Success(Shedding(shed_order, refill, nonce, render))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StrippedThought:
     """Reasoning the provider drops from prior turns (it costs nothing as sent): its trace id."""
 
     id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CoreFit:
     """The fit: kept and shed row positions (input order), thrift's trace, the count as sent
     (request framing + kept rows + the documents message when a document survives), whether
@@ -249,7 +250,7 @@ def _shared_rows(rows: Sequence[Row], group_ids: Sequence[str | None], carried: 
     return next(compress(count(), map(ne, group_ids[:same], carried.group_ids[:same])), same)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CoreCarry:
     """What one fit of rows hands the next (`fit_rows`' ``carry``): its rows, their group ids and
     priced messages, the grouping's checkpoint and thrift's counts."""
@@ -438,7 +439,7 @@ def one_text_frame(role: str, counting: Counting) -> int:
     return counting.count(f"{role}\n")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FitTogether(Generic[_D]):
     """A chat and its documents fitted together: the kept row positions (input order), the
     caller's own documents that survived (input order), their render (``""`` when none

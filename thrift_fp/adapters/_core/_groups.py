@@ -10,13 +10,14 @@ instead of walking the whole history again. The result is identical either way.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
 from itertools import compress, count, repeat
 from operator import is_not, ne, or_
 from typing import Final, NamedTuple
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.adapters._core._errors import AdapterError, DuplicateToolCall, ToolCallWithoutResult, ToolResultWithoutCall
 
 
@@ -41,7 +42,7 @@ class Row(NamedTuple):
     group: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RowColumns:
     """The rows of one fit column by column (``tokens[i]``, ``issues[i]``, ... are row ``i``'s
     fields): what an adapter whose reader already holds its messages' fields in columns hands
@@ -76,7 +77,7 @@ class RowColumns:
         return len(self.tokens)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Pairing:
     """The API's pairing rules: ``answer_once`` (a second result for one call is an error),
     ``require_answers`` (a call with no later result is an error), ``whole_turns`` (a turn, from
@@ -91,7 +92,7 @@ class Pairing:
     whole_turns: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class GroupCarry:
     """What `groups` knew after its first ``at`` rows (``rows[:at]`` of the call that made it):
     the union-find parents, the calls issued and still open (each call id's row), and the group

@@ -20,16 +20,17 @@ These prices make a count ``estimated``; pass ``image_tokens`` to price images y
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Final
 
 from returns.result import Failure, Result, Success
 from thrift_fp._errors import ErrorValue
+from thrift_fp._value import value
 
 _MAX_TILES: Final = 8
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ModelProfile:
     """How a model family counts a chat request: its encoding and its framing constants.
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
 from typing import Final, ClassVar
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock, ThinkingBlock, ToolCallBlock
@@ -11,6 +11,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from returns.result import Failure, Result
 
+from thrift_fp._value import value
 from thrift_fp.adapters._core import Pairing, Row, checked_shedding, counted_rows, fit_rows_and_documents
 from thrift_fp.adapters._core import Checked, CounterArg, Counting, checked_budget, checked_counting
 from thrift_fp.adapters._core import DocumentRow
@@ -23,7 +24,6 @@ from thrift_fp.thrift import AGENT, ShedOrder, ThriftTrace
 from thrift_fp.tokens import TokenCount
 
 
-
 DEFAULT_ENCODING: Final = "cl100k_base"
 _CALLS: Final = 'additional_kwargs["tool_calls"]'
 _ANSWER: Final = 'additional_kwargs["tool_call_id"]'
@@ -31,7 +31,7 @@ _PINNED: Final = frozenset({MessageRole.SYSTEM, MessageRole.DEVELOPER})
 _PAIRING: Final = Pairing(answer_once=False, require_answers=False)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FittedNodes(Pictured):
     """The caller's own nodes that survived (input order), their rendered text (``""`` when not
     rendered), the count as sent, and the trace.
@@ -49,7 +49,7 @@ class FittedNodes(Pictured):
     pictured: ClassVar[str | None] = "nodes"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FittedChat(Pictured):
     """The caller's own messages and nodes that survived (input order), the surviving nodes
     rendered in envelopes (``""`` when none), the count as sent, and the trace.

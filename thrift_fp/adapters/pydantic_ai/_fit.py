@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from itertools import count
 from operator import attrgetter, ne
 from typing import Final
@@ -12,6 +12,7 @@ from typing import Final
 from pydantic_ai.messages import ModelMessage
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.adapters._core import CoreFit, Pairing, fit_rows
 from thrift_fp.adapters._core import Budgeting, Checked, CounterArg, Counting, checked_budget, checked_counting
 from thrift_fp.adapters._core import Pictured
@@ -43,7 +44,7 @@ _PAIRING = Pairing(answer_once=False, require_answers=False, whole_turns=False)
 _estimated: Final = attrgetter("estimated")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ModelMessagesFit(Pictured):
     """The fitted history and how it was fitted.
 
@@ -207,7 +208,7 @@ def _carried_fit(
     return Success(_fitted(items, reads, done, ready))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ThriftHistory:
     """A synchronous history processor fitting every model request into ``context_window``.
 
@@ -245,7 +246,7 @@ class ThriftHistory:
         return _deliver(self.fit(messages), self.on_fit)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AsyncThriftHistory:
     """`ThriftHistory` as an async history processor: the fit runs in a worker thread, so a long
     history is counted without blocking the event loop.

@@ -27,13 +27,14 @@ or nothing follows, form a new request of their own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import compress, count
 from operator import attrgetter
 from typing import Final, NamedTuple
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, SystemPromptPart
 
+from thrift_fp._value import value
 from thrift_fp.adapters._core import Row
 from thrift_fp.adapters.pydantic_ai._read import Read, fallback_source
 
@@ -41,7 +42,7 @@ _new: Final = tuple.__new__
 _system_parts: Final = attrgetter("system_parts")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PlanCarry:
     """What one plan hands the next (see `plan_rows`): its rows and turn heads, and ``guard``, the
     first position whose row another message can change (a pin or the newest turn); ``resume``

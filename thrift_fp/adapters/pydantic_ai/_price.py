@@ -14,8 +14,6 @@ only the messages that are new or were edited in place, and tokenizes only texts
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import threading
 from collections.abc import Sequence
 from itertools import count
@@ -24,6 +22,7 @@ from typing import Final, TypeVar, cast
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.adapters._core import Counting, checked_counting
 from thrift_fp.adapters._core import AdapterError, UnreadableField
 from thrift_fp.adapters._core import CoreCarry
@@ -45,7 +44,7 @@ REPLY_PRIMING: Final = 3
 DEFAULT_ENCODING: Final = "o200k_base"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Step:
     """What one fit of a processor hands the next: the messages' snapshot, the media pricer and
     counting the reads and prices were made with, each message's read and its (system, rest)

@@ -25,9 +25,10 @@ instructions in force (`instructions_in_force`), once per request.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import fields, is_dataclass
 from typing import Final, cast
 
+from thrift_fp._value import value
 from thrift_fp.adapters._core import UnreadableField, Unread, attr, called, exact_str, unreadable
 
 from pydantic_ai.messages import (
@@ -61,7 +62,7 @@ MediaPricer = Callable[[object], int]
 """Prices one non-text user content item (an ``ImageUrl``, ``BinaryContent``, ...) in tokens."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Half:
     """Part of a message: the texts to encode and the tokens already known (framing, media).
 
@@ -73,7 +74,7 @@ class Half:
     fixed: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Read:
     """One message as sent: its system half and the rest, and what the fit needs to know.
 
@@ -96,7 +97,7 @@ class Read:
     estimated: bool
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Misread:
     """A message field of the wrong shape (``field`` is a path such as ``parts[1].content``)."""
 
@@ -106,7 +107,7 @@ class Misread:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Mispriced:
     """The caller's ``media_tokens`` raised or returned a non-count."""
 

@@ -16,13 +16,13 @@ identity to its old position when its snapshot there is unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate, chain, compress, count, repeat
 from operator import attrgetter, is_, is_not, ne, not_
 from typing import Final, TypeVar, cast
+
+from thrift_fp._value import value
 
 _parts: Final = attrgetter("parts")
 # An object's own fields: its ``__dict__`` (an object without one, or a class, whose is a mapping
@@ -32,7 +32,7 @@ _LISTS: Final = {list, tuple}
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Snapshot:
     """Each message (``items``), its parts list and ``instructions`` objects (``lists``,
     ``instructions``), every part, flat (``parts``; message ``i`` has ``lengths[i]`` of them), and
@@ -48,7 +48,7 @@ class Snapshot:
     fields: list[dict[str, object]]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Origins:
     """Where each message's reading comes from: the first ``shared`` messages from their own
     positions in the old snapshot, except those in ``moved`` (new position: old position) and

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+
 from typing import Final, TypeVar
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._args import CheckedStringsArg
+from thrift_fp._value import value
 from thrift_fp.records import ByteStore, RecordError, Retrievable, SpooledArtifact
 from thrift_fp.records._lines import size_hints
 from thrift_fp.render import Field, FitRendered, NonceMode, RenderError
@@ -54,7 +55,7 @@ FtsReceipt = Receipt[str, Hit, tuple[Hit, ...]]
 E = TypeVar("E", bound=ThriftFpError)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class SpoolPolicy:
     """Passages of at least ``min_tokens`` tokens go into ``store`` and render as handles."""
 
@@ -62,7 +63,7 @@ class SpoolPolicy:
     min_tokens: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Decision:
     """What happened to one retrieved record: kept or shed, its body's tokens, why, and
     ``rendered``: the tokens its section (body and envelope) costs in the context, kept or shed
@@ -75,7 +76,7 @@ class Decision:
     rendered: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Assembled:
     """The rendered context, its exact ``tokens``, the receipts (one per query), the thrift trace,
     every retrieved record's ``decisions`` (kept first, then shed), the next request state, the

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
 from datetime import datetime
 from types import MappingProxyType
 from typing import Final, Generic, TypeVar
@@ -21,6 +21,7 @@ from returns.result import Failure, Result
 
 from thrift_fp._errors import ThriftFpError
 from thrift_fp._query import normal_query
+from thrift_fp._value import value
 from thrift_fp.records import InvalidRetrievable, Retrievable
 from thrift_fp.records._parse import parse_retrievable
 from thrift_fp.retrieval import OperationContext, RetrievalDefinition
@@ -36,7 +37,7 @@ ALL_TIERS = frozenset({"first-party", "third-party-public", "third-party-private
 """Every trust tier, as a set: what a search may keep."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Copy:
     """A passage an answer left out because another passage holds the same text, or nearly (the
     ``.txt`` and ``.html`` renderings of one page): its id, source and content hash.
@@ -50,7 +51,7 @@ class Copy:
     content_hash: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Hit:
     """One retrieved passage with its store's raw ``rank`` and the ``score`` in [0, 1] the ranking
     gave it; ``copies`` are the near-duplicate passages it stands for (collapsed into it: they

@@ -27,13 +27,14 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+
 from pathlib import Path
 from types import MappingProxyType
 from typing import Final, NoReturn
 
 from returns.result import Failure
 
+from thrift_fp._value import value
 from thrift_fp.sources.dense._embedder import Embedder
 from thrift_fp.sources.dense._scored import ScoredAhead, scored_from_json
 
@@ -47,7 +48,7 @@ _CHILD: Final = "from thrift_fp.sources.dense._ahead import main, leave; leave(m
 _PACKAGE: Final = Path(__file__).resolve().parents[2]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Prefetched:
     """The default model, with the vectors of some texts already made (by `EmbedAhead`'s child),
     and, where the child ranked the index too, the question's dense candidates (``scored``).

@@ -16,7 +16,7 @@ import importlib.util
 import os
 from collections.abc import Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+
 from functools import cache
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
@@ -24,6 +24,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import PathArg, as_path
+from thrift_fp._value import value
 from thrift_fp.sources.dense._errors import DenseError, DenseModelInvalid, DenseUnavailable, EmbeddingFailed
 from thrift_fp.sources.dense._private import private_onnxruntime
 
@@ -69,7 +70,7 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Sequence[bytes]: ...
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OnnxEmbedder:
     """A BERT-style sentence encoder in ONNX: WordPiece tokens in, mean-pooled unit vectors out.
 

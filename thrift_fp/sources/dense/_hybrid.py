@@ -8,9 +8,10 @@ the index holds no vectors of the model, or dense ranking was turned off.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
 from typing import Final, Literal
 
+from thrift_fp._value import value
 from thrift_fp.sources.dense._embedder import Embedder
 from thrift_fp.sources.dense._scored import DENSE_POOL
 from thrift_fp.sources.ranking import Evidence, Scored, fuse_scores, passage_source, spread_sources
@@ -54,7 +55,7 @@ def match_score(best: float, unknown: float) -> float:
     return best - UNKNOWN_WEIGHT * min(max(unknown, 0.0), 1.0)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OneQuestion:
     """``dense=`` for a process that embeds one question and exits (``thrift-fp ask``): as ``True``
     (the shipped model of the index's vectors, where installed, making the same vectors), with the
@@ -78,7 +79,7 @@ def shipped(dense: DenseChoice) -> bool:
     return dense is True or isinstance(dense, OneQuestion)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Ranking:
     """What a search ranks with: ``kind``, the dense ``model`` (hybrid only), ``reason`` (lexical
     only), and ``incomplete``: ``(embedded, total)`` while an embedding run of the index has not

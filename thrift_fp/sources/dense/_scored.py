@@ -20,9 +20,11 @@ import binascii
 import math
 from array import array
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
+
+from thrift_fp._value import value
 
 # Candidates each ranking offers the fusion, whatever the final limit. The dense pool is cheap
 # (one matrix product ranks every passage) and every dense candidate is scored lexically too, so
@@ -47,7 +49,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ScoredAhead:
     """The passages nearest ``question`` (best first, as `DenseMatrix.nearest` keeps them) among
     ``tiers``, ``limit`` at most, and its cosine with every embedded passage (row key → cosine),

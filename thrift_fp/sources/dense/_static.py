@@ -18,13 +18,14 @@ import importlib.util
 import json
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.sources.dense._errors import DenseError, DenseModelInvalid, DenseUnavailable
 
 STATIC_PACKAGE: Final = "wordllama"
@@ -34,7 +35,7 @@ _WEIGHTS: Final = ("weights/l2_supercat_256.safetensors", "64b47a2dc493cb8e85944
 _TOKENIZER: Final = ("tokenizers/l2_supercat_tokenizer_config.json", "93248f2a9ec36c7b35f700a033d5f36228aae48db61aee31007fa49062cdeb68")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StaticEmbedder:
     """Token vectors averaged over a text's tokens and normalised (see `thrift_fp.sources.dense.Embedder`);
     a text with no token is the zero vector."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
 from typing import Any, Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.sources.dense._embedder import Embedder, checked_embed
 from thrift_fp.sources.dense._errors import EmbeddingFailed
 
@@ -140,7 +141,7 @@ def _reported(
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class DenseMatrix:
     """Every embedded passage of one index version: ids, tiers, content hashes and the unit vectors, one row each.
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+
 from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.sources.contract import InvalidChunkBound, SourceError, UnsplittableText
 from thrift_fp.tokens import TokenEncoding
 from thrift_fp.tokens._encoding import get_encoding
@@ -46,7 +47,7 @@ _MAX_CHARS_PER_TOKEN: Final = 64
 _Span = tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Passage:
     """One chunk of a text: ``text == source[start:end]``, ``tokens`` its exact count."""
 
@@ -103,7 +104,7 @@ def _trim(text: str, start: int, end: int) -> _Span:
     return start, end
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Chunker:
     text: str
     bound: int

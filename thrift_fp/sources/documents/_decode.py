@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import codecs
 import unicodedata
-from dataclasses import dataclass
+
 from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.sources.contract import BinaryFile, UndecodableText
 
 BINARY_PROBE: Final = 8000
@@ -43,7 +44,7 @@ _ALL_ACCENTED: Final = 3
 _CHAOS_TIE: Final = 0.01
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class DecodedText:
     """A file's text and the encoding it was read with (``utf-8`` unless detected otherwise)."""
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+
 from pathlib import PurePath
 from typing import Final, Literal
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.sources.documents._decode import decode_text
 from thrift_fp.sources.contract import HEADING_SEPARATOR, InvalidJsonlRecord, InvalidText, SourceError
 from thrift_fp.sources.documents._html import html_structure
@@ -62,7 +63,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class DocumentPassage:
     """A passage ready to store: id, position, text, exact tokens, hash, tier, metadata JSON,
     and the path of headings it sits under (also in the metadata as ``heading_path``)."""
@@ -86,7 +87,7 @@ class DocumentPassage:
         return HEADING_SEPARATOR.join(self.heading_path)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FilePassages:
     """A file's passages with the SHA-256 of its bytes and the encoding its text was read in."""
 

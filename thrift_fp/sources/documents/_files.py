@@ -10,10 +10,11 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
 from pathlib import Path
 from typing import Final
 
+from thrift_fp._value import value
 from thrift_fp.sources.documents._walk import FoundFile
 
 # Filesystems with coarse timestamps (FAT: 2 s) can give two edits the same modification time.
@@ -32,7 +33,7 @@ def storable_ns(ns: int) -> int:
     return max(_MIN_NS, min(ns, _MAX_NS))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StoredFile:
     """What a store remembers of an indexed file: its label, tier, stamps and hash."""
 

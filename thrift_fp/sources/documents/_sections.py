@@ -17,11 +17,11 @@ within ``max_tokens``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.sources.documents._chunk import MIN_PASSAGE_TOKENS, Passage, _Chunker, _fenced_regions, _trim
 from thrift_fp.sources.contract import HEADING_SEPARATOR, InvalidChunkBound, SourceError
 from thrift_fp.sources.documents._structure import Heading, StructuredText
@@ -29,8 +29,7 @@ from thrift_fp.tokens import TokenEncoding
 from thrift_fp.tokens._encoding import get_encoding
 
 
-
-@dataclass(frozen=True, slots=True)
+@value
 class SectionPassage:
     """One passage: ``text == document.text[start:end]``, exact ``tokens``, and its heading path."""
 
@@ -50,7 +49,7 @@ class SectionPassage:
         return HEADING_SEPARATOR.join(self.heading_path)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Section:
     start: int
     body: int
@@ -123,7 +122,7 @@ def _sections(document: StructuredText) -> list[_Section]:
     return sections
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Group:
     sections: tuple[_Section, ...]
     tokens: int
@@ -147,7 +146,7 @@ class _Group:
         return (with_body[0] if with_body else self.sections[0]).path
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Counted:
     """A section's heading and body paragraphs with their token counts (counted once, reused)."""
 
@@ -167,7 +166,7 @@ class _Counted:
         return (self.head_tokens > 0) + len(self.units) <= 1
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Splitter:
     text: str
     bound: int

@@ -6,10 +6,10 @@ the splitter in `_sections` needs nothing else, so a new format is only a new pa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from thrift_fp._value import value
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Heading:
     """A heading: ``text[start:end]`` is its full markup (underlines included), ``level`` 1 is the top."""
 
@@ -19,7 +19,7 @@ class Heading:
     title: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StructuredText:
     """Text with its headings in order; headings never overlap and lie inside ``text``.
 

@@ -19,20 +19,21 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+
 from pathlib import Path
 from typing import Any, Final
 
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, EachTuple, as_paths, as_strings, first_not_path
+from thrift_fp._value import value
 from thrift_fp.sources.contract import InvalidArgument, LinkNotFollowed, PathNotFound, SkippedFile, UnreadableFile
 
 DEFAULT_INCLUDE: Final = ("*.md", "*.markdown", "*.txt", "*.text", "*.rst", "*.html", "*.htm", "*.jsonl")
 """The file patterns an index run reads unless told otherwise (``include=``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FoundFile:
     """A regular file to read: its absolute ``path`` and the ``label`` its passages are named by."""
 
@@ -40,7 +41,7 @@ class FoundFile:
     label: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Selection:
     """The files a run reads, in a stable order, and the entries it could not take."""
 
@@ -147,7 +148,7 @@ def select_checked(
     return Success(Selection(tuple(walk.found.values()), tuple(walk.skipped)))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Link:
     # A symbolic link met in a walk: where it is, the label prefix and .gitignore specs of the
     # root it was met under, and its path relative to that root.

@@ -8,10 +8,10 @@ place the PostgreSQL indexer calls them, and adds what PostgreSQL cannot store (
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.sources.documents import (
     DocumentPassage,
     FoundFile,
@@ -31,7 +31,7 @@ Stored = StoredFile
 __all__ = ["Document", "Found", "Stored", "free_label", "gone", "heading_path", "read_document", "storable_ns"]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Document:
     """One file read and chunked: its SHA-256, kind, stat and passages."""
 

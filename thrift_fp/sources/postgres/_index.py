@@ -19,7 +19,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
+
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
@@ -28,6 +28,7 @@ import psycopg
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg
+from thrift_fp._value import value
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources.documents import (
     DEFAULT_INCLUDE,
@@ -86,7 +87,7 @@ _COPY: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PostgresIndexReport:
     """What one run did, by file (each path in exactly one of the first five tuples), the files it
     skipped with their reasons (``skipped``, as in the SQLite report), the collection's passage

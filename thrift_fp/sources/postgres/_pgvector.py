@@ -19,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+
 from typing import Final
 
 import psycopg
 from psycopg import sql
 
+from thrift_fp._value import value
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources.dense import heading_of, vector_key
 from thrift_fp.sources.postgres._connection import Connection as _Connection
@@ -48,7 +49,7 @@ CREATE TABLE IF NOT EXISTS thrift_fp_pgvector (
 """
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class VectorColumn:
     """A collection's vectors searchable in SQL: the ``vector`` extension's ``schema``, the
     ``model`` and ``dimensions`` the column holds.

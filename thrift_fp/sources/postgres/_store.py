@@ -7,7 +7,7 @@ first, so a collection can become a partition (see the scaling notes in the READ
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Final
 
 import psycopg
@@ -15,6 +15,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.sources.postgres._errors import (
     AuthenticationFailed,
     DatabaseNotFound,
@@ -104,7 +105,7 @@ DEFAULT_COLLECTION: Final = "default"
 """The collection an index run and a search use unless told otherwise."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PostgresDatabase:
     """An open PostgreSQL database: its redacted ``url`` and a thread-safe connection pool.
 

@@ -25,10 +25,11 @@ import re
 import sys
 import types
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+
 from functools import cache
 from typing import Final
 
+from thrift_fp._value import value
 from thrift_fp.sources.ranking._match import MAX_QUERY_TERMS, STOP_WORDS
 
 # A run of word characters (and '+') possibly joined by . : _ / - into one name.
@@ -174,7 +175,7 @@ def query_words(query: str, analyzer: str = SNOWBALL) -> tuple[str, ...]:
     return (terms or tuple(dict.fromkeys(_terms(query, analyzer, keep_stop_words=True))))[:MAX_QUERY_TERMS]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AnalyzedFields:
     """A passage's analyzed fields as the stores keep them: its body, its own heading (the
     last of its heading path) and the headings above it, each as terms joined by two spaces

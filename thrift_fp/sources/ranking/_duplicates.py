@@ -38,10 +38,12 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
 from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 from typing import Final, TypeVar
+
+from thrift_fp._value import value
 
 CONTAINED_WORDS: Final = 24
 SLACK: Final = 0.1
@@ -55,7 +57,7 @@ _WORD: Final = re.compile(r"[^\W_]+")
 _Item = TypeVar("_Item")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Fingerprint:
     """What copy detection compares of a text: its normalised words in order, and counted."""
 
@@ -63,7 +65,7 @@ class Fingerprint:
     counts: Counter[str]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Page:
     """Which page a passage was read from, as renderings are matched (`page_of`): the file's
     folder and name without its suffix, verbatim, its rendering's suffix, and its trust tier."""

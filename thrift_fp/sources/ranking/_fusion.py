@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+
 from typing import Final, TypeVar
+
+from thrift_fp._value import value
 
 # The lexical share's weight (the dense cosine gets the rest); chosen on the whole evaluation set
 # across five documentation corpora (docs/dense.md, "Fusion").
@@ -35,7 +37,7 @@ SOURCE_REPEAT: Final = 0.7
 _Item = TypeVar("_Item")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Evidence:
     """One candidate: its ``key`` (content hash), its exact lexical share in [0, 1] and its cosine in [-1, 1]."""
 
@@ -44,7 +46,7 @@ class Evidence:
     cosine: float
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Fused:
     """One candidate of the fused order: its key, fused score in [0, 1], and the two scores it came from."""
 

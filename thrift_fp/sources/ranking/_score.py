@@ -45,8 +45,10 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+
 from typing import Final
+
+from thrift_fp._value import value
 
 K1: Final = 2.0
 B_BODY: Final = 0.75
@@ -60,7 +62,7 @@ B_TRAIL: Final = 0.5
 FIRST_BATCH = 48  # not Final: the exact-top property shrinks it to one
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CollectionStats:
     """How many passages a collection holds and the total length of each analyzed field."""
 
@@ -70,7 +72,7 @@ class CollectionStats:
     trail_terms: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Postings:
     """One term's passages: how many hold it (``df``, over every tier) and the row keys of
     those the search may return."""
@@ -79,7 +81,7 @@ class Postings:
     keys: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Candidate:
     """A passage's analyzed fields as the store keeps them (terms joined by two spaces)."""
 
@@ -92,7 +94,7 @@ class Candidate:
     lengths: tuple[int, int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Scored:
     """A ranked passage: its row ``key``, id, content hash, ``score`` in [0, 1] and ``raw`` sum."""
 

@@ -19,12 +19,13 @@ import math
 import sqlite3
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+
 from pathlib import Path
 from typing import Final
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._value import value
 from thrift_fp.sources.dense import (
     FLOOR_RULE,
     MATCH_FLOOR,
@@ -422,7 +423,7 @@ def _held_width(connection: sqlite3.Connection) -> _Held | None:
     return _Held(model, row[0] // 4)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Held:
     """The shipped model an index's vectors are of, as `warm_matrix` knows it before it loads:
     its id and width, all that loading the vectors needs. Asked to embed, it loads the model."""

@@ -26,7 +26,7 @@ import sqlite3
 import stat
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
@@ -34,6 +34,7 @@ from typing import Final
 from returns.result import Failure, Result, Success
 
 from thrift_fp._args import CheckedPathsArg, CheckedStringsArg, PathArg, as_path
+from thrift_fp._value import value
 from thrift_fp.records import TRUST_TIERS
 from thrift_fp.sources.documents import (
     DEFAULT_INCLUDE,
@@ -80,7 +81,7 @@ Progress = Callable[[int, int, str], None]
 EmbedProgress = Callable[[int, int], None]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class IndexReport:
     """What one ``index_paths`` run did, by file: each path lands in exactly one tuple.
 
@@ -360,7 +361,7 @@ def _mismatch(database: Path, stored: dict[str, str], wanted: dict[str, str]) ->
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Run:
     database: Path
     roots: tuple[Path, ...]
