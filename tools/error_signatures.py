@@ -1,4 +1,5 @@
-"""A Griffe extension for the documentation site (mkdocs.yml): an error value's signature.
+"""Griffe extensions for the documentation site (mkdocs.yml): the signatures of error values and
+of value classes.
 
 Error classes are declared through `thrift_fp._errors.ErrorValue`, whose metaclass makes each one a
 dataclass (``typing.dataclass_transform``, which mypy reads). Griffe reads source statically and
@@ -6,6 +7,10 @@ knows a dataclass only by its ``@dataclass`` line, so without this extension the
 show no ``Name(field, ...)`` signature for an error, and none of the fields a class inherits from a
 private base that declares fields shared by several errors. This gives each error class the
 ``__init__`` the dataclass has: its fields in order, inherited ones first, with their defaults.
+
+Value classes are declared ``@value`` (`thrift_fp._value.value`), a dataclass that Griffe does not
+know by that line either; `ValueSignatures` reads their fields as Griffe's own dataclass support
+reads a ``@dataclass``'s (``field(default=...)``, ``field(default_factory=...)``, ``init=False``).
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 _BASE = "thrift_fp._errors.ErrorValue"
+_VALUE = "thrift_fp._value.value"
+_FIELD = "dataclasses.field"
 
 try:
     import griffe
@@ -82,3 +89,79 @@ else:
         # Griffe 1.x names the same event ``on_package_loaded``.
         def on_package_loaded(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
             _set_signatures(pkg, set())
+
+    def _is_value(cls: griffe.Class) -> bool:
+        return any(
+            isinstance(decorator.value, griffe.Expr) and decorator.value.canonical_path == _VALUE
+            for decorator in cls.decorators
+        )
+
+    def _field_arguments(attribute: griffe.Attribute) -> dict[str, Any] | None:
+        """The keyword arguments of ``field(...)`` when it is the attribute's value, else ``None``."""
+        value = attribute.value
+        if isinstance(value, griffe.ExprCall) and value.canonical_path == _FIELD:
+            return {
+                argument.name: argument.value
+                for argument in value.arguments
+                if isinstance(argument, griffe.ExprKeyword)
+            }
+        return None
+
+    def _value_fields(cls: griffe.Class) -> list[griffe.Parameter]:
+        parameters = []
+        for member in cls.members.values():
+            if member.is_alias or not isinstance(member, griffe.Attribute) or member.annotation is None:
+                continue
+            # A property or a ``ClassVar`` (Griffe unwraps it: a class attribute only) is no field.
+            if "property" in member.labels or (
+                "class-attribute" in member.labels and "instance-attribute" not in member.labels
+            ):
+                continue
+            arguments = _field_arguments(member)
+            if arguments is not None and str(arguments.get("init")) == "False":
+                continue
+            if arguments is not None and "default_factory" in arguments:
+                default: str | griffe.Expr | None = griffe.ExprCall(function=arguments["default_factory"], arguments=[])
+            else:
+                default = member.value if arguments is None else arguments.get("default")
+            parameters.append(griffe.Parameter(
+                member.name, annotation=member.annotation, kind=griffe.ParameterKind.positional_or_keyword,
+                default=default, docstring=member.docstring,
+            ))
+        return parameters
+
+    def _set_value_signatures(obj: griffe.Module | griffe.Class, seen: set[str]) -> None:
+        if obj.path in seen:
+            return
+        seen.add(obj.path)
+        for member in list(obj.members.values()):
+            if member.is_alias:
+                continue
+            if isinstance(member, griffe.Class):
+                if "__init__" not in member.members and _is_value(member):
+                    member.labels.add("dataclass")
+                    self_parameter = griffe.Parameter("self", kind=griffe.ParameterKind.positional_or_keyword)
+                    member.set_member(
+                        "__init__",
+                        griffe.Function(
+                            "__init__",
+                            lineno=0,
+                            endlineno=0,
+                            parent=member,
+                            parameters=griffe.Parameters(self_parameter, *_value_fields(member)),
+                            returns="None",
+                        ),
+                    )
+                _set_value_signatures(member, seen)
+            elif isinstance(member, griffe.Module):
+                _set_value_signatures(member, seen)
+
+    class ValueSignatures(griffe.Extension):
+        """Gives every ``@value`` class its dataclass label and ``__init__`` signature."""
+
+        def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+            _set_value_signatures(pkg, set())
+
+        # Griffe 1.x names the same event ``on_package_loaded``.
+        def on_package_loaded(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+            _set_value_signatures(pkg, set())
