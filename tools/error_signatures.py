@@ -15,6 +15,7 @@ reads a ``@dataclass``'s (``field(default=...)``, ``field(default_factory=...)``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 _BASE = "thrift_fp._errors.ErrorValue"
@@ -54,7 +55,14 @@ else:
                 )
         return list(fields.values())
 
-    def _set_signatures(obj: griffe.Module | griffe.Class, seen: set[str]) -> None:
+    def _set_signatures(
+        obj: griffe.Module | griffe.Class,
+        seen: set[str],
+        chosen: Callable[[griffe.Class], bool],
+        fields: Callable[[griffe.Class], list[griffe.Parameter]],
+    ) -> None:
+        """Give each ``chosen`` class under ``obj`` without an ``__init__`` of its own the one its
+        dataclass has (``fields`` in order) and the ``dataclass`` label."""
         if obj.path in seen:
             return
         seen.add(obj.path)
@@ -62,7 +70,7 @@ else:
             if member.is_alias:
                 continue
             if isinstance(member, griffe.Class):
-                if "__init__" not in member.members and member.path != _BASE and _is_error_value(member):
+                if "__init__" not in member.members and chosen(member):
                     member.labels.add("dataclass")
                     self_parameter = griffe.Parameter("self", kind=griffe.ParameterKind.positional_or_keyword)
                     member.set_member(
@@ -72,23 +80,26 @@ else:
                             lineno=0,
                             endlineno=0,
                             parent=member,
-                            parameters=griffe.Parameters(self_parameter, *_fields(member)),
+                            parameters=griffe.Parameters(self_parameter, *fields(member)),
                             returns="None",
                         ),
                     )
-                _set_signatures(member, seen)
+                _set_signatures(member, seen, chosen, fields)
             elif isinstance(member, griffe.Module):
-                _set_signatures(member, seen)
+                _set_signatures(member, seen, chosen, fields)
+
+    def _error_class(cls: griffe.Class) -> bool:
+        return cls.path != _BASE and _is_error_value(cls)
 
     class ErrorValueSignatures(griffe.Extension):
         """Gives every `ErrorValue` class its dataclass ``__init__`` signature."""
 
         def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
-            _set_signatures(pkg, set())
+            _set_signatures(pkg, set(), _error_class, _fields)
 
         # Griffe 1.x names the same event ``on_package_loaded``.
         def on_package_loaded(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
-            _set_signatures(pkg, set())
+            _set_signatures(pkg, set(), _error_class, _fields)
 
     def _is_value(cls: griffe.Class) -> bool:
         return any(
@@ -130,38 +141,12 @@ else:
             ))
         return parameters
 
-    def _set_value_signatures(obj: griffe.Module | griffe.Class, seen: set[str]) -> None:
-        if obj.path in seen:
-            return
-        seen.add(obj.path)
-        for member in list(obj.members.values()):
-            if member.is_alias:
-                continue
-            if isinstance(member, griffe.Class):
-                if "__init__" not in member.members and _is_value(member):
-                    member.labels.add("dataclass")
-                    self_parameter = griffe.Parameter("self", kind=griffe.ParameterKind.positional_or_keyword)
-                    member.set_member(
-                        "__init__",
-                        griffe.Function(
-                            "__init__",
-                            lineno=0,
-                            endlineno=0,
-                            parent=member,
-                            parameters=griffe.Parameters(self_parameter, *_value_fields(member)),
-                            returns="None",
-                        ),
-                    )
-                _set_value_signatures(member, seen)
-            elif isinstance(member, griffe.Module):
-                _set_value_signatures(member, seen)
-
     class ValueSignatures(griffe.Extension):
         """Gives every ``@value`` class its dataclass label and ``__init__`` signature."""
 
         def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
-            _set_value_signatures(pkg, set())
+            _set_signatures(pkg, set(), _is_value, _value_fields)
 
         # Griffe 1.x names the same event ``on_package_loaded``.
         def on_package_loaded(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
-            _set_value_signatures(pkg, set())
+            _set_signatures(pkg, set(), _is_value, _value_fields)
