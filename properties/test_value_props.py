@@ -26,7 +26,8 @@ from properties.hostile_strategies import examples, hostile_ints, hostile_text
 from thrift_fp._value import FROZEN_PARAMS, value
 
 _NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(lambda name: not keyword.iskeyword(name) and name != "self")
-# Field values: hashable and not (a list), NaN (equal to itself only as the same object), nested.
+# Field values, nested: hashable ones and lists (which both classes refuse to hash alike), and NaN
+# (equal to itself only as the same object, inside a tuple).
 _VALUES: st.SearchStrategy[Any] = st.recursive(
     st.one_of(st.none(), hostile_ints, hostile_text, st.floats(), st.just(math.nan)),
     lambda inner: st.one_of(st.tuples(inner, inner), st.lists(inner, max_size=2)),
