@@ -23,13 +23,28 @@ from hypothesis import strategies as st
 
 import thrift_fp
 from properties.hostile_strategies import examples, hostile_ints, hostile_text
-from thrift_fp._value import FROZEN_PARAMS, value
+from thrift_fp._value import FROZEN_PARAMS, eq_by_fields, value
 
 _NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(lambda name: not keyword.iskeyword(name) and name != "self")
-# Field values, nested: hashable ones and lists (which both classes refuse to hash alike), and NaN
-# (equal to itself only as the same object, inside a tuple).
+
+
+class _Zero:
+    """Compared, it answers the falsy ``0``, not ``False``: a chain of ``and`` returns it as it is,
+    a tuple's comparison turns it into ``False``."""
+
+    def __eq__(self, other: object) -> bool:
+        return 0  # type: ignore[return-value]  # on purpose: a comparison that is not a bool
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return "_Zero()"  # the same for a copy
+
+
+# Field values, nested: hashable ones and lists (which both classes refuse to hash alike), NaN
+# (equal to itself only as the same object, inside a tuple) and `_Zero`.
 _VALUES: st.SearchStrategy[Any] = st.recursive(
-    st.one_of(st.none(), hostile_ints, hostile_text, st.floats(), st.just(math.nan)),
+    st.one_of(st.none(), hostile_ints, hostile_text, st.floats(), st.just(math.nan), st.builds(_Zero)),
     lambda inner: st.one_of(st.tuples(inner, inner), st.lists(inner, max_size=2)),
     max_leaves=4,
 )
@@ -157,6 +172,35 @@ def test_a_value_is_frozen_pickled_copied_and_matched_as_a_dataclass(shape: Any,
     ours, expected = inspect.signature(made).parameters.values(), inspect.signature(oracle).parameters.values()
     assert [(p.name, p.kind) for p in ours] == [(p.name, p.kind) for p in expected]
     assert all(p.default is q.default for p, q in zip(ours, expected, strict=True))
+
+
+def _eq_as_313_writes_it(names: tuple[str, ...]) -> Callable[[object, object], object]:
+    """The ``__eq__`` Python 3.13's ``dataclass`` generates for ``names``, from the same text."""
+    terms = " and ".join(f"self.{name}==other.{name}" for name in names) or "True"
+    source = (
+        "def __eq__(self, other):\n if self is other:\n  return True\n"
+        f" if other.__class__ is self.__class__:\n  return {terms}\n return NotImplemented\n"
+    )
+    scope: dict[str, Any] = {}
+    exec(source, {}, scope)  # noqa: S102 - the oracle: our own text, from drawn identifiers
+    made: Callable[[object, object], object] = scope["__eq__"]
+    return made
+
+
+@settings(max_examples=examples(300))
+@given(_shapes(), st.data())
+def test_the_313_comparison_is_313s_on_any_python(shape: Any, data: st.DataObject) -> None:
+    # Python 3.13's dataclass compares field by field (`eq_by_fields`, what `value` uses there);
+    # this holds it to that code wherever the suite runs, CI's 3.11 included.
+    made, _ = _pair(shape)
+    names = shape[1]
+    pool = data.draw(st.lists(_VALUES, min_size=1, max_size=3))
+    first, second = (made(*[data.draw(st.sampled_from(pool)) for _ in names]) for _ in range(2))
+    mine, theirs = eq_by_fields(names), _eq_as_313_writes_it(names)
+    for left, right in ((first, second), (first, first), (first, "other")):
+        ours, expected = _outcome(lambda: mine(left, right)), _outcome(lambda: theirs(left, right))
+        # The very result: ``0`` is not ``False`` here (a chain of ``and`` returns what it met).
+        assert (ours[0], type(ours[1]), repr(ours[1])) == (expected[0], type(expected[1]), repr(expected[1]))
 
 
 def _package_values() -> list[type]:

@@ -6,11 +6,11 @@ beside its 100 error classes (~40 ms of a 300 ms process; BENCHMARKS.md §21, ei
 `value` makes the same class: ``dataclass`` itself lays out the fields and slots, with its
 code-writing turned off, then the methods are the ones ``dataclass`` would write, with the same
 behaviour: ``__init__`` compiled once per shape of fields and renamed per class (`value_init`),
-``__eq__``, ``__hash__`` and ``__repr__`` as closures over the field names, ``__setattr__`` and
-``__delattr__`` that refuse every assignment, and the pickling state of a frozen slotted
-dataclass. A class this path cannot make exactly as ``dataclass`` would (``field()``,
-``__post_init__``, ``InitVar``, ``KW_ONLY``, a dataclass base, a method of its own that
-``dataclass`` would have respected) is handed to ``dataclass`` whole.
+``__eq__`` (comparing as this Python's ``dataclass`` does), ``__hash__`` and ``__repr__`` as
+closures over the field names, ``__setattr__`` and ``__delattr__`` that refuse every assignment,
+and the pickling state of a frozen slotted dataclass. A class this path cannot make exactly as
+``dataclass`` would (``field()``, ``__post_init__``, ``InitVar``, ``KW_ONLY``, a dataclass base,
+a method of its own that ``dataclass`` would have respected) is handed to ``dataclass`` whole.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def value(cls: type[_T]) -> type[_T]:
     built.__init__ = value_init(built, fields)
     values = _values_of(names)
     built.__repr__ = _named(built, "__repr__", _repr(names, values))
-    built.__eq__ = _named(built, "__eq__", _eq(values))
+    built.__eq__ = _named(built, "__eq__", _eq(names, values))
     built.__hash__ = _named(built, "__hash__", _hash(values))
     built.__setattr__ = _frozen_setattr
     built.__delattr__ = _frozen_delattr
@@ -217,9 +217,44 @@ def _repr(names: tuple[str, ...], values: Callable[[object], tuple[object, ...]]
     return __repr__
 
 
-def _eq(values: Callable[[object], tuple[object, ...]]) -> Callable[[object, object], object]:
+def _eq(names: tuple[str, ...], values: Callable[[object], tuple[object, ...]]) -> Callable[[object, object], object]:
+    # This Python's ``dataclass`` comparison: field by field from 3.13 on, by tuples before.
+    return eq_by_fields(names) if sys.version_info >= (3, 13) else eq_by_tuples(values)
+
+
+def eq_by_fields(names: tuple[str, ...]) -> Callable[[object, object], object]:
+    """``__eq__`` as ``dataclass`` writes it from Python 3.13 on: ``self is other``, else the same
+    class and ``self.a == other.a and self.b == other.b ...``, so a NaN both hold is unequal and
+    the first falsy comparison is the result.
+
+    >>> @value
+    ... class Cell:
+    ...     a: float
+    >>> nan = float("nan")
+    >>> eq_by_fields(("a",))(Cell(nan), Cell(nan)), eq_by_tuples(_values_of(("a",)))(Cell(nan), Cell(nan))
+    (False, True)
+    """
+
     def __eq__(self: object, other: object) -> object:
-        # As ``dataclass`` writes it: the same class, and the fields' tuples equal.
+        if self is other:
+            return True
+        if other.__class__ is self.__class__:
+            result: object = True
+            for name in names:
+                result = getattr(self, name) == getattr(other, name)
+                if not result:
+                    return result
+            return result
+        return NotImplemented
+
+    return __eq__
+
+
+def eq_by_tuples(values: Callable[[object], tuple[object, ...]]) -> Callable[[object, object], object]:
+    """``__eq__`` as ``dataclass`` writes it before Python 3.13: the same class, and the fields'
+    tuples equal (a tuple's comparison takes an item it holds twice as equal to itself)."""
+
+    def __eq__(self: object, other: object) -> object:
         if other.__class__ is self.__class__:
             return values(self) == values(other)
         return NotImplemented
