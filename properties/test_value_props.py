@@ -117,15 +117,18 @@ def test_a_value_is_built_and_refused_as_a_dataclass(call: tuple[Any, list[objec
     assert [getattr(built, name) is getattr(expected, name) for name in shape[1]] == [True] * len(shape[1])
 
 
+def _two_calls(data: st.DataObject, names: tuple[str, ...]) -> tuple[list[object], list[object]]:
+    """Two constructor calls' values drawn from one small pool, so that the same object often
+    sits in both (identity counts: a NaN equals itself only as the same object, in a tuple)."""
+    pool = data.draw(st.lists(_VALUES, min_size=1, max_size=3))
+    return [data.draw(st.sampled_from(pool)) for _ in names], [data.draw(st.sampled_from(pool)) for _ in names]
+
+
 @settings(max_examples=examples(300))
 @given(_shapes(), st.data())
 def test_a_value_compares_hashes_and_prints_as_a_dataclass(shape: Any, data: st.DataObject) -> None:
     made, oracle = _pair(shape)
-    names = shape[1]
-    # Shared values, so that identity (NaN, equal only as the same object) counts as it does there.
-    pool = data.draw(st.lists(_VALUES, min_size=1, max_size=3))
-    first = [data.draw(st.sampled_from(pool)) for _ in names]
-    second = [data.draw(st.sampled_from(pool)) for _ in names]
+    first, second = _two_calls(data, shape[1])
     mine, theirs = (made(*first), made(*second)), (oracle(*first), oracle(*second))
     assert _outcome(lambda: mine[0] == mine[1]) == _outcome(lambda: theirs[0] == theirs[1])
     assert _outcome(lambda: mine[0] != mine[1]) == _outcome(lambda: theirs[0] != theirs[1])
@@ -194,8 +197,7 @@ def test_the_313_comparison_is_313s_on_any_python(shape: Any, data: st.DataObjec
     # this holds it to that code wherever the suite runs, CI's 3.11 included.
     made, _ = _pair(shape)
     names = shape[1]
-    pool = data.draw(st.lists(_VALUES, min_size=1, max_size=3))
-    first, second = (made(*[data.draw(st.sampled_from(pool)) for _ in names]) for _ in range(2))
+    first, second = (made(*values) for values in _two_calls(data, names))
     mine, theirs = eq_by_fields(names), _eq_as_313_writes_it(names)
     for left, right in ((first, second), (first, first), (first, "other")):
         ours, expected = _outcome(lambda: mine(left, right)), _outcome(lambda: theirs(left, right))
