@@ -252,7 +252,15 @@ def eq_by_fields(names: tuple[str, ...]) -> Callable[[object, object], object]:
 
 def eq_by_tuples(values: Callable[[object], tuple[object, ...]]) -> Callable[[object, object], object]:
     """``__eq__`` as ``dataclass`` writes it before Python 3.13: the same class, and the fields'
-    tuples equal (a tuple's comparison takes an item it holds twice as equal to itself)."""
+    tuples equal (a tuple's comparison takes an item it holds twice as equal to itself).
+
+    >>> @value
+    ... class Cell:
+    ...     a: object
+    >>> same = eq_by_tuples(_values_of(("a",)))
+    >>> same(Cell(1), Cell(1)), same(Cell(1), Cell(2)), same(Cell(1), "other")
+    (True, False, NotImplemented)
+    """
 
     def __eq__(self: object, other: object) -> object:
         if other.__class__ is self.__class__:
