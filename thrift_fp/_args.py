@@ -8,7 +8,7 @@ letters. Each public function converts at its boundary, so the stages behind it 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
@@ -17,39 +17,36 @@ _E = TypeVar("_E")
 if TYPE_CHECKING:
     Each = Iterable
     EachTuple: TypeAlias = tuple[_E, ...]
+    EachSequence = Sequence
+    Shaped: TypeAlias = _E
 else:
 
-    class _Each:
-        """``Each[T]``: to mypy ``Iterable[T]``; to beartype at run time ``Iterable[object]``.
+    class _Checked:
+        """A container of ``T`` whose elements the consuming code checks one by one: to mypy the
+        container of ``T``, to beartype at run time the container of ``object``.
 
-        beartype checks one sampled element of a list, so a wrongly typed element would raise
-        only when the draw hits it. A function annotated ``Each[T]`` checks every element itself
-        and returns an error value, every time; beartype still checks the container.
+        beartype checks one sampled element, so a wrongly typed element would raise only when the
+        draw hits it. A function annotated ``Each[T]`` checks every element itself and returns an
+        error value, every time; beartype still checks the container. Behind such a boundary the
+        stages say ``EachTuple[T]`` or ``EachSequence[T]`` of the elements it accepted, and
+        ``Shaped[T]`` of one such item: for a protocol ``T``, ``isinstance`` no longer sees an
+        attribute served by ``__getattr__`` from Python 3.12, where the boundary's reading
+        (`thrift_fp.thrift._shape_check`) does.
 
-        >>> Each[int]
-        collections.abc.Iterable[object]
+        >>> Each[int], EachTuple[int], EachSequence[int], Shaped[int]
+        (collections.abc.Iterable[object], tuple[object, ...], collections.abc.Sequence[object], <class 'object'>)
         """
 
-        def __getitem__(self, item: object) -> object:
-            return Iterable[object]
-
-    Each = _Each()
-
-    class _EachTuple:
-        """``EachTuple[T]``: to mypy ``tuple[T, ...]``; to beartype ``tuple[object, ...]``.
-
-        For values whose elements the consuming boundary checks one by one (a working set's
-        items, converted strings), where beartype's one-element sample would make a bad element
-        raise only sometimes.
-
-        >>> EachTuple[int]
-        tuple[object, ...]
-        """
+        def __init__(self, seen: object) -> None:
+            self._seen = seen
 
         def __getitem__(self, item: object) -> object:
-            return tuple[object, ...]
+            return self._seen
 
-    EachTuple = _EachTuple()
+    Each = _Checked(Iterable[object])
+    EachTuple = _Checked(tuple[object, ...])
+    EachSequence = _Checked(Sequence[object])
+    Shaped = _Checked(object)
 
 PathArg = str | os.PathLike[str]
 """What a public function accepts where it needs one path."""

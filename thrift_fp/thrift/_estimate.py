@@ -11,6 +11,7 @@ from typing import Final, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import EachSequence
 from thrift_fp.thrift._errors import EstimatorRaised, ThriftError
 from thrift_fp.thrift._text_priced import priced_text, text_priced
 from thrift_fp.thrift._shapes import RetrievableLike
@@ -36,7 +37,7 @@ def as_count(value: object) -> int | None:
 
 
 def probe_estimates(
-    retrievables: Sequence[RetrievableLike], keys: Sequence[str], encoding: str
+    retrievables: EachSequence[RetrievableLike], keys: Sequence[str], encoding: str
 ) -> Result[tuple[object, ...], ThriftError]:
     """Call each retrievable's own ``estimate_tokens(encoding)`` once; ``None`` when it has none,
     or when its estimate is the plain count of its text (`priced_text`: counted in the fit's batch)."""
@@ -97,7 +98,7 @@ class _Bulk:
     runs, exactly as before."""
 
     @staticmethod
-    def none_to_call(items: Sequence[RetrievableLike]) -> bool:
+    def none_to_call(items: EachSequence[RetrievableLike]) -> bool:
         """No item's estimator would be called: every item's class declares that its estimate is
         the count of its text (`text_priced`) and every content is a ``str`` (counted in the fit's
         batch), or none has an ``estimate_tokens``.
@@ -124,7 +125,7 @@ class _Bulk:
         return found <= {type(None)}
 
     @staticmethod
-    def one_method(items: Sequence[RetrievableLike]) -> bool:
+    def one_method(items: EachSequence[RetrievableLike]) -> bool:
         """Every item is of one type, not one that prices its text (`text_priced`: the per-item
         loop counts that text in the batch), whose instances have no ``__dict__`` and
         whose class defines ``estimate_tokens`` as a plain function, with the default attribute

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import EachSequence, Shaped
 from thrift_fp.thrift._errors import CountingFailed, InvalidItemField, ThriftError
 from thrift_fp.thrift._fields import content_text, flag, real_number, timestamp, token_cost
 from thrift_fp.thrift._shapes import (
@@ -144,7 +145,7 @@ def _all_utc(created: Sequence[datetime]) -> bool:
 
 def measure(
     ws: WorkingSet,
-    retrievables: Sequence[RetrievableLike],
+    retrievables: EachSequence[RetrievableLike],
     retrievable_keys: Sequence[str],
     estimates: Sequence[int | None],
     encoding: TokenEncoding,
@@ -210,7 +211,7 @@ class _Collector:
     def collect(
         self,
         ws: WorkingSet,
-        retrievables: Sequence[RetrievableLike],
+        retrievables: EachSequence[RetrievableLike],
         keys: Sequence[str],
         estimates: Sequence[int | None],
         reuse: Reuse | None,
@@ -263,7 +264,7 @@ class _Collector:
         self.pending.append(text)
         return len(self.pending) - 1
 
-    def _messages(self, items: Sequence[MessageLike], reuse: Reuse | None) -> ThriftError | None:
+    def _messages(self, items: EachSequence[MessageLike], reuse: Reuse | None) -> ThriftError | None:
         if reuse is not None and self._carried_messages(items, reuse):
             return None
         if self._bulk_messages(items):
@@ -320,7 +321,7 @@ class _Collector:
         return None
 
     @staticmethod
-    def _message_columns(items: Sequence[MessageLike]) -> tuple[Any, ...] | None:
+    def _message_columns(items: EachSequence[MessageLike]) -> tuple[Any, ...] | None:
         """Every message's attributes, column by column, in C-level passes, when all are the
         common case: UTC datetimes, flags that are bools or missing, pair ids that are str or
         missing, and either no ``token_cost`` and ``str`` content, or every one priced by an
@@ -358,7 +359,7 @@ class _Collector:
             return None
         return created, contents, keys, summaries, ephemerals, pairs, costs if priced == _INT else None
 
-    def _bulk_messages(self, items: Sequence[MessageLike]) -> bool:
+    def _bulk_messages(self, items: EachSequence[MessageLike]) -> bool:
         """The common case of every message at once (`_message_columns`): queues them and answers
         True; otherwise queues nothing and answers False (the loop then runs)."""
         columns = self._message_columns(items)
@@ -377,7 +378,7 @@ class _Collector:
         self._queue_messages(items, columns, ranks, in_order, 0)
         return True
 
-    def _carried_messages(self, items: Sequence[MessageLike], reuse: Reuse) -> bool:
+    def _carried_messages(self, items: EachSequence[MessageLike], reuse: Reuse) -> bool:
         """The leading ``reuse.shared`` messages as the previous fit measured them, and the rest
         in the bulk path's common case; answers False, queueing nothing, when the rest is not the
         common case or breaks the time order the history's position ranks rely on."""
@@ -407,7 +408,7 @@ class _Collector:
         return True
 
     def _queue_messages(
-        self, items: Sequence[MessageLike], columns: tuple[Any, ...], ranks: range | list[float],
+        self, items: EachSequence[MessageLike], columns: tuple[Any, ...], ranks: range | list[float],
         by_position: bool, offset: int,
     ) -> None:
         created, contents, keys, summaries, ephemerals, pairs, costs = columns
@@ -423,7 +424,7 @@ class _Collector:
             map(is_, ephemerals, repeat(True, count)), pairs, start, offset, contents, by_position, costs,
         )
 
-    def _memories(self, items: Sequence[MemoryLike]) -> ThriftError | None:
+    def _memories(self, items: EachSequence[MemoryLike]) -> ThriftError | None:
         out = self.memories
         for index, item in enumerate(items):
             ident = getattr(item, "id", None)
@@ -438,7 +439,7 @@ class _Collector:
         return None
 
     def _retrievables(
-        self, items: Sequence[RetrievableLike], keys: Sequence[str], estimates: Sequence[int | None]
+        self, items: EachSequence[RetrievableLike], keys: Sequence[str], estimates: Sequence[int | None]
     ) -> ThriftError | None:
         if self._bulk_retrievables(items, keys, estimates):
             return None
@@ -473,7 +474,7 @@ class _Collector:
         return None
 
     def _bulk_retrievables(
-        self, items: Sequence[RetrievableLike], keys: Sequence[str], estimates: Sequence[int | None]
+        self, items: EachSequence[RetrievableLike], keys: Sequence[str], estimates: Sequence[int | None]
     ) -> bool:
         """The common cases of every retrievable at once, in C-level passes: finite float or
         missing scores, and either no own estimate and ``str`` content, or every one priced by its
@@ -504,7 +505,7 @@ class _Collector:
         self.bulk_retrievables = (items, keys, None, scores, start)
         return True
 
-    def _thoughts(self, items: Sequence[ThoughtLike]) -> ThriftError | None:
+    def _thoughts(self, items: EachSequence[ThoughtLike]) -> ThriftError | None:
         out = self.thoughts
         for index, item in enumerate(items):
             key = item.id
@@ -520,7 +521,7 @@ class _Collector:
             out.append(Entry(item, key, 0, index, age, this_turn, slot=self._queue(text)))
         return None
 
-    def _tools(self, items: Sequence[ToolLike]) -> ThriftError | None:
+    def _tools(self, items: EachSequence[ToolLike]) -> ThriftError | None:
         out = self.tools
         for index, item in enumerate(items):
             key = item.name
@@ -533,7 +534,7 @@ class _Collector:
             out.append(Entry(item, key, 0, index, rank, slot=self._queue(f"{key}\n{text}")))
         return None
 
-    def _tool_calls(self, items: Sequence[ToolCallLike]) -> ThriftError | None:
+    def _tool_calls(self, items: EachSequence[ToolCallLike]) -> ThriftError | None:
         out = self.tool_calls
         for index, item in enumerate(items):
             key = item.ref
@@ -549,7 +550,7 @@ class _Collector:
             out.append(Entry(item, key, cost, index, age, this_turn))
         return None
 
-    def _image(self, item: ImageLike) -> ThriftError | None:
+    def _image(self, item: Shaped[ImageLike]) -> ThriftError | None:
         key = item.label
         cost = self._cost("image", key, item.token_cost)
         if not isinstance(cost, int):
@@ -608,7 +609,7 @@ class _Collector:
         )
 
     def history(
-        self, encoding: TokenEncoding, items: Sequence[MessageLike], entries: tuple[Entry, ...], counts: Sequence[int]
+        self, encoding: TokenEncoding, items: EachSequence[MessageLike], entries: tuple[Entry, ...], counts: Sequence[int]
     ) -> History | None:
         """What this fit measured of its messages, for the next fit (see `_history`): only when
         the bulk path took every message, every one is an exact `Message` with an exact ``str``

@@ -20,6 +20,7 @@ from typing import Any, Final, TypeVar, cast, no_type_check
 
 from returns.result import Failure, Result, Success
 
+from thrift_fp._args import EachTuple
 from thrift_fp._value import value
 from thrift_fp.thrift._errors import DuplicateId, InvalidItemField, ThriftError
 from thrift_fp.thrift._entry import Entry, PricedRun, Sized
@@ -50,7 +51,7 @@ class Unmeasured:
     working_set: WorkingSet
     trace: BucketTrace
     retrievable_keys: tuple[str, ...]
-    retrievables: tuple[RetrievableLike, ...]
+    retrievables: EachTuple[RetrievableLike]
 
 
 _SIZE_UNKNOWN_NOTE: Final = "size unknown: excluded unmeasured, whatever the score or budget"
@@ -93,7 +94,7 @@ class _Bulk:
     of a Python-level loop per retrievable; unchecked at run time like `_Hot`."""
 
     @staticmethod
-    def clean_keys(items: tuple[RetrievableLike, ...]) -> tuple[str, ...] | None:
+    def clean_keys(items: EachTuple[RetrievableLike]) -> tuple[str, ...] | None:
         """The ids of ``items`` when every one is a ``str``, all are distinct and no item is
         size-unknown (``size_unknown`` False or missing); otherwise ``None``, and the per-item
         loop above runs, which names the first offending item exactly as before.

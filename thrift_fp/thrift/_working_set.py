@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from thrift_fp._args import EachTuple
+from thrift_fp._args import EachTuple, Shaped
 from thrift_fp._value import value
 from thrift_fp.thrift._shapes import (
     ImageLike,
@@ -40,9 +40,9 @@ class WorkingSet:
     tools: EachTuple[ToolLike] = ()
     visible_tool_names: frozenset[str] | None = None
     tool_calls: EachTuple[ToolCallLike] = ()
-    image: ImageLike | None = None
+    image: Shaped[ImageLike] | None = None
 
-    def visible_tools(self) -> tuple[ToolLike, ...]:
+    def visible_tools(self) -> EachTuple[ToolLike]:
         """The tools the model is shown, in ``tools`` order.
 
         >>> from thrift_fp.thrift._shapes import Tool
