@@ -60,6 +60,8 @@ def preload() -> None:
     import thrift_fp.sources.sqlite._block  # noqa: F401, PLC0415 - with the dense side's matrix
     import thrift_fp.sources.sqlite._held  # noqa: F401, PLC0415
     import thrift_fp.sources.sqlite._pool  # noqa: F401, PLC0415
+    # From Python 3.13, `Path.as_uri` (the read-only URI `read_only` opens) imports it on first use.
+    import urllib.parse  # noqa: F401, PLC0415
 
 
 def score(request: Mapping[str, object]) -> Finish | None:
