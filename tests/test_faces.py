@@ -47,11 +47,18 @@ def test_from_import_of_a_retired_name_warns_at_the_import() -> None:
     assert caught[0].filename == __file__
 
 
+def _ours(pattern: str) -> list[Path]:
+    """The repository's files matching ``pattern``, without hidden folders (a ``.venv`` inside the
+    checkout holds other projects' files, some not UTF-8) or built ones."""
+    return [
+        path for path in sorted(ROOT.glob(pattern))
+        if not any(part.startswith(".") or part in ("build", "site") for part in path.relative_to(ROOT).parts)
+    ]
+
+
 def _imports_of(face: str, names: set[str]) -> list[str]:
     found = []
-    for path in sorted(ROOT.glob("*/**/*.py")):
-        if any(part.startswith(".") or part in ("build", "site") for part in path.relative_to(ROOT).parts):
-            continue
+    for path in _ours("*/**/*.py"):
         if path == Path(__file__):
             continue  # the deprecated import above, on purpose
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
@@ -68,7 +75,7 @@ def test_nothing_in_the_repository_imports_a_retired_name_from_its_old_face(face
     # Nor reaches it as an attribute (``thrift_fp.thrift.turn_tokens``, ``thrift.turn_tokens``).
     short = face.rsplit(".", 1)[1]
     pattern = re.compile(rf"\b(?:{re.escape(face)}|{short})\.({'|'.join(map(re.escape, retired))})\b")
-    texts = [*ROOT.glob("*/**/*.py"), ROOT / "README.md", *ROOT.glob("docs/**/*.md"), *ROOT.glob("examples/*")]
+    texts = [*_ours("*/**/*.py"), ROOT / "README.md", *_ours("docs/**/*.md"), *_ours("examples/*")]
     used = [
         f"{path.relative_to(ROOT)}: {match[0]}"
         for path in texts
