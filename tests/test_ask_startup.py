@@ -48,6 +48,7 @@ def test_a_lexical_index_is_answered_without_the_model_numpy_or_asyncio(tmp_path
 def test_an_index_whose_vectors_are_being_made_still_says_how_far_they_are() -> None:
     # The check that spares the model for a lexical index must not hide a run in progress.
     import sqlite3
+    from contextlib import closing
 
     import pytest
 
@@ -58,16 +59,16 @@ def test_an_index_whose_vectors_are_being_made_still_says_how_far_they_are() -> 
     model = default_embedder()
     if not model.map(bool).value_or(False):
         pytest.skip("needs the [dense] extra")
-    connection = sqlite3.connect(":memory:")
-    connection.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
-    connection.execute(VECTORS)
-    assert ranking_of(connection, True)[0].reason == (
-        "the index holds no complete set of vectors: index it again with the [dense] extra installed"
-    )
-    connection.executemany("INSERT INTO meta VALUES (?, ?)", [(PENDING_KEY, model.unwrap().model_id), (TOTAL_KEY, "3")])
-    connection.execute("INSERT INTO dense_vectors VALUES ('a', x'00')")
-    ranking, embedder = ranking_of(connection, True)
-    assert embedder is None and ranking.incomplete == (1, 3)
+    with closing(sqlite3.connect(":memory:")) as connection:
+        connection.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
+        connection.execute(VECTORS)
+        assert ranking_of(connection, True)[0].reason == (
+            "the index holds no complete set of vectors: index it again with the [dense] extra installed"
+        )
+        connection.executemany("INSERT INTO meta VALUES (?, ?)", [(PENDING_KEY, model.unwrap().model_id), (TOTAL_KEY, "3")])
+        connection.execute("INSERT INTO dense_vectors VALUES ('a', x'00')")
+        ranking, embedder = ranking_of(connection, True)
+        assert embedder is None and ranking.incomplete == (1, 3)
 
 
 _FACES = """

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -115,16 +116,16 @@ def test_a_block_past_sqlites_largest_value_is_not_kept() -> None:
         "m", tuple(f"a.md#{row}" for row in rows), rows, ("first-party",) * len(rows), ("h",) * len(rows),
         bytes(4 * 8 * len(rows)), 8,
     )
-    connection = sqlite3.connect(":memory:")
-    for table in WATCHED:
-        connection.execute(f"CREATE TABLE {table}(x)")
-    # 64,000 bytes of vectors against a largest value of 10,000: the insert would raise "too big".
-    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 10_000)
-    write_block(connection, "m", 8, matrix)
-    assert connection.execute(f"SELECT count(*) FROM {BLOCK_TABLE}").fetchone() == (0,)
-    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 1_000_000)
-    write_block(connection, "m", 8, matrix)
-    assert stored_block(connection, "m", 8) is not None
+    with closing(sqlite3.connect(":memory:")) as connection:
+        for table in WATCHED:
+            connection.execute(f"CREATE TABLE {table}(x)")
+        # 64,000 bytes of vectors against a largest value of 10,000: the insert would raise "too big".
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 10_000)
+        write_block(connection, "m", 8, matrix)
+        assert connection.execute(f"SELECT count(*) FROM {BLOCK_TABLE}").fetchone() == (0,)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 1_000_000)
+        write_block(connection, "m", 8, matrix)
+        assert stored_block(connection, "m", 8) is not None
 
 
 @pytest.mark.parametrize(("where", "error"), [

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -83,14 +84,16 @@ def test_a_word_no_passage_holds_can_pull_a_question_under_the_floor(database: P
 def test_in_a_small_index_an_absent_word_weighs_nothing(tmp_path: Path) -> None:
     # Below FADE_FROM passages most words of any question are absent: the floor alone decides.
     index_paths(tmp_path / "small.db", [write_dense_docs(tmp_path)], dense=CountingEmbedder()).unwrap()
-    passages = sqlite3.connect(tmp_path / "small.db").execute("SELECT count(*) FROM passages").fetchone()[0]
+    with closing(sqlite3.connect(tmp_path / "small.db")) as connection:
+        passages = connection.execute("SELECT count(*) FROM passages").fetchone()[0]
     best, matched = _matched(tmp_path / "small.db", NONSENSE)
     assert 0 < passages < FADE_FROM
     assert matched == best
 
 
 def test_the_stored_floor_and_the_json_name_the_rule(database: Path) -> None:
-    stored = json.loads(sqlite3.connect(database).execute("SELECT value FROM meta WHERE key = ?", (FLOOR_KEY,)).fetchone()[0])
+    with closing(sqlite3.connect(database)) as connection:
+        stored = json.loads(connection.execute("SELECT value FROM meta WHERE key = ?", (FLOOR_KEY,)).fetchone()[0])
     assert stored["rule"] == FLOOR_RULE and MATCH_RULE in FLOOR_RULE
     ranking = search_ranking(database, dense=CountingEmbedder()).unwrap()
     assert ranking.as_json()["match_rule"] == MATCH_RULE and ranking.floor_calibrated
