@@ -41,6 +41,8 @@ def compile_pattern(pattern: str | re.Pattern[str]) -> Result[LineMatcher, Inval
     "grep pattern '(?=x)' is not a valid regular expression: invalid perl operator: (?="
     >>> compile_pattern(re.compile("ONE", re.IGNORECASE)).unwrap()("one")
     True
+    >>> compile_pattern("(" * 3000 + "a" + ")" * 3000).unwrap()("a")
+    True
     """
     if isinstance(pattern, re.Pattern):
         flags = pattern.flags & ~_HARMLESS_FLAGS
@@ -57,6 +59,10 @@ def _compile(source: str, *, ignore_case: bool) -> Result[LineMatcher, InvalidPa
     options = re2.Options()
     options.log_errors = False  # RE2 would print every refusal on standard error
     options.case_sensitive = not ignore_case
+    # grep asks only whether a line matches: groups parsed as non-capturing let RE2 answer from
+    # its DFA. With captures, every match reported every group's span: 3,000 nested groups cost
+    # 75 ms a line, half an hour over a 20,000-line body.
+    options.never_capture = True
     try:
         compiled = re2.compile(source, options)
     except re2.error as exc:
