@@ -61,6 +61,7 @@ def stored_block(connection: sqlite3.Connection, model_id: str, dimensions: int 
     >>> connection = sqlite3.connect(":memory:")
     >>> stored_block(connection, "m", 2) is None  # no block table
     True
+    >>> connection.close()
     """
     try:
         with _snapshot(connection):
@@ -140,6 +141,7 @@ def write_block(connection: sqlite3.Connection, model_id: str, dimensions: int, 
     >>> write_block(connection, "m", 2, None)
     >>> connection.execute("SELECT count(*) FROM dense_block").fetchone()
     (0,)
+    >>> connection.close()
     """
     for statement in BLOCK:
         connection.execute(statement)
@@ -164,8 +166,10 @@ def write_block(connection: sqlite3.Connection, model_id: str, dimensions: int, 
 def block_held(connection: sqlite3.Connection, model_id: str) -> bool:
     """Whether the index keeps a guarded block for ``model_id`` (an index run then writes none).
 
-    >>> block_held(sqlite3.connect(":memory:"), "m")
+    >>> connection = sqlite3.connect(":memory:")
+    >>> block_held(connection, "m")
     False
+    >>> connection.close()
     """
     try:
         row = connection.execute(

@@ -93,6 +93,7 @@ def stored_floor(connection: sqlite3.Connection, model_id: str) -> float | None:
     >>> record_floor(connection, "m", 0.35)
     >>> stored_floor(connection, "m"), stored_floor(connection, "other")
     (0.35, None)
+    >>> connection.close()
     """
     try:
         row = connection.execute("SELECT value FROM meta WHERE key = ?", (FLOOR_KEY,)).fetchone()
@@ -139,6 +140,7 @@ def sync_vectors(
     >>> create_schema(connection, {"encoding": "cl100k_base"})
     >>> sync_vectors(connection, Fixed()).unwrap(), stored_model(connection)
     (0, 'fixed')
+    >>> connection.close()
     """
     with _transaction(connection):
         connection.execute(VECTORS)
@@ -191,6 +193,7 @@ def keep_vector_keys(connection: sqlite3.Connection, model_id: str) -> int:
     >>> create_schema(connection, {"encoding": "cl100k_base"})
     >>> keep_vector_keys(connection, "m")
     0
+    >>> connection.close()
     """
     if _keys_kept(connection) and not _unkeyed(connection, model_id):
         return 0  # the common case: no write lock taken, the file untouched
@@ -221,6 +224,7 @@ def keep_block(connection: sqlite3.Connection, embedder: Embedder) -> bool:
     >>> _ = sync_vectors(connection, Fixed())
     >>> keep_block(connection, Fixed()), keep_block(connection, Fixed())
     (True, False)
+    >>> connection.close()
     """
     if block_held(connection, embedder.model_id) or not _blockable(connection, embedder.model_id):
         return False
@@ -299,8 +303,10 @@ def _transaction(connection: sqlite3.Connection) -> Iterator[None]:
 def vectors_progress(connection: sqlite3.Connection, model_id: str) -> tuple[int, int] | None:
     """``(embedded, total)`` when an embedding run with ``model_id`` started and has not finished, else ``None``.
 
-    >>> vectors_progress(sqlite3.connect(":memory:"), "m") is None
+    >>> connection = sqlite3.connect(":memory:")
+    >>> vectors_progress(connection, "m") is None
     True
+    >>> connection.close()
     """
     try:
         meta = dict(connection.execute(
@@ -339,8 +345,10 @@ def vectors_current(database: Path) -> bool:
 def ranking_of(connection: sqlite3.Connection, dense: DenseChoice) -> tuple[Ranking, Embedder | None]:
     """What a search of this index ranks with, and the embedder for the question when hybrid.
 
-    >>> ranking_of(sqlite3.connect(":memory:"), False)[0].reason
+    >>> connection = sqlite3.connect(":memory:")
+    >>> ranking_of(connection, False)[0].reason
     'dense ranking is turned off'
+    >>> connection.close()
     """
     if shipped(dense) and stored_model(connection) is None and _pending_model(connection) is None:
         # Checked before the default model loads: loading it costs most of an `ask` process,

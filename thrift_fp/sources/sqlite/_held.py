@@ -23,8 +23,10 @@ KEYS_TABLE: Final = "passage_vector_keys"
 def stored_model(connection: sqlite3.Connection) -> str | None:
     """The model whose vectors cover every passage of the index, or ``None``.
 
-    >>> stored_model(sqlite3.connect(":memory:")) is None
+    >>> connection = sqlite3.connect(":memory:")
+    >>> stored_model(connection) is None
     True
+    >>> connection.close()
     """
     return _meta(connection, MODEL_KEY)
 
@@ -32,8 +34,10 @@ def stored_model(connection: sqlite3.Connection) -> str | None:
 def pending_model(connection: sqlite3.Connection) -> str | None:
     """The model of an embedding run that started and has not finished, or ``None``.
 
-    >>> pending_model(sqlite3.connect(":memory:")) is None
+    >>> connection = sqlite3.connect(":memory:")
+    >>> pending_model(connection) is None
     True
+    >>> connection.close()
     """
     return _meta(connection, PENDING_KEY)
 

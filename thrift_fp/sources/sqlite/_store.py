@@ -94,6 +94,7 @@ def connect(path: Path) -> sqlite3.Connection:
     >>> connection = connect(Path(":memory:"))
     >>> connection.execute("PRAGMA foreign_keys").fetchone(), connection.isolation_level
     ((1,), None)
+    >>> connection.close()
     """
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("PRAGMA foreign_keys = ON")
@@ -107,6 +108,7 @@ def create_schema(connection: sqlite3.Connection, settings: dict[str, str]) -> N
     >>> create_schema(connection, {"encoding": "cl100k_base"})
     >>> read_settings(connection, Path(":memory:")).unwrap()
     {'schema_version': '4', 'encoding': 'cl100k_base'}
+    >>> connection.close()
     """
     connection.executescript(SCHEMA)
     connection.executemany(
@@ -118,8 +120,10 @@ def create_schema(connection: sqlite3.Connection, settings: dict[str, str]) -> N
 def read_settings(connection: sqlite3.Connection, path: Path) -> Result[dict[str, str], SourceError]:
     """The stored settings of an index, or ``CorruptDatabase`` if it is not one of ours.
 
-    >>> read_settings(connect(Path(":memory:")), Path("empty.db")).failure().message
+    >>> connection = connect(Path(":memory:"))
+    >>> read_settings(connection, Path("empty.db")).failure().message
     'empty.db is not a usable thrift_fp index: no such table: meta'
+    >>> connection.close()
     """
     try:
         rows = connection.execute("SELECT key, value FROM meta").fetchall()
