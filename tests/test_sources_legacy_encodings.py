@@ -81,3 +81,26 @@ def test_text_whose_western_reading_is_no_prose_is_read_when_the_detectors_agree
     for text, encoding in ((russian, "cp1251"), (russian, "koi8-r"), (greek, "cp1253")):
         decoded = decode_text(text.encode(encoding), "note.txt").unwrap()
         assert decoded.text == text and decoded.encoding == encoding
+
+
+def test_western_text_neither_detector_reads_is_listed_with_cp1252_named() -> None:
+    # Three short Spanish questions: chardet guesses Greek, charset-normalizer reads nothing.
+    # The file used to come back as "no other encoding reads it", its Western reading unnamed.
+    error = decode_text("—¿Qué —¿Qué —¿Qué".encode("cp1252"), "q.txt").failure()
+    assert isinstance(error, UndecodableText)
+    assert "it reads as cp1252 (Western European) and as cp1253 (chardet's guess, el)" in error.message
+
+
+def test_western_text_no_detector_confirms_is_still_listed_as_cp1252(monkeypatch: pytest.MonkeyPatch) -> None:
+    import chardet
+    import charset_normalizer
+
+    class NoMatches(list[object]):
+        def best(self) -> None:
+            return None
+
+    monkeypatch.setattr(chardet, "detect", lambda *_, **__: {"encoding": None, "language": None})
+    monkeypatch.setattr(charset_normalizer, "from_bytes", lambda *_, **__: NoMatches())
+    error = decode_text("Größe".encode("latin-1"), "g.txt").failure()
+    assert isinstance(error, UndecodableText)
+    assert error.message.endswith("it reads as cp1252 (Western European), which neither detector confirms: save it as UTF-8")

@@ -99,6 +99,23 @@ def _detected(data: bytes, label: str, why: str) -> Result[DecodedText, BinaryFi
     # Latin-1 text would otherwise "detect" as UTF-16 and come back as CJK noise).
     matches = from_bytes(data, cp_exclusion=_WIDE)
     best = matches.best()
+    language = guess["language"] or "no language"
+    if western is not None and _looks_western(western):
+        # Named whatever the detectors say: short Western text can defeat both ("—¿Qué" three
+        # times: chardet says Greek, charset-normalizer nothing), and the user must learn its encoding.
+        if guessed is not None:
+            other = f"as {named} (chardet's guess, {language})"
+        elif best is not None:
+            other = f"as {best.encoding} (charset-normalizer's guess)"
+        else:
+            return Failure(UndecodableText(
+                label, f"{why}; it reads as cp1252 (Western European), which neither detector confirms:"
+                       " save it as UTF-8",
+            ))
+        return Failure(UndecodableText(
+            label, f"{why}; it reads as cp1252 (Western European) and {other}, and statistics cannot tell"
+                   " which: save it as UTF-8",
+        ))
     if best is None:
         return Failure(UndecodableText(label, f"{why}, and no other encoding reads it with confidence"))
     clean = {
@@ -106,15 +123,6 @@ def _detected(data: bytes, label: str, why: str) -> Result[DecodedText, BinaryFi
         if abs(match.chaos - best.chaos) < _CHAOS_TIE and abs(match.coherence - best.coherence) < _CHAOS_TIE
     }
     agreed = guessed is not None and guessed in clean
-    language = guess["language"] or "no language"
-    if western is not None and _looks_western(western):
-        other = f"as {named} (chardet's guess, {language})" if guessed is not None else (
-            f"as {best.encoding} (charset-normalizer's guess)"
-        )
-        return Failure(UndecodableText(
-            label, f"{why}; it reads as cp1252 (Western European) and {other}, and statistics cannot tell"
-                   " which: save it as UTF-8",
-        ))
     if agreed:
         return Success(DecodedText(str(guessed), codecs.lookup(str(named)).name))
     return Failure(UndecodableText(
