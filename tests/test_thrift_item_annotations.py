@@ -43,6 +43,12 @@ def _bare_items(annotation: ast.expr) -> list[str]:
 
 
 def _annotations(tree: ast.Module) -> list[tuple[int, ast.expr]]:
+    """Parameter and return annotations, every class field's, and each other annotated
+    assignment's whose value is not an empty literal."""
+    fields = {
+        id(field) for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+        for field in node.body if isinstance(field, ast.AnnAssign)
+    }
     found: list[tuple[int, ast.expr]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -50,10 +56,10 @@ def _annotations(tree: ast.Module) -> list[tuple[int, ast.expr]]:
             found += [(node.lineno, argument.annotation) for argument in arguments if argument and argument.annotation]
             if node.returns is not None:
                 found.append((node.lineno, node.returns))
-        elif isinstance(node, ast.AnnAssign) and node.value is not None and not _empty(node.value):
+        elif isinstance(node, ast.AnnAssign) and (
+            id(node) in fields or (node.value is not None and not _empty(node.value))
+        ):
             found.append((node.lineno, node.annotation))
-        elif isinstance(node, ast.ClassDef):
-            found += [(field.lineno, field.annotation) for field in node.body if isinstance(field, ast.AnnAssign)]
     return found
 
 
@@ -76,7 +82,7 @@ def test_no_stage_behind_the_boundary_checks_an_item_by_protocol() -> None:
 def test_the_scan_sees_a_bare_protocol() -> None:
     tree = ast.parse(
         "def f(a: Sequence[RetrievableLike], b: EachSequence[MessageLike]) -> tuple[ToolLike, ...]: ...\n"
-        "class C:\n    items: tuple[MemoryLike, ...]\n    image: Shaped[ImageLike] | ImageLike\n"
+        "class C:\n    items: tuple[MemoryLike, ...] = ()\n    image: Shaped[ImageLike] | ImageLike\n"
         "kept: list[ThoughtLike] = []\n"
     )
     assert sorted(name for _, annotation in _annotations(tree) for name in _bare_items(annotation)) == [
